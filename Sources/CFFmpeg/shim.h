@@ -1,0 +1,18 @@
+#ifndef SPLICE_CFFMPEG_SHIM_H
+#define SPLICE_CFFMPEG_SHIM_H
+
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libavutil/avutil.h>
+#include <libavutil/error.h>
+#include <libavutil/dict.h>
+#include <libavutil/log.h>
+#include <errno.h>
+
+/* Macros Swift cannot import, as functions. */
+static inline int splice_averror(int errnum) { return AVERROR(errnum); }
+static inline int splice_averror_eof(void) { return AVERROR_EOF; }
+static inline int64_t splice_av_nopts_value(void) { return AV_NOPTS_VALUE; }
+static inline unsigned splice_libavformat_version(void) { return LIBAVFORMAT_VERSION_INT; }
+
+#endif

@@ -1,0 +1,110 @@
+import MediaCore
+
+/// A bounded big-endian reader over bytes: it cannot read past `end`, and
+/// every read that would is a `.truncated` error naming the box path.
+public struct ByteReader: Sendable {
+    public let bytes: [UInt8]
+    public private(set) var position: Int
+    public let end: Int
+    /// The box path for errors, e.g. `moov/trak[1]/tkhd`.
+    public var path: String
+
+    public init(_ bytes: [UInt8], range: Range<Int>? = nil, path: String = "") {
+        self.bytes = bytes
+        let r = range ?? 0..<bytes.count
+        self.position = r.lowerBound
+        self.end = r.upperBound
+        self.path = path
+    }
+
+    public var remaining: Int { end - position }
+    public var isAtEnd: Bool { position >= end }
+
+    public func fail(_ message: String) -> MediaError {
+        MediaError(.invalidData, message, location: path)
+    }
+
+    public func fail(_ code: MediaError.Code, _ message: String) -> MediaError {
+        MediaError(code, message, location: path)
+    }
+
+    private mutating func need(_ n: Int, _ what: @autoclosure () -> String) throws {
+        if n > remaining {
+            throw fail(.truncated, "truncated: \(what()) needs \(n) bytes, \(remaining) left")
+        }
+    }
+
+    public mutating func u8(_ what: @autoclosure () -> String = "field") throws -> UInt8 {
+        try need(1, what())
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    public mutating func u16(_ what: @autoclosure () -> String = "field") throws -> UInt16 {
+        try need(2, what())
+        defer { position += 2 }
+        return UInt16(bytes[position]) << 8 | UInt16(bytes[position + 1])
+    }
+
+    public mutating func u24(_ what: @autoclosure () -> String = "field") throws -> UInt32 {
+        try need(3, what())
+        defer { position += 3 }
+        return UInt32(bytes[position]) << 16 | UInt32(bytes[position + 1]) << 8 | UInt32(bytes[position + 2])
+    }
+
+    public mutating func u32(_ what: @autoclosure () -> String = "field") throws -> UInt32 {
+        try need(4, what())
+        defer { position += 4 }
+        return readU32(position)
+    }
+
+    public mutating func u64(_ what: @autoclosure () -> String = "field") throws -> UInt64 {
+        try need(8, what())
+        defer { position += 8 }
+        return UInt64(readU32(position)) << 32 | UInt64(readU32(position + 4))
+    }
+
+    public mutating func i16(_ what: @autoclosure () -> String = "field") throws -> Int16 { Int16(bitPattern: try u16(what())) }
+    public mutating func i32(_ what: @autoclosure () -> String = "field") throws -> Int32 { Int32(bitPattern: try u32(what())) }
+    public mutating func i64(_ what: @autoclosure () -> String = "field") throws -> Int64 { Int64(bitPattern: try u64(what())) }
+    public mutating func fourCC(_ what: @autoclosure () -> String = "type") throws -> FourCC { FourCC(rawValue: try u32(what())) }
+
+    public mutating func bytes(_ n: Int, _ what: @autoclosure () -> String = "bytes") throws -> [UInt8] {
+        guard n >= 0 else { throw fail("negative length for \(what())") }
+        try need(n, what())
+        defer { position += n }
+        return Array(bytes[position..<position + n])
+    }
+
+    public mutating func skip(_ n: Int, _ what: @autoclosure () -> String = "reserved") throws {
+        guard n >= 0 else { throw fail("negative skip for \(what())") }
+        try need(n, what())
+        position += n
+    }
+
+    /// The rest of this reader's bytes.
+    public mutating func rest() -> [UInt8] {
+        defer { position = end }
+        return Array(bytes[position..<end])
+    }
+
+    /// Reads an entry count and checks that `count` entries of `entrySize` bytes fit in what is left,
+    /// so a table is never allocated from a count the box cannot hold.
+    public mutating func count(entrySize: Int, _ what: String = "entry count") throws -> Int {
+        let n = try u32(what)
+        try check(count: UInt64(n), entrySize: entrySize, what)
+        return Int(n)
+    }
+
+    public func check(count: UInt64, entrySize: Int, _ what: String = "entry count") throws {
+        let needed = count.multipliedReportingOverflow(by: UInt64(entrySize))
+        if needed.overflow || needed.partialValue > UInt64(remaining) {
+            throw fail("\(what) \(count) needs \(needed.overflow ? "more than 2^64" : String(needed.partialValue)) bytes, box has \(remaining)")
+        }
+    }
+
+    @inline(__always)
+    private func readU32(_ i: Int) -> UInt32 {
+        UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
+    }
+}

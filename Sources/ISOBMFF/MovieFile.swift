@@ -1,0 +1,151 @@
+import MediaCore
+
+/// A top-level box of the file and where it sits; `mdat` payloads are never loaded.
+public struct TopLevelBox: Sendable, Hashable {
+    public var type: FourCC
+    public var offset: UInt64
+    public var size: UInt64
+    public var headerSize: Int
+}
+
+/// An MP4 / QuickTime / 3GP file: its `ftyp`, its `moov` parsed, its fragments,
+/// and a map of the top-level boxes. Reading it loads `moov` and `moof` boxes
+/// only — media data stays on disk.
+public struct MovieFile: Sendable {
+    public var fileType: FileTypeBox?
+    public var movieHeader: MovieHeader
+    public var tracks: [Track]
+    /// `mvex/trex` defaults by track ID; non-empty for fragmented files.
+    public var trackExtends: [UInt32: TrackExtends] = [:]
+    /// `mvex/mehd` fragment duration (movie timescale).
+    public var fragmentDuration: UInt64?
+    public var fragments: [MovieFragment] = []
+    /// `udta`, `meta` and unknown `moov` children, byte-exact.
+    public var otherMovieBoxes: [RawBox] = []
+    public var topLevelBoxes: [TopLevelBox] = []
+
+    /// Largest `moov`/`moof` Splice loads; a real one is far smaller.
+    public static let maximumMetadataBoxSize: UInt64 = 1 << 30
+
+    public var isFragmented: Bool { !trackExtends.isEmpty || !fragments.isEmpty }
+
+    /// Whether the file is QuickTime rather than ISO: by brand, else by the absence of `ftyp`.
+    public var isQuickTime: Bool { fileType.map(\.isQuickTime) ?? true }
+
+    /// Box types that may start an ISO-BMFF/QuickTime file.
+    public static let leadingBoxTypes: Set<FourCC> = [
+        "ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "uuid", "styp", "sidx", "moof", "junk", "PICT",
+    ]
+
+    /// Whether `prefix` (the first bytes of a file) looks like ISO-BMFF.
+    public static func sniff(_ prefix: [UInt8]) -> Bool {
+        guard prefix.count >= 8 else { return false }
+        let type = FourCC(rawValue: UInt32(prefix[4]) << 24 | UInt32(prefix[5]) << 16 | UInt32(prefix[6]) << 8 | UInt32(prefix[7]))
+        return leadingBoxTypes.contains(type)
+    }
+
+    /// Reads the file's structure.
+    /// - Throws: `MediaError` naming the box path and what is wrong (without the file name; callers add it).
+    public init(file: ReadOnlyFile) throws {
+        var moov: (ByteReader)?
+        var ftyp: FileTypeBox?
+        var moofs: [(UInt64, ByteReader)] = []
+        var boxes: [TopLevelBox] = []
+        var offset: UInt64 = 0
+        let size = file.size
+        if size == 0 { throw MediaError(.invalidData, "file is empty") }
+        let headPrefix = try file.read(at: 0, count: Int(min(size, 16)))
+        if !MovieFile.sniff(headPrefix) {
+            throw MediaError(.invalidData, "not an MP4/QuickTime file: no box structure at offset 0")
+        }
+        var count = 0
+        while offset < size {
+            let available = size - offset
+            if available < 8 {
+                throw MediaError(.truncated, "\(available) trailing bytes at offset \(offset) are too few for a box header")
+            }
+            count += 1
+            if count > 1_000_000 { throw MediaError(.unsupported, "more than a million top-level boxes") }
+            var r = ByteReader(try file.read(at: offset, count: Int(min(available, 32))), path: "")
+            let header: BoxHeader
+            do {
+                header = try BoxHeader.parse(&r, available: available, allowToEnd: true)
+            } catch var e as MediaError {
+                e.location = "box at offset \(offset)"
+                throw e
+            }
+            let name = "\(header.type)"
+            boxes.append(TopLevelBox(type: header.type, offset: offset, size: header.size, headerSize: header.headerSize))
+            func load() throws -> ByteReader {
+                guard header.size <= MovieFile.maximumMetadataBoxSize else {
+                    throw MediaError(.unsupported, "box is \(header.size) bytes, more than Splice loads", location: name)
+                }
+                let bytes = try file.read(at: offset, count: Int(header.size))
+                return ByteReader(bytes, range: header.headerSize..<bytes.count, path: name)
+            }
+            switch header.type {
+            case "ftyp":
+                var fr = try load()
+                ftyp = try FileTypeBox.parse(&fr)
+            case "moov":
+                if moov != nil { throw MediaError(.invalidData, "second 'moov' box at offset \(offset)", location: "moov") }
+                moov = try load()
+            case "moof":
+                var fr = try load()
+                fr.path = "moof[\(moofs.count + 1)]"
+                moofs.append((offset, fr))
+            default:
+                break
+            }
+            offset += header.size
+        }
+        guard let moov else { throw MediaError(.invalidData, "no 'moov' box: not a complete movie") }
+        self.fileType = ftyp
+        self.topLevelBoxes = boxes
+        var mvhd: MovieHeader?
+        var tracks: [Track] = []
+        var it = BoxIterator(moov)
+        while let (h, child) = try it.next() {
+            var r = child
+            switch h.type {
+            case "mvhd": mvhd = try MovieHeader.parse(&r)
+            case "trak": tracks.append(try Track.parse(child))
+            case "mvex":
+                var inner = BoxIterator(child)
+                while let (eh, e) = try inner.next() {
+                    var er = e
+                    if eh.type == "trex" {
+                        let trex = try TrackExtends.parse(&er)
+                        trackExtends[trex.trackID] = trex
+                    } else if eh.type == "mehd" {
+                        let version = try er.u8("version")
+                        try er.skip(3)
+                        fragmentDuration = version == 1 ? try er.u64() : UInt64(try er.u32())
+                    }
+                }
+            default: otherMovieBoxes.append(RawBox(header: h, payload: child))
+            }
+        }
+        guard let mvhd else { throw MediaError(.invalidData, "no 'mvhd' box", location: "moov") }
+        if mvhd.timescale == 0 { throw MediaError(.invalidData, "timescale is 0", location: "moov/mvhd") }
+        var seen = Set<UInt32>()
+        for t in tracks {
+            if t.trackID == 0 { throw MediaError(.invalidData, "track ID 0 is not allowed", location: "moov/trak/tkhd") }
+            if !seen.insert(t.trackID).inserted {
+                throw MediaError(.invalidData, "track ID \(t.trackID) is used twice", location: "moov/trak/tkhd")
+            }
+        }
+        self.movieHeader = mvhd
+        for (off, reader) in moofs {
+            let fragment = try MovieFragment.parse(reader, offset: off, defaults: trackExtends)
+            fragments.append(fragment)
+            for traf in fragment.trackFragments {
+                guard let i = tracks.firstIndex(where: { $0.trackID == traf.trackID }) else {
+                    throw MediaError(.invalidData, "fragment for track \(traf.trackID), which moov does not have", location: reader.path + "/traf/tfhd")
+                }
+                tracks[i].fragments.append(traf)
+            }
+        }
+        self.tracks = tracks
+    }
+}

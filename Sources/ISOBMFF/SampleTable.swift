@@ -1,0 +1,198 @@
+import MediaCore
+
+/// The sample tables of a track (`stbl`), kept compact: runs stay runs.
+public struct SampleTable: Sendable, Hashable {
+    public struct TimeToSample: Sendable, Hashable {
+        public var count: UInt32
+        public var delta: UInt32
+        public init(count: UInt32, delta: UInt32) { self.count = count; self.delta = delta }
+    }
+    public struct CompositionOffset: Sendable, Hashable {
+        public var count: UInt32
+        /// Signed: version 1 allows negative offsets, and many version-0 files use them too.
+        public var offset: Int32
+        public init(count: UInt32, offset: Int32) { self.count = count; self.offset = offset }
+    }
+    public struct SampleToChunk: Sendable, Hashable {
+        public var firstChunk: UInt32
+        public var samplesPerChunk: UInt32
+        public var sampleDescriptionIndex: UInt32
+        public init(firstChunk: UInt32, samplesPerChunk: UInt32, sampleDescriptionIndex: UInt32) {
+            self.firstChunk = firstChunk
+            self.samplesPerChunk = samplesPerChunk
+            self.sampleDescriptionIndex = sampleDescriptionIndex
+        }
+    }
+
+    public var sampleEntries: [SampleEntry] = []
+    public var timeToSample: [TimeToSample] = []
+    public var compositionOffsets: [CompositionOffset]? = nil
+    public var compositionOffsetsVersion: UInt8 = 0
+    /// 1-based sync sample numbers; `nil` when every sample is a sync sample.
+    public var syncSamples: [UInt32]? = nil
+    public var sampleToChunk: [SampleToChunk] = []
+    /// Non-zero when every sample has this size.
+    public var constantSampleSize: UInt32 = 0
+    public var sampleSizes: [UInt32] = []
+    public var sampleCount: Int = 0
+    public var chunkOffsets: [UInt64] = []
+    /// `sdtp`, one byte per sample.
+    public var dependencies: [UInt8]? = nil
+    /// Other `stbl` children (`sgpd`, `sbgp`, `subs`, …), byte-exact.
+    public var otherBoxes: [RawBox] = []
+
+    public init() {}
+
+    public func size(ofSample index: Int) -> UInt32 {
+        constantSampleSize != 0 ? constantSampleSize : sampleSizes[index]
+    }
+
+    /// Sum of all sample durations, in the media timescale.
+    public var totalDuration: UInt64 {
+        timeToSample.reduce(0) { $0 &+ UInt64($1.count) * UInt64($1.delta) }
+    }
+
+    static func parse(_ payload: ByteReader, handler: FourCC) throws -> SampleTable {
+        var t = SampleTable()
+        var it = BoxIterator(payload)
+        var sdtp: ByteReader?
+        while let (header, child) = try it.next() {
+            var r = child
+            switch header.type {
+            case "stsd":
+                try r.skip(4, "version and flags")
+                let n = try r.count(entrySize: 8)
+                var entries = BoxIterator(r)
+                for _ in 0..<n {
+                    guard let (eh, e) = try entries.next() else {
+                        throw r.fail("entry count \(n) but fewer entries")
+                    }
+                    t.sampleEntries.append(try SampleEntry(bytes: RawBox(header: eh, payload: e).bytes, handler: handler))
+                }
+            case "stts":
+                try r.skip(4, "version and flags")
+                let n = try r.count(entrySize: 8)
+                t.timeToSample.reserveCapacity(n)
+                for _ in 0..<n { t.timeToSample.append(TimeToSample(count: try r.u32(), delta: try r.u32())) }
+            case "ctts":
+                t.compositionOffsetsVersion = try r.u8("version")
+                try r.skip(3, "flags")
+                let n = try r.count(entrySize: 8)
+                var entries: [CompositionOffset] = []
+                entries.reserveCapacity(n)
+                for _ in 0..<n { entries.append(CompositionOffset(count: try r.u32(), offset: try r.i32())) }
+                t.compositionOffsets = entries
+            case "stss":
+                try r.skip(4, "version and flags")
+                let n = try r.count(entrySize: 4)
+                var entries: [UInt32] = []
+                entries.reserveCapacity(n)
+                for _ in 0..<n { entries.append(try r.u32("sample number")) }
+                t.syncSamples = entries
+            case "stsc":
+                try r.skip(4, "version and flags")
+                let n = try r.count(entrySize: 12)
+                t.sampleToChunk.reserveCapacity(n)
+                for _ in 0..<n {
+                    t.sampleToChunk.append(SampleToChunk(firstChunk: try r.u32(), samplesPerChunk: try r.u32(),
+                                                         sampleDescriptionIndex: try r.u32()))
+                }
+            case "stsz":
+                try r.skip(4, "version and flags")
+                t.constantSampleSize = try r.u32("sample size")
+                if t.constantSampleSize == 0 {
+                    let n = try r.count(entrySize: 4, "sample count")
+                    t.sampleSizes.reserveCapacity(n)
+                    for _ in 0..<n { t.sampleSizes.append(try r.u32("sample size")) }
+                    t.sampleCount = n
+                } else {
+                    t.sampleCount = Int(try r.u32("sample count"))
+                }
+            case "stz2":
+                try r.skip(4, "version and flags")
+                try r.skip(3)
+                let field = try r.u8("field size")
+                guard field == 4 || field == 8 || field == 16 else { throw r.fail("field size \(field) is not 4, 8 or 16") }
+                let n = Int(try r.u32("sample count"))
+                let bytesNeeded = (UInt64(n) * UInt64(field) + 7) / 8
+                if bytesNeeded > UInt64(r.remaining) {
+                    throw r.fail("sample count \(n) needs \(bytesNeeded) bytes, box has \(r.remaining)")
+                }
+                t.sampleSizes.reserveCapacity(n)
+                var i = 0
+                while i < n {
+                    switch field {
+                    case 4:
+                        let b = try r.u8()
+                        t.sampleSizes.append(UInt32(b >> 4))
+                        if i + 1 < n { t.sampleSizes.append(UInt32(b & 0xF)) }
+                        i += 2
+                    case 8: t.sampleSizes.append(UInt32(try r.u8())); i += 1
+                    default: t.sampleSizes.append(UInt32(try r.u16())); i += 1
+                    }
+                }
+                t.sampleCount = n
+            case "stco", "co64":
+                try r.skip(4, "version and flags")
+                let wide = header.type == "co64"
+                let n = try r.count(entrySize: wide ? 8 : 4)
+                t.chunkOffsets.reserveCapacity(n)
+                for _ in 0..<n { t.chunkOffsets.append(wide ? try r.u64("chunk offset") : UInt64(try r.u32("chunk offset"))) }
+            case "sdtp":
+                sdtp = r
+            default:
+                t.otherBoxes.append(RawBox(header: header, payload: child))
+            }
+        }
+        if var r = sdtp {
+            try r.skip(4, "version and flags")
+            // One byte per sample; the count comes from stsz.
+            t.dependencies = Array(r.rest().prefix(t.sampleCount))
+        }
+        try t.validate(path: payload.path)
+        return t
+    }
+
+    /// Checks that the tables agree with each other, so that walking them cannot go out of bounds.
+    func validate(path: String) throws {
+        func fail(_ box: String, _ message: String) -> MediaError {
+            MediaError(.invalidData, message, location: path + "/" + box)
+        }
+        let sttsCount = timeToSample.reduce(UInt64(0)) { $0 + UInt64($1.count) }
+        if sttsCount != UInt64(sampleCount) {
+            throw fail("stts", "covers \(sttsCount) samples, stsz has \(sampleCount)")
+        }
+        if let ctts = compositionOffsets {
+            let n = ctts.reduce(UInt64(0)) { $0 + UInt64($1.count) }
+            if n != UInt64(sampleCount) { throw fail("ctts", "covers \(n) samples, stsz has \(sampleCount)") }
+        }
+        if let stss = syncSamples {
+            var previous: UInt32 = 0
+            for s in stss {
+                if s == 0 || s > UInt32(clamping: sampleCount) || s <= previous {
+                    throw fail("stss", "sync sample \(s) is out of order or outside 1...\(sampleCount)")
+                }
+                previous = s
+            }
+        }
+        if sampleCount == 0 { return }
+        guard let first = sampleToChunk.first, first.firstChunk == 1 else {
+            throw fail("stsc", "must start at chunk 1")
+        }
+        var samples: UInt64 = 0
+        for (i, e) in sampleToChunk.enumerated() {
+            if e.sampleDescriptionIndex == 0 || Int(e.sampleDescriptionIndex) > sampleEntries.count {
+                throw fail("stsc", "sample description index \(e.sampleDescriptionIndex) does not exist (stsd has \(sampleEntries.count))")
+            }
+            let next = i + 1 < sampleToChunk.count ? sampleToChunk[i + 1].firstChunk : UInt32(clamping: chunkOffsets.count) + 1
+            if next <= e.firstChunk || Int(e.firstChunk) > chunkOffsets.count {
+                throw fail("stsc", "entry \(i + 1) references chunk \(e.firstChunk), stco has \(chunkOffsets.count) chunks")
+            }
+            if e.samplesPerChunk == 0 { throw fail("stsc", "entry \(i + 1) has 0 samples per chunk") }
+            samples += UInt64(next - e.firstChunk) * UInt64(e.samplesPerChunk)
+        }
+        if samples < UInt64(sampleCount) {
+            throw fail("stsc", "chunks hold \(samples) samples, stsz has \(sampleCount)")
+        }
+    }
+}

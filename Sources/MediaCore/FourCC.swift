@@ -1,0 +1,43 @@
+/// A four-character code: a box type, a sample-entry type, a handler or brand.
+public struct FourCC: Sendable, Hashable, Comparable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public let rawValue: UInt32
+
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Makes a code from up to four characters (Latin-1); shorter strings are padded with spaces.
+    public init(_ string: String) {
+        var v: UInt32 = 0
+        var n = 0
+        for scalar in string.unicodeScalars.prefix(4) {
+            v = (v << 8) | (scalar.value <= 0xFF ? scalar.value : 0x3F)
+            n += 1
+        }
+        while n < 4 { v = (v << 8) | 0x20; n += 1 }
+        rawValue = v
+    }
+
+    public init(stringLiteral value: String) { self.init(value) }
+
+    public var bytes: [UInt8] {
+        [UInt8(rawValue >> 24), UInt8((rawValue >> 16) & 0xFF), UInt8((rawValue >> 8) & 0xFF), UInt8(rawValue & 0xFF)]
+    }
+
+    /// The code as text; bytes outside printable ASCII (except © 0xA9) are shown as `\xNN`.
+    public var description: String {
+        var s = ""
+        for b in bytes {
+            if (0x20...0x7E).contains(b) { s.unicodeScalars.append(Unicode.Scalar(b)) }
+            else if b == 0xA9 { s += "©" }
+            else { s += "\\x" + String(b, radix: 16, uppercase: true).leftPadded(to: 2) }
+        }
+        return s
+    }
+
+    public static func < (a: FourCC, b: FourCC) -> Bool { a.rawValue < b.rawValue }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

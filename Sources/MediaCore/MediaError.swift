@@ -1,0 +1,49 @@
+/// The error every layer of Splice reports: what kind of failure, where
+/// (file, box path or line), what is wrong, and the cause underneath.
+///
+/// Its `description` is the one-line message the CLI prints:
+/// `movie.mp4: moov/trak[2]/mdia/minf/stbl/stsz: entry count 4294967295 needs 17179869180 bytes, box has 20`.
+public struct MediaError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable, Hashable {
+        /// The data breaks the format's rules.
+        case invalidData
+        /// The data ends before a structure does.
+        case truncated
+        /// Valid, but something Splice does not handle.
+        case unsupported
+        case fileNotFound
+        /// Reading or writing the file system failed.
+        case io
+        /// The caller asked for something that cannot be done in this state.
+        case invalidOperation
+        case cancelled
+    }
+
+    public var code: Code
+    public var message: String
+    /// The file the error is about.
+    public var file: String?
+    /// Where in the file: a box path like `moov/trak[2]/mdia`, or `line 12`.
+    public var location: String?
+    public var underlying: (any Error & Sendable)?
+
+    public init(_ code: Code, _ message: String, file: String? = nil, location: String? = nil,
+                underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.file = file
+        self.location = location
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        [file, location, message].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+    }
+
+    /// The same error, about `file` (kept if already set).
+    public func inFile(_ path: String) -> MediaError {
+        var e = self
+        if e.file == nil { e.file = path }
+        return e
+    }
+}

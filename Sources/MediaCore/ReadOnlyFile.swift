@@ -1,0 +1,87 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file opened read-only for random access (`pread`), safe to share between threads.
+///
+/// Inputs are only ever opened through this type, so Splice cannot modify them.
+public final class ReadOnlyFile: @unchecked Sendable {
+    public let path: String
+    public let size: UInt64
+    private let fd: Int32
+
+    /// Opens `path` for reading.
+    /// - Throws: `MediaError` `.fileNotFound` for a missing path, `.invalidData` for a directory or
+    ///   something that is not a regular file, `.io` for other failures.
+    public init(path: String) throws {
+        self.path = path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            let err = errno
+            if err == ENOENT || err == ENOTDIR {
+                throw MediaError(.fileNotFound, "no such file", file: path)
+            }
+            throw MediaError(.io, "cannot open: \(String(cString: strerror(err)))", file: path)
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let err = errno
+            close(fd)
+            throw MediaError(.io, "cannot stat: \(String(cString: strerror(err)))", file: path)
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw MediaError(.invalidData, "is a directory, not a movie file", file: path)
+        }
+        if (st.st_mode & S_IFMT) != S_IFREG {
+            close(fd)
+            throw MediaError(.invalidData, "is not a regular file", file: path)
+        }
+        self.fd = fd
+        self.size = UInt64(st.st_size)
+    }
+
+    deinit { close(fd) }
+
+    /// Reads exactly `count` bytes at `offset` into `buffer` (which must hold them).
+    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws {
+        var done = 0
+        let count = buffer.count
+        while done < count {
+            let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw MediaError(.io, "read failed at offset \(offset): \(String(cString: strerror(errno)))", file: path)
+            }
+            if n == 0 {
+                throw MediaError(.truncated, "file ends at \(offset + UInt64(done)), wanted \(count - done) more bytes", file: path)
+            }
+            done += n
+        }
+    }
+
+    /// Reads exactly `count` bytes at `offset`.
+    /// - Throws: `.truncated` when the file ends first. The caller bounds `count` by `size`.
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0 else { return [] }
+        guard offset <= size, UInt64(count) <= size - offset else {
+            throw MediaError(.truncated, "wanted \(count) bytes at offset \(offset), file has \(size)", file: path)
+        }
+        return try [UInt8](unsafeUninitializedCapacity: count) { buf, initialized in
+            try read(at: offset, into: UnsafeMutableRawBufferPointer(buf))
+            initialized = count
+        }
+    }
+
+    /// Reads `count` bytes at `offset` as `Data`.
+    public func readData(at offset: UInt64, count: Int) throws -> Data {
+        guard count > 0 else { return Data() }
+        guard offset <= size, UInt64(count) <= size - offset else {
+            throw MediaError(.truncated, "wanted \(count) bytes at offset \(offset), file has \(size)", file: path)
+        }
+        var data = Data(count: count)
+        try data.withUnsafeMutableBytes { try read(at: offset, into: $0) }
+        return data
+    }
+}

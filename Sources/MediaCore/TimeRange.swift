@@ -1,0 +1,33 @@
+/// A span of media time: where it starts and how long it lasts.
+public struct TimeRange: Sendable, Hashable, CustomStringConvertible {
+    public var start: MediaTime
+    public var duration: MediaTime
+
+    public init(start: MediaTime, duration: MediaTime) {
+        self.start = start
+        self.duration = duration
+    }
+
+    public init(start: MediaTime, end: MediaTime) {
+        self.start = start
+        self.duration = end - start
+    }
+
+    /// Everything: from zero, without end. The default range of a reader.
+    public static let everything = TimeRange(start: .zero, duration: .positiveInfinity)
+    public static let zero = TimeRange(start: .zero, duration: .zero)
+
+    public var end: MediaTime { start + duration }
+    public var isEmpty: Bool { duration.isNumeric && duration.value == 0 }
+
+    /// Whether `time` lies in `[start, end)`.
+    public func contains(_ time: MediaTime) -> Bool { time >= start && time < end }
+
+    /// The overlap of two ranges, or an empty range at the later start.
+    public func intersection(_ other: TimeRange) -> TimeRange {
+        let s = max(start, other.start), e = min(end, other.end)
+        return e > s ? TimeRange(start: s, end: e) : TimeRange(start: s, duration: .zero)
+    }
+
+    public var description: String { "[\(start), \(end))" }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import FFmpegBridge
+
+/// A movie file: its format, duration, tracks, track groups and associations.
+///
+/// MP4, QuickTime, M4A/M4V and 3GP files are read natively (every box Splice
+/// knows is parsed, the rest kept byte-exact); every other container is read
+/// through libavformat.
+///
+/// ```swift
+/// let asset = try Asset(url: URL(fileURLWithPath: "movie.mp4"))
+/// for group in asset.trackGroups {
+///     print(group.alternateGroup, group.tracks.map(\.trackID), group.defaultTrack?.trackID ?? 0)
+/// }
+/// ```
+public final class Asset: @unchecked Sendable {
+    public let url: URL
+    /// Short container name: `mp4`, `mov`, `m4a`, `m4v`, `3gp`, or libavformat's demuxer name.
+    public let format: String
+    public let duration: MediaTime
+    public let tracks: [AssetTrack]
+
+    enum Source {
+        case isobmff(MovieFile, ReadOnlyFile)
+        case ffmpeg
+    }
+    let source: Source
+
+    /// Extensions read natively even when the content does not look like ISO-BMFF (to report why).
+    static let isoExtensions: Set<String> = ["mp4", "mov", "m4a", "m4v", "m4b", "3gp", "3g2", "qt"]
+
+    /// Opens and reads the structure of the movie at `url`.
+    /// - Throws: `MediaError` naming the file and what is wrong: `.fileNotFound`, `.invalidData`
+    ///   (with the box path), `.truncated`, `.unsupported`.
+    public init(url: URL) throws {
+        self.url = url
+        let path = url.path
+        do {
+            let file = try ReadOnlyFile(path: path)
+            let prefix = try file.read(at: 0, count: Int(min(file.size, 16)))
+            if MovieFile.sniff(prefix) || Asset.isoExtensions.contains(url.pathExtension.lowercased()) {
+                let movie = try MovieFile(file: file)
+                let loaded = try Asset.tracks(of: movie)
+                self.format = Asset.formatName(movie)
+                self.duration = loaded.duration
+                self.tracks = loaded.tracks
+                self.source = .isobmff(movie, file)
+            } else {
+                let input: InputFormatContext
+                do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
+                let loaded = Asset.tracks(of: input)
+                self.format = input.formatName
+                self.duration = loaded.duration
+                self.tracks = loaded.tracks
+                self.source = .ffmpeg
+            }
+        } catch let error as MediaError {
+            throw error.inFile(path)
+        }
+        for t in tracks { t.asset = self }
+    }
+
+    /// Opens and reads the structure of the movie at `url` without blocking the caller.
+    public static func load(_ url: URL) async throws -> Asset {
+        try await Task.detached { try Asset(url: url) }.value
+    }
+
+    /// The track with `trackID`, if there is one.
+    public func track(withTrackID trackID: Int) -> AssetTrack? {
+        tracks.first { $0.trackID == trackID }
+    }
+
+    /// The tracks of `mediaType`, in file order.
+    public func tracks(withMediaType mediaType: MediaType) -> [AssetTrack] {
+        tracks.filter { $0.mediaType == mediaType }
+    }
+
+    /// The tracks that have `characteristic`, in file order.
+    public func tracks(withMediaCharacteristic characteristic: MediaCharacteristic) -> [AssetTrack] {
+        tracks.filter { $0.hasMediaCharacteristic(characteristic) }
+    }
+
+    /// Tracks sharing a non-zero alternate group, one group per number, in order of first appearance.
+    public var trackGroups: [TrackGroup] {
+        var order: [Int] = []
+        var members: [Int: [AssetTrack]] = [:]
+        for t in tracks where t.alternateGroup != 0 {
+            if members[t.alternateGroup] == nil { order.append(t.alternateGroup) }
+            members[t.alternateGroup, default: []].append(t)
+        }
+        return order.map { TrackGroup(alternateGroup: $0, tracks: members[$0]!) }
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import MediaCore
+
+/// Everything `splice inspect` shows about an asset, in one structure behind
+/// both the table and `--json`.
+public struct AssetReport: Encodable, Sendable {
+    public struct Edit: Encodable, Sendable {
+        /// Seconds of movie time.
+        public var segmentDuration: Double
+        /// Seconds of media time; `nil` for an empty edit.
+        public var mediaTime: Double?
+        public var rate: Double
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(segmentDuration, forKey: .segmentDuration)
+            try c.encode(mediaTime, forKey: .mediaTime)
+            try c.encode(rate, forKey: .rate)
+        }
+        enum CodingKeys: String, CodingKey { case segmentDuration, mediaTime, rate }
+    }
+
+    public struct Track: Encodable, Sendable {
+        public var id: Int
+        public var mediaType: String
+        public var codec: String
+        public var language: String
+        public var extendedLanguage: String?
+        public var enabled: Bool
+        public var alternateGroup: Int
+        public var name: String?
+        public var associations: [String: [Int]]
+        public var edits: [Edit]
+        public var sampleCount: Int?
+        /// Seconds on the movie timeline.
+        public var duration: Double
+        public var timescale: Int
+        public var width: Int?
+        public var height: Int?
+        public var sampleRate: Double?
+        public var channels: Int?
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(mediaType, forKey: .mediaType)
+            try c.encode(codec, forKey: .codec)
+            try c.encode(language, forKey: .language)
+            try c.encode(extendedLanguage, forKey: .extendedLanguage)
+            try c.encode(enabled, forKey: .enabled)
+            try c.encode(alternateGroup, forKey: .alternateGroup)
+            try c.encode(name, forKey: .name)
+            try c.encode(associations, forKey: .associations)
+            try c.encode(edits, forKey: .edits)
+            try c.encode(sampleCount, forKey: .sampleCount)
+            try c.encode(duration, forKey: .duration)
+            try c.encode(timescale, forKey: .timescale)
+            try c.encodeIfPresent(width, forKey: .width)
+            try c.encodeIfPresent(height, forKey: .height)
+            try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
+            try c.encodeIfPresent(channels, forKey: .channels)
+        }
+        enum CodingKeys: String, CodingKey {
+            case id, mediaType, codec, language, extendedLanguage, enabled, alternateGroup, name, associations,
+                 edits, sampleCount, duration, timescale, width, height, sampleRate, channels
+        }
+    }
+
+    public struct Group: Encodable, Sendable {
+        public var alternateGroup: Int
+        public var tracks: [Int]
+        public var defaultTrack: Int?
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(alternateGroup, forKey: .alternateGroup)
+            try c.encode(tracks, forKey: .tracks)
+            try c.encode(defaultTrack, forKey: .defaultTrack)
+        }
+        enum CodingKeys: String, CodingKey { case alternateGroup, tracks, defaultTrack }
+    }
+
+    public var file: String
+    public var format: String
+    /// Seconds.
+    public var duration: Double
+    public var tracks: [Track]
+    public var groups: [Group]
+
+    public init(asset: Asset) {
+        file = asset.url.path
+        format = asset.format
+        duration = AssetReport.seconds(asset.duration)
+        tracks = asset.tracks.map { t in
+            let f = t.formatDescriptions.first
+            return Track(
+                id: t.trackID, mediaType: t.mediaType.description, codec: t.codecName, language: t.languageCode,
+                extendedLanguage: t.extendedLanguageTag, enabled: t.isEnabled, alternateGroup: t.alternateGroup,
+                name: t.name,
+                associations: Dictionary(uniqueKeysWithValues: t.associations.map { ($0.key.description, $0.value) }),
+                edits: t.segments.map { s in
+                    Edit(segmentDuration: AssetReport.seconds(s.target.duration),
+                         mediaTime: s.source.map { AssetReport.seconds($0.start) }, rate: s.rate)
+                },
+                sampleCount: t.sampleCount, duration: AssetReport.seconds(t.timeRange.duration),
+                timescale: Int(t.naturalTimeScale), width: f?.dimensions?.width, height: f?.dimensions?.height,
+                sampleRate: f?.sampleRate, channels: f?.channelCount)
+        }
+        groups = asset.trackGroups.map {
+            Group(alternateGroup: $0.alternateGroup, tracks: $0.tracks.map(\.trackID), defaultTrack: $0.defaultTrack?.trackID)
+        }
+    }
+
+    static func seconds(_ t: MediaTime) -> Double {
+        let s = t.seconds
+        return s.isFinite ? (s * 1_000_000).rounded() / 1_000_000 : 0
+    }
+
+    /// The report as pretty-printed JSON with sorted keys.
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// The report as a table a person can scan: one row per track, then the groups.
+    public func table() -> String {
+        var out = "\(file)\nformat \(format), duration \(AssetReport.clock(duration)), \(tracks.count) track\(tracks.count == 1 ? "" : "s")\n\n"
+        let header = ["ID", "TYPE", "CODEC", "LANG", "ENABLED", "GROUP", "NAME", "ASSOCIATIONS", "SAMPLES", "DURATION", "EDITS"]
+        var rows: [[String]] = [header]
+        for t in tracks {
+            let lang = t.extendedLanguage.map { "\(t.language) (\($0))" } ?? t.language
+            let assoc = t.associations.keys.sorted().map { k in "\(k)→\(t.associations[k]!.map(String.init).joined(separator: ","))" }
+                .joined(separator: " ")
+            let edits = t.edits.isEmpty ? "-" : t.edits.map { e in
+                let media = e.mediaTime.map { AssetReport.short($0) } ?? "empty"
+                return "\(AssetReport.short(e.segmentDuration))@\(media)" + (e.rate == 1 ? "" : "×\(e.rate)")
+            }.joined(separator: " ")
+            rows.append([String(t.id), t.mediaType, t.codec, lang, t.enabled ? "yes" : "no",
+                         t.alternateGroup == 0 ? "-" : String(t.alternateGroup), t.name ?? "",
+                         assoc.isEmpty ? "-" : assoc, t.sampleCount.map(String.init) ?? "?",
+                         AssetReport.clock(t.duration), edits])
+        }
+        out += AssetReport.align(rows)
+        out += "\n"
+        if groups.isEmpty {
+            out += "No alternate groups.\n"
+        } else {
+            out += "Alternate groups:\n"
+            for g in groups {
+                let list = g.tracks.map(String.init).joined(separator: ", ")
+                out += "  group \(g.alternateGroup): tracks \(list); default \(g.defaultTrack.map { "track \($0)" } ?? "none (all disabled)")\n"
+            }
+        }
+        return out
+    }
+
+    static func align(_ rows: [[String]]) -> String {
+        var widths = [Int](repeating: 0, count: rows[0].count)
+        for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) } }
+        return rows.map { r in
+            r.enumerated().map { i, c in i == r.count - 1 ? c : c + String(repeating: " ", count: widths[i] - c.count) }
+                .joined(separator: "  ").trimmingTrailingSpaces()
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let ms = Int((seconds * 1000).rounded())
+        let h = ms / 3_600_000, m = (ms / 60_000) % 60, s = (ms / 1000) % 60, f = ms % 1000
+        let tail = "\(s < 10 ? "0" : "")\(s).\(String(f).leftPad(3))"
+        return h > 0 ? "\(h):\(m < 10 ? "0" : "")\(m):\(tail)" : "\(m):\(tail)"
+    }
+
+    static func short(_ v: Double) -> String {
+        v == v.rounded() ? String(Int(v)) + "s" : String(format: "%.3gs", v)
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var s = self
+        while s.last == " " { s.removeLast() }
+        return s
+    }
+    func leftPad(_ n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import MediaCore
+import Splice
+
+/// Exit codes (sysexits.h): usage 64, bad input data 65, missing input 66, other failures 1.
+enum ExitCode {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 64
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+}
+
+/// A wrong command line: printed with a pointer to help, exit 64.
+struct UsageError: Error {
+    var message: String
+    var command: String?
+}
+
+/// A subcommand of `splice`.
+protocol Command: Sendable {
+    static var name: String { get }
+    static var abstract: String { get }
+    static var usage: String { get }
+    static var help: String { get }
+    static func run(_ arguments: [String]) throws -> Int32
+}
+
+enum Version {
+    static let string = "0.1.0"
+}
+
+extension CommandLine {
+    static let commands: [any Command.Type] = [InspectCommand.self]
+
+    static var mainHelp: String {
+        var s = """
+        OVERVIEW: Read, inspect and remux movies without losing their track structure.
+
+        USAGE: splice <subcommand> [<arguments>]
+
+        OPTIONS:
+          --version               Show the version.
+          -h, --help              Show help information.
+
+        SUBCOMMANDS:
+
+        """
+        for c in commands { s += "  " + c.name.padding(toLength: 22, withPad: " ", startingAt: 0) + "  " + c.abstract + "\n" }
+        s += "\n  See 'splice help <subcommand>' for detailed help.\n"
+        return s
+    }
+
+    static func run(_ args: [String]) -> Int32 {
+        guard let first = args.first else {
+            FileHandle.standardError.write(Data(mainHelp.utf8))
+            return ExitCode.usage
+        }
+        switch first {
+        case "-h", "--help":
+            print(mainHelp, terminator: "")
+            return ExitCode.success
+        case "--version":
+            print("splice \(Version.string)")
+            return ExitCode.success
+        case "help":
+            guard args.count > 1 else { print(mainHelp, terminator: ""); return ExitCode.success }
+            guard let c = commands.first(where: { $0.name == args[1] }) else {
+                return report(UsageError(message: "unknown subcommand '\(args[1])'"))
+            }
+            print(c.help, terminator: "")
+            return ExitCode.success
+        default:
+            guard let c = commands.first(where: { $0.name == first }) else {
+                return report(UsageError(message: "unknown subcommand '\(first)'"))
+            }
+            let rest = Array(args.dropFirst())
+            if rest.contains("-h") || rest.contains("--help") {
+                print(c.help, terminator: "")
+                return ExitCode.success
+            }
+            do {
+                return try c.run(rest)
+            } catch let e as UsageError {
+                var e = e
+                e.command = c.name
+                return report(e)
+            } catch {
+                return report(error)
+            }
+        }
+    }
+
+    /// Prints an error as one line on stderr and returns its exit code.
+    static func report(_ error: Error) -> Int32 {
+        let code: Int32
+        let message: String
+        switch error {
+        case let e as UsageError:
+            let help = e.command.map { "splice help \($0)" } ?? "splice --help"
+            message = "error: \(e.message)\nSee '\(help)'."
+            code = ExitCode.usage
+        case let e as MediaError:
+            message = "error: \(e)"
+            switch e.code {
+            case .fileNotFound: code = ExitCode.noInput
+            case .invalidData, .truncated, .unsupported: code = ExitCode.dataError
+            default: code = ExitCode.failure
+            }
+        default:
+            message = "error: \(error)"
+            code = ExitCode.failure
+        }
+        FileHandle.standardError.write(Data((message.replacingOccurrences(of: "\n", with: "\n", options: []) + "\n").utf8))
+        return code
+    }
+}
+
+/// Splits arguments into flags (which must be known) and positionals.
+struct ParsedArguments {
+    var flags: Set<String> = []
+    var options: [String: String] = [:]
+    var positionals: [String] = []
+
+    init(_ args: [String], flags known: Set<String>, options knownOptions: Set<String> = []) throws {
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let a = args[i]
+            if onlyPositionals || !a.hasPrefix("-") || a == "-" {
+                positionals.append(a)
+            } else if a == "--" {
+                onlyPositionals = true
+            } else if known.contains(a) {
+                flags.insert(a)
+            } else if knownOptions.contains(a) {
+                guard i + 1 < args.count else { throw UsageError(message: "missing value for '\(a)'") }
+                options[a] = args[i + 1]
+                i += 1
+            } else {
+                throw UsageError(message: "unknown option '\(a)'")
+            }
+            i += 1
+        }
+    }
+}

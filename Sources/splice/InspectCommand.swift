@@ -1,0 +1,47 @@
+import Foundation
+import Splice
+
+enum InspectCommand: Command {
+    static let name = "inspect"
+    static let abstract = "Show a movie's tracks, groups, associations and edits."
+    static let usage = "splice inspect <file> [--json]"
+    static let help = """
+        OVERVIEW: \(abstract)
+
+        Shows every track (type, codec, language, enabled flag, alternate group,
+        name, track associations, sample count, duration, edit list), then the
+        alternate groups and their default tracks. MP4, MOV, M4A, M4V and 3GP are
+        read natively; other containers (MKV, WebM, TS, AVI, …) through libavformat.
+
+        USAGE: \(usage)
+
+        ARGUMENTS:
+          <file>                  The movie to inspect.
+
+        OPTIONS:
+          --json                  Print JSON: {format, duration, tracks: [{id, mediaType,
+                                  codec, language, extendedLanguage, enabled,
+                                  alternateGroup, name, associations, edits,
+                                  sampleCount, …}], groups: [{alternateGroup, tracks,
+                                  defaultTrack}]}.
+          -h, --help              Show help information.
+
+        EXIT STATUS: 0 success, 64 usage error, 65 invalid or unsupported file, 66 missing file.
+
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try ParsedArguments(arguments, flags: ["--json"])
+        guard args.positionals.count == 1 else {
+            throw UsageError(message: args.positionals.isEmpty ? "missing <file>" : "too many arguments; expected one <file>")
+        }
+        let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
+        let report = AssetReport(asset: asset)
+        if args.flags.contains("--json") {
+            print(try report.json())
+        } else {
+            print(report.table(), terminator: "")
+        }
+        return ExitCode.success
+    }
+}
