@@ -39,7 +39,12 @@ func check(_ result: Int32, _ operation: @autoclosure () -> String) throws(FFmpe
 
 /// FFmpeg's own log output: silent unless asked for.
 public enum FFmpegLog {
+    /// Shows FFmpeg's messages on stderr (`true`) or keeps it silent (the default).
     public static func setVerbose(_ verbose: Bool) {
+        _ = quietByDefault
         av_log_set_level(verbose ? AV_LOG_INFO : AV_LOG_QUIET)
     }
+
+    /// Silences FFmpeg once, before the first libav call.
+    static let quietByDefault: Void = av_log_set_level(AV_LOG_QUIET)
 }

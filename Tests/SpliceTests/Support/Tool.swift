@@ -1,0 +1,82 @@
+import Foundation
+
+/// Runs command-line tools (ffmpeg, ffprobe, mediainfo, the built `splice`) from tests.
+enum Tool {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutData: Data
+    }
+
+    /// Runs `executable` (a path, or a name looked up in PATH) with `arguments`.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                    timeout: TimeInterval = 120) throws -> Result {
+        let process = Process()
+        if executable.contains("/") {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [executable] + arguments
+        }
+        if let environment { process.environment = environment }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes concurrently so neither fills up and blocks the child.
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+    }
+
+    /// Runs a tool that must succeed; throws with its stderr otherwise.
+    @discardableResult
+    static func check(_ executable: String, _ arguments: [String]) throws -> Result {
+        let r = try run(executable, arguments)
+        guard r.status == 0 else {
+            throw ToolError(message: "\(executable) \(arguments.joined(separator: " ")) exited \(r.status): \(r.stderr)")
+        }
+        return r
+    }
+
+    /// `ffmpeg -v error -y …`
+    static func ffmpeg(_ arguments: [String]) throws {
+        try check("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments)
+    }
+
+    /// The built `splice` binary, beside the test bundle in `.build/<config>/`.
+    static var spliceBinary: String {
+        var dir = URL(fileURLWithPath: Bundle.main.bundlePath)
+        if dir.pathExtension != "" || !FileManager.default.fileExists(atPath: dir.appendingPathComponent("splice").path) {
+            for b in Bundle.allBundles where b.bundlePath.hasSuffix(".xctest") {
+                dir = URL(fileURLWithPath: b.bundlePath).deletingLastPathComponent()
+            }
+        }
+        let candidate = dir.appendingPathComponent("splice").path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        return FileManager.default.currentDirectoryPath + "/.build/debug/splice"
+    }
+
+    static func splice(_ arguments: [String]) throws -> Result {
+        try run(spliceBinary, arguments)
+    }
+}
+
+struct ToolError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
