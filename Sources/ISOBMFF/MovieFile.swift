@@ -136,6 +136,9 @@ public struct MovieFile: Sendable {
             }
         }
         self.movieHeader = mvhd
+        for (i, t) in tracks.enumerated() {
+            try t.sampleTable.checkSampleData(fileSize: size, path: "moov/trak[\(i + 1)]/mdia/minf/stbl")
+        }
         for (off, reader) in moofs {
             let fragment = try MovieFragment.parse(reader, offset: off, defaults: trackExtends)
             fragments.append(fragment)

@@ -153,6 +153,41 @@ public struct SampleTable: Sendable, Hashable {
         return t
     }
 
+    /// One chunk: where it is and which samples it holds.
+    public struct Chunk: Sendable, Hashable {
+        public var offset: UInt64
+        /// Index (0-based) of the chunk's first sample.
+        public var firstSample: Int
+        public var sampleCount: Int
+        /// 1-based `stsd` entry index.
+        public var sampleDescriptionIndex: UInt32
+    }
+
+    /// Calls `body` for each chunk that holds samples, in chunk order. The tables must have been validated.
+    public func forEachChunk(_ body: (Chunk) throws -> Void) rethrows {
+        var sample = 0
+        for (i, e) in sampleToChunk.enumerated() where sample < sampleCount {
+            let next = i + 1 < sampleToChunk.count ? Int(sampleToChunk[i + 1].firstChunk) : chunkOffsets.count + 1
+            for chunk in Int(e.firstChunk)..<next where sample < sampleCount {
+                let n = min(Int(e.samplesPerChunk), sampleCount - sample)
+                try body(Chunk(offset: chunkOffsets[chunk - 1], firstSample: sample, sampleCount: n,
+                               sampleDescriptionIndex: e.sampleDescriptionIndex))
+                sample += n
+            }
+        }
+    }
+
+    /// Checks that every sample lies inside a file of `fileSize` bytes.
+    public func checkSampleData(fileSize: UInt64, path: String) throws {
+        try forEachChunk { chunk in
+            var end = chunk.offset
+            for i in chunk.firstSample..<(chunk.firstSample + chunk.sampleCount) { end &+= UInt64(size(ofSample: i)) }
+            if end > fileSize || end < chunk.offset {
+                throw MediaError(.invalidData, "chunk at offset \(chunk.offset) with samples \(chunk.firstSample + 1)–\(chunk.firstSample + chunk.sampleCount) ends at \(end), past the end of the file (\(fileSize) bytes)", location: path + "/stco")
+            }
+        }
+    }
+
     /// Checks that the tables agree with each other, so that walking them cannot go out of bounds.
     func validate(path: String) throws {
         func fail(_ box: String, _ message: String) -> MediaError {
