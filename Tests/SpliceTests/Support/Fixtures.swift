@@ -19,7 +19,7 @@ enum Fixtures {
     }
 
     /// Sources shared by the fixtures: video with B-frames, tones, subtitles, chapters.
-    static func inputs() throws -> [String] {
+    static func inputs(size: String = "320x240") throws -> [String] {
         let en = try write("en.srt", "1\n00:00:00,500 --> 00:00:01,500\nHello\n\n2\n00:00:02,000 --> 00:00:02,800\nWorld\n")
         let forced = try write("forced.srt", "1\n00:00:01,000 --> 00:00:02,000\nForced\n")
         let chapters = try write("chapters.txt", """
@@ -37,7 +37,7 @@ enum Fixtures {
 
             """)
         return [
-            "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=3",
+            "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25:duration=3",
             "-f", "lavfi", "-i", "sine=frequency=440:duration=3",
             "-f", "lavfi", "-i", "sine=frequency=660:duration=3",
             "-f", "lavfi", "-i", "sine=frequency=880:duration=3",
@@ -58,12 +58,18 @@ enum Fixtures {
     /// `elng`: 3 `fr-CA`, 5 `en-US`. Track 6 edits: empty 1 s, media 0–1 s, media 1.5–2 s.
     static let grouped: Result<URL, Error> = Result {
         let url = path("grouped.mp4")
-        try Tool.ffmpeg(try inputs() + [
+        try makeGrouped(url)
+        return url
+    }
+
+    /// Makes the grouped movie at `url` (also the bundled demo sample, at 160x120).
+    static func makeGrouped(_ url: URL, size: String = "320x240", extra: [String] = []) throws {
+        try Tool.ffmpeg(try inputs(size: size) + [
             "-map_chapters", "6", "-map", "0", "-map", "1", "-map", "2", "-map", "3", "-map", "4", "-map", "5",
         ] + codecs + [
             "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=eng",
-            "-metadata:s:s:1", "handler_name=Forced", url.path,
-        ])
+            "-metadata:s:s:1", "handler_name=Forced",
+        ] + extra + [url.path])
         try MoovPatch.apply(to: url) { moov in
             let groups: [UInt32: (Bool, Int16)] = [2: (true, 2), 3: (false, 2), 4: (true, 5), 5: (true, 7), 6: (false, 7)]
             for (id, (enabled, group)) in groups {
@@ -80,7 +86,6 @@ enum Fixtures {
                 trak.setEditList([(1000, -1, 1), (1000, 0, 1), (500, scale * 3 / 2, 1)])
             }
         }
-        return url
     }
 
     /// A fragmented MP4 (ffmpeg `frag_keyframe+empty_moov`): H.264 + AAC.
