@@ -38,6 +38,8 @@ public struct TrackRun: Sendable, Hashable {
 
 /// One `traf`: a track's part of a movie fragment, with defaults resolved.
 public struct TrackFragment: Sendable, Hashable {
+    /// File offset of the `moof` this fragment is in (the base of its data offsets).
+    public var moofOffset: UInt64 = 0
     public var trackID: UInt32
     public var tfhdFlags: UInt32
     public var baseDataOffset: UInt64?
@@ -66,7 +68,9 @@ public struct MovieFragment: Sendable, Hashable {
                 try r.skip(4, "version and flags")
                 fragment.sequenceNumber = try r.u32("sequence number")
             case "traf":
-                fragment.trackFragments.append(try parseTrackFragment(child, defaults: defaults))
+                var traf = try parseTrackFragment(child, defaults: defaults)
+                traf.moofOffset = offset
+                fragment.trackFragments.append(traf)
             default:
                 break
             }

@@ -1,0 +1,224 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+
+/// Reads an asset's samples, one `AssetReaderTrackOutput` per track.
+///
+/// Passthrough only (`outputSettings: nil`): samples come out as stored — bytes,
+/// decode and presentation times, durations, sync and dependency flags, and the
+/// track's original format description. Times are media times, in the track's
+/// timescale; the track's `segments` (its edit list) map them to the movie.
+///
+/// ```swift
+/// let reader = try AssetReader(asset: asset)
+/// let output = AssetReaderTrackOutput(track: asset.tracks[0], outputSettings: nil)
+/// reader.add(output)
+/// reader.startReading()
+/// while let sample = output.copyNextSampleBuffer() { … }
+/// if reader.status == .failed { throw reader.error! }
+/// ```
+public final class AssetReader: @unchecked Sendable {
+    public enum Status: Sendable, Equatable {
+        case unknown, reading, completed, failed, cancelled
+    }
+
+    public let asset: Asset
+    private let lock = NSLock()
+    private var _outputs: [AssetReaderTrackOutput] = []
+    private var _status: Status = .unknown
+    private var _error: MediaError?
+    private var _timeRange: TimeRange = .everything
+    let file: ReadOnlyFile
+    let movie: MovieFile
+
+    /// Makes a reader for `asset`.
+    /// - Throws: `.unsupported` for assets whose samples Splice cannot read yet (containers other than MP4/MOV).
+    public init(asset: Asset) throws {
+        self.asset = asset
+        guard case let .isobmff(movie, file) = asset.source else {
+            throw MediaError(.unsupported, "reading samples from \(asset.format) files is not supported yet; MP4, MOV, M4A and M4V are",
+                             file: asset.url.path)
+        }
+        self.file = file
+        self.movie = movie
+    }
+
+    public var outputs: [AssetReaderTrackOutput] { lock.withLock { _outputs } }
+    public var status: Status { lock.withLock { _status } }
+    /// Why reading failed, when `status` is `.failed`.
+    public var error: MediaError? { lock.withLock { _error } }
+
+    /// The span of the movie timeline to read; set before `startReading()`. Reading starts at the
+    /// sync sample at or before the start, so that what is read can be decoded.
+    public var timeRange: TimeRange {
+        get { lock.withLock { _timeRange } }
+        set { lock.withLock { if _status == .unknown { _timeRange = newValue } } }
+    }
+
+    /// Whether `output` can be added: a track of this asset, not yet added, before reading starts.
+    public func canAdd(_ output: AssetReaderTrackOutput) -> Bool {
+        lock.withLock {
+            _status == .unknown && output.reader == nil && output.outputSettings == nil
+                && asset.tracks.contains { $0 === output.track }
+        }
+    }
+
+    /// Adds `output`; see `canAdd(_:)`.
+    public func add(_ output: AssetReaderTrackOutput) {
+        guard canAdd(output) else { return }
+        lock.withLock {
+            output.reader = self
+            _outputs.append(output)
+        }
+    }
+
+    /// Starts reading. Returns `false` (with `status` `.failed` and `error` set) when reading cannot start.
+    @discardableResult
+    public func startReading() -> Bool {
+        let (outputs, range): ([AssetReaderTrackOutput], TimeRange) = lock.withLock {
+            guard _status == .unknown else { return ([], .zero) }
+            _status = .reading
+            return (_outputs, _timeRange)
+        }
+        guard status == .reading else { return false }
+        do {
+            for output in outputs { try output.prepare(range: range) }
+        } catch {
+            fail(error as? MediaError ?? MediaError(.io, "\(error)"))
+            return false
+        }
+        return true
+    }
+
+    /// Stops reading; outputs return `nil` from then on.
+    public func cancelReading() {
+        lock.withLock {
+            if _status == .reading || _status == .unknown { _status = .cancelled }
+        }
+    }
+
+    func fail(_ error: MediaError) {
+        lock.withLock {
+            guard _status == .reading else { return }
+            _status = .failed
+            _error = error.inFile(asset.url.path)
+        }
+    }
+
+    func outputDidFinish() {
+        lock.withLock {
+            if _status == .reading && _outputs.allSatisfy({ $0.isFinished }) { _status = .completed }
+        }
+    }
+}
+
+/// Hands out the samples of one track, in decode order.
+public final class AssetReaderTrackOutput: @unchecked Sendable {
+    public let track: AssetTrack
+    /// `nil`: samples pass through as stored (the only mode so far).
+    public let outputSettings: [String: String]?
+    weak var reader: AssetReader?
+
+    private let lock = NSLock()
+    private var iterator: SampleIterator?
+    private var pending: SampleInfo?
+    private var endDecodeTime: Int64 = .max
+    private var finished = false
+    private var window = Data()
+    private var windowStart: UInt64 = 0
+    private var formats: [FormatDescription] = []
+    /// Largest single read: chunks bigger than this are read in pieces.
+    static let maximumRead: UInt64 = 4 << 20
+
+    public init(track: AssetTrack, outputSettings: [String: String]? = nil) {
+        self.track = track
+        self.outputSettings = outputSettings
+    }
+
+    var isFinished: Bool { lock.withLock { finished } }
+
+    /// Positions the iterator at the first sample needed for `range`.
+    func prepare(range: TimeRange) throws {
+        guard let reader, let iso = track.isoTrack else { return }
+        let trex = reader.movie.trackExtends[iso.trackID]
+        var it = SampleIterator(track: iso, trackExtends: trex)
+        formats = track.formatDescriptions
+        if range != .everything {
+            let scale = track.naturalTimeScale
+            // Movie time → media time through the first non-empty edit.
+            var shift = MediaTime.zero
+            if let first = track.segments.first(where: { !$0.isEmpty }), let source = first.source {
+                shift = source.start - first.target.start
+            }
+            let start = (range.start + shift).converted(to: scale, rounding: .down)
+            let end = range.end.isNumeric ? (range.end + shift).converted(to: scale, rounding: .up).value : .max
+            // Start at the last sync sample at or before the first sample that ends after `start`.
+            var probe = it
+            var index = 0, syncIndex = 0
+            while let s = probe.next() {
+                if s.isSync { syncIndex = index }
+                if s.presentationTime + Int64(s.duration) > start.value { break }
+                index += 1
+            }
+            for _ in 0..<syncIndex { _ = it.next() }
+            endDecodeTime = end
+        }
+        lock.withLock { iterator = it }
+    }
+
+    /// The next sample in decode order, or `nil` at the end, after `cancelReading()`, or on failure
+    /// (then the reader's `status` is `.failed` and its `error` says why).
+    public func copyNextSampleBuffer() -> SampleBuffer? {
+        guard let reader, reader.status == .reading else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !finished, var it = iterator else { return nil }
+        guard let s = it.next(), s.decodeTime < endDecodeTime else {
+            iterator = it
+            finished = true
+            lock.unlock()
+            reader.outputDidFinish()
+            lock.lock()
+            return nil
+        }
+        iterator = it
+        do {
+            let data = try read(s, file: reader.file)
+            guard s.descriptionIndex >= 1, Int(s.descriptionIndex) <= formats.count else {
+                throw MediaError(.invalidData, "sample description index \(s.descriptionIndex) does not exist",
+                                 location: "track \(track.trackID)")
+            }
+            let scale = track.naturalTimeScale
+            return SampleBuffer(
+                data: data,
+                decodeTime: MediaTime(value: s.decodeTime, timescale: scale),
+                presentationTime: MediaTime(value: s.presentationTime, timescale: scale),
+                duration: MediaTime(value: Int64(s.duration), timescale: scale),
+                isSync: s.isSync, dependency: s.dependency.map(SampleBuffer.Dependency.init(rawValue:)),
+                formatDescription: formats[Int(s.descriptionIndex) - 1])
+        } catch {
+            finished = true
+            lock.unlock()
+            reader.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
+            lock.lock()
+            return nil
+        }
+    }
+
+    /// The sample's bytes, from a window of up to 4 MiB read at once along its chunk.
+    private func read(_ s: SampleInfo, file: ReadOnlyFile) throws -> Data {
+        let size = UInt64(s.size)
+        guard s.offset <= file.size, size <= file.size - s.offset else {
+            throw MediaError(.invalidData, "sample at offset \(s.offset) (\(s.size) bytes) lies past the end of the file",
+                             location: "track \(track.trackID)")
+        }
+        if s.offset < windowStart || s.offset + size > windowStart + UInt64(window.count) {
+            let want = max(size, min(s.contiguousBytes, AssetReaderTrackOutput.maximumRead))
+            let length = min(want, file.size - s.offset)
+            window = try file.readData(at: s.offset, count: Int(length))
+            windowStart = s.offset
+        }
+        let from = Int(s.offset - windowStart)
+        return window.subdata(in: from..<(from + Int(size)))
+    }
+}
