@@ -13,7 +13,8 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libavutil",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]
         ),
-        .target(name: "MediaCore"),
+        .target(name: "CSystem"),
+        .target(name: "MediaCore", dependencies: ["CSystem"]),
         .target(name: "ISOBMFF", dependencies: ["MediaCore"]),
         .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "MediaCore"]),
         .target(name: "Splice", dependencies: ["MediaCore", "ISOBMFF", "FFmpegBridge"]),

@@ -30,6 +30,18 @@ public let identityMatrix: Matrix = [0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x4000_
 
 /// `mvhd`: movie timescale, duration and next track ID.
 public struct MovieHeader: Sendable, Hashable {
+    public init(version: UInt8, creationTime: UInt64, modificationTime: UInt64, timescale: UInt32, duration: UInt64, rate: Int32, volume: Int16, matrix: Matrix, nextTrackID: UInt32) {
+        self.version = version
+        self.creationTime = creationTime
+        self.modificationTime = modificationTime
+        self.timescale = timescale
+        self.duration = duration
+        self.rate = rate
+        self.volume = volume
+        self.matrix = matrix
+        self.nextTrackID = nextTrackID
+    }
+
     public var version: UInt8
     public var creationTime: UInt64
     public var modificationTime: UInt64
@@ -69,6 +81,21 @@ public struct MovieHeader: Sendable, Hashable {
 
 /// `tkhd`: track ID, flags, alternate group, volume, matrix and visual size.
 public struct TrackHeader: Sendable, Hashable {
+    public init(version: UInt8, flags: UInt32, creationTime: UInt64, modificationTime: UInt64, trackID: UInt32, duration: UInt64, layer: Int16, alternateGroup: Int16, volume: Int16, matrix: Matrix, width: UInt32, height: UInt32) {
+        self.version = version
+        self.flags = flags
+        self.creationTime = creationTime
+        self.modificationTime = modificationTime
+        self.trackID = trackID
+        self.duration = duration
+        self.layer = layer
+        self.alternateGroup = alternateGroup
+        self.volume = volume
+        self.matrix = matrix
+        self.width = width
+        self.height = height
+    }
+
     public static let enabledFlag: UInt32 = 0x1
     public static let inMovieFlag: UInt32 = 0x2
     public static let inPreviewFlag: UInt32 = 0x4
@@ -168,7 +195,17 @@ public struct EditListEntry: Sendable, Hashable {
     }
 
     public var isEmpty: Bool { mediaTime == -1 }
-    public var rate: Double { Double(rateInteger) + Double(rateFraction) / 65536 }
+
+    /// The media rate: integer and fraction together are one signed 16.16 fixed-point number.
+    public var rate: Double {
+        Double(Int32(rateInteger) << 16 | Int32(UInt16(bitPattern: rateFraction))) / 65536
+    }
+
+    /// Splits a rate into the two 16-bit halves of its 16.16 fixed-point form.
+    public static func rateFields(_ rate: Double) -> (integer: Int16, fraction: Int16) {
+        let fixed = Int32(clamping: Int64((rate * 65536).rounded()))
+        return (Int16(truncatingIfNeeded: fixed >> 16), Int16(truncatingIfNeeded: fixed))
+    }
 }
 
 /// `elst`: the edit list.
@@ -205,6 +242,16 @@ public struct EditList: Sendable, Hashable {
 
 /// `mdhd`: the media timescale, duration and language.
 public struct MediaHeader: Sendable, Hashable {
+    public init(version: UInt8, creationTime: UInt64, modificationTime: UInt64, timescale: UInt32, duration: UInt64, languageCode: UInt16, quality: UInt16) {
+        self.version = version
+        self.creationTime = creationTime
+        self.modificationTime = modificationTime
+        self.timescale = timescale
+        self.duration = duration
+        self.languageCode = languageCode
+        self.quality = quality
+    }
+
     public var version: UInt8
     public var creationTime: UInt64
     public var modificationTime: UInt64
@@ -243,6 +290,13 @@ public struct MediaHeader: Sendable, Hashable {
 
 /// `hdlr`: the handler type and the track's name.
 public struct HandlerBox: Sendable, Hashable {
+    public init(componentType: FourCC, handlerType: FourCC, name: String, isPascalName: Bool) {
+        self.componentType = componentType
+        self.handlerType = handlerType
+        self.name = name
+        self.isPascalName = isPascalName
+    }
+
     /// QuickTime component type (`mhlr`, `dhlr`); 0 in ISO files.
     public var componentType: FourCC
     public var handlerType: FourCC

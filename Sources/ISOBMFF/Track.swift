@@ -19,6 +19,13 @@ public struct Track: Sendable, Hashable {
     /// Fragments of this track, in file order (fragmented files only).
     public var fragments: [TrackFragment] = []
 
+    public init(header: TrackHeader, mediaHeader: MediaHeader, handler: HandlerBox, sampleTable: SampleTable) {
+        self.header = header
+        self.mediaHeader = mediaHeader
+        self.handler = handler
+        self.sampleTable = sampleTable
+    }
+
     public var trackID: UInt32 { header.trackID }
     public var mediaType: MediaType { MediaType(handlerType: handler.handlerType) }
 

@@ -142,7 +142,9 @@ struct TypedBoxTests {
             #expect(e.entries[0].isEmpty && e.entries[0].segmentDuration == 1000)
             #expect(e.entries[1].mediaTime == 1024 && !e.entries[1].isEmpty)
             #expect(e.entries[1].segmentDuration == (version == 1 ? 1 << 33 : 3000))
-            #expect(e.entries[1].rate == -0.5)
+            #expect(e.entries[1].rate == 0.5)  // 0x0000_8000 in 16.16
+            #expect(EditListEntry.rateFields(-0.5) == (-1, -0x8000))
+            #expect(EditListEntry.rateFields(1) == (1, 0))
         }
     }
 

@@ -88,6 +88,29 @@ enum Fixtures {
         }
     }
 
+    /// The grouped movie with its subtitle group all disabled (tracks 5 and 6).
+    static let allDisabled: Result<URL, Error> = Result {
+        let url = path("all-disabled.mp4")
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.copyItem(at: try grouped.get(), to: url)
+        try MoovPatch.apply(to: url) { moov in
+            moov.modifyTrack(5) { $0.setTrackHeader(enabled: false) }
+        }
+        return url
+    }
+
+    /// H.264 with B-frames and negative composition offsets (`ctts` version 1), plus AAC.
+    static let negativeCTS: Result<URL, Error> = Result {
+        let url = path("negative-cts.mp4")
+        try Tool.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2",
+            "-f", "lavfi", "-i", "sine=frequency=440:duration=2",
+            "-c:v", "libx264", "-preset", "ultrafast", "-bf", "3", "-g", "12", "-c:a", "aac",
+            "-movflags", "negative_cts_offsets", url.path,
+        ])
+        return url
+    }
+
     /// A fragmented MP4 (ffmpeg `frag_keyframe+empty_moov`): H.264 + AAC.
     static let fragmented: Result<URL, Error> = Result {
         let url = path("fragmented.mp4")

@@ -86,10 +86,10 @@ extension Box {
         }
     }
 
-    /// Adds an `elng` box after `mdhd`.
+    /// Adds an `elng` box after `hdlr` (where ISO/IEC 14496-12 puts it).
     mutating func addExtendedLanguage(_ tag: String) {
         modifyChild("mdia") { mdia in
-            let at = (mdia.children!.firstIndex { $0.type == "mdhd" } ?? 0) + 1
+            let at = (mdia.children!.firstIndex { $0.type == "hdlr" } ?? 0) + 1
             mdia.children!.insert(Box(type: "elng", payload: [0, 0, 0, 0] + Array(tag.utf8) + [0]), at: at)
         }
     }

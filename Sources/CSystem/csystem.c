@@ -1,0 +1,24 @@
+#define _GNU_SOURCE
+#include "csystem.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <linux/falloc.h>
+
+int splice_insert_range(int fd, int64_t offset, int64_t length) {
+    return fallocate(fd, FALLOC_FL_INSERT_RANGE, (off_t)offset, (off_t)length);
+}
+
+int64_t splice_copy_file_range(int in, int64_t in_offset, int out, int64_t length) {
+    off64_t off = (off64_t)in_offset;
+    return (int64_t)copy_file_range(in, &off, out, NULL, (size_t)length, 0);
+}
+
+int splice_rename_noreplace(const char *from, const char *to) {
+    int r = renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+    if (r == 0 || (errno != EINVAL && errno != ENOSYS)) return r;
+    /* File systems without RENAME_NOREPLACE: link fails if `to` exists. */
+    if (link(from, to) != 0) return -1;
+    return unlink(from);
+}

@@ -1,0 +1,18 @@
+#ifndef SPLICE_CSYSTEM_H
+#define SPLICE_CSYSTEM_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Linux calls that Swift's Glibc module does not import (they need _GNU_SOURCE). */
+
+/* Inserts `length` bytes of hole at `offset` (FALLOC_FL_INSERT_RANGE); 0 or -1 with errno. */
+int splice_insert_range(int fd, int64_t offset, int64_t length);
+
+/* Copies `length` bytes from `in` at `in_offset` to `out` at its position; returns bytes copied or -1. */
+int64_t splice_copy_file_range(int in, int64_t in_offset, int out, int64_t length);
+
+/* rename(2) that fails with EEXIST instead of replacing `to`; falls back to link+unlink. */
+int splice_rename_noreplace(const char *from, const char *to);
+
+#endif

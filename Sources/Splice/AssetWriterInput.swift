@@ -1,0 +1,155 @@
+import Dispatch
+import Foundation
+import MediaCore
+import ISOBMFF
+
+/// One output track of an `AssetWriter`: takes sample buffers and says when it is ready for more.
+///
+/// Set its properties before `AssetWriter.startWriting()`. Feed it from a serial queue:
+///
+/// ```swift
+/// input.requestMediaDataWhenReady(on: queue) {
+///     while input.isReadyForMoreMediaData {
+///         guard let sample = output.copyNextSampleBuffer() else { input.markAsFinished(); return }
+///         if !input.append(sample) { return }
+///     }
+/// }
+/// ```
+public final class AssetWriterInput: @unchecked Sendable {
+    public let mediaType: MediaType
+    /// `nil`: samples are written as given (passthrough; the only mode so far).
+    public let outputSettings: [String: String]?
+    /// The format of the samples to come; its ISO sample entry is written byte-exact.
+    public let sourceFormatHint: FormatDescription?
+
+    /// ISO 639-2/T language for `mdhd` (`und` when nil).
+    public var languageCode: String?
+    /// BCP 47 tag for `elng`.
+    public var extendedLanguageTag: String?
+    /// Whether the track is enabled when it is in no group (groups decide for their members).
+    public var marksOutputTrackAsEnabled = true
+    /// The handler name (`hdlr`).
+    public var name: String?
+    /// The media timescale; 0 takes the timescale of the first sample's decode time.
+    public var mediaTimeScale: Int32 = 0
+    /// The track's visual size (`tkhd` width/height); defaults to the format's dimensions.
+    public var naturalSize: Dimensions?
+    /// The `tkhd` matrix (a, b, u, c, d, v, tx, ty, w as stored); identity when nil.
+    public var transform: [Int32]?
+    /// Audio volume, 0…1 (`tkhd`); 1 for audio tracks when nil.
+    public var preferredVolume: Float?
+    /// How much media to gather per chunk before interleaving with other tracks.
+    public var preferredMediaChunkDuration = MediaTime(value: 1, timescale: 2)
+    /// The edit list to write, in movie time; `nil` for none (or one derived from the session times).
+    public var segments: [TrackSegment]?
+
+    weak var writer: AssetWriter?
+    var associations: [(type: TrackAssociationType, input: AssetWriterInput)] = []
+    /// Boxes and fields carried over from a source track when mirroring an MP4/MOV.
+    var passthrough: TrackPassthrough?
+
+    // State owned by the writer, guarded by its lock.
+    var index = 0
+    var isFinished = false
+    var pending: [PendingSample] = []
+    var pendingBytes = 0
+    var frontier: Int64 = -1
+    var builder = SampleTableBuilder()
+    var entryIndex: [Data: UInt32] = [:]
+    var timescale: Int32 = 0
+    var firstDecodeTime: Int64?
+    var lastDecodeTime: Int64?
+    var requestQueue: DispatchQueue?
+    var requestBlock: (@Sendable () -> Void)?
+    var isScheduled = false
+    var sawTerminalStatus = false
+
+    /// Makes an input for `mediaType` samples.
+    /// - Parameters:
+    ///   - outputSettings: must be `nil` (passthrough).
+    ///   - sourceFormatHint: the samples' format; its sample entry is written as is.
+    public init(mediaType: MediaType, outputSettings: [String: String]? = nil, sourceFormatHint: FormatDescription? = nil) {
+        self.mediaType = mediaType
+        self.outputSettings = outputSettings
+        self.sourceFormatHint = sourceFormatHint
+    }
+
+    /// Whether `append(_:)` would take a sample now: `false` while this track is far enough
+    /// ahead of the others (or holds a full chunk), after `markAsFinished()`, and once writing ends.
+    public var isReadyForMoreMediaData: Bool {
+        writer?.isReady(self) ?? false
+    }
+
+    /// Calls `block` on `queue` whenever the input is ready for more data, until it is marked
+    /// finished or writing ends (then `block` runs once more so it can see the writer's status).
+    public func requestMediaDataWhenReady(on queue: DispatchQueue, using block: @escaping @Sendable () -> Void) {
+        writer?.setRequest(self, queue: queue, block: block)
+    }
+
+    /// Appends a sample. Returns `false` when it cannot be written; the writer's `status` and
+    /// `error` then say why.
+    @discardableResult
+    public func append(_ sample: SampleBuffer) -> Bool {
+        writer?.append(sample, to: self) ?? false
+    }
+
+    /// Says that no more samples come for this track.
+    public func markAsFinished() {
+        writer?.markAsFinished(self)
+    }
+
+    /// Whether a `tref` of `type` from this input's track to `input`'s can be added.
+    public func canAddTrackAssociation(withTrackOf input: AssetWriterInput, type: TrackAssociationType) -> Bool {
+        input !== self && writer != nil && input.writer === writer && writer?.status == .unknown
+            && !associations.contains { $0.type == type && $0.input === input }
+    }
+
+    /// Adds a `tref` of `type` pointing from this input's track to `input`'s (several targets and
+    /// several types per track are fine).
+    public func addTrackAssociation(withTrackOf input: AssetWriterInput, type: TrackAssociationType) {
+        guard canAddTrackAssociation(withTrackOf: input, type: type) else { return }
+        associations.append((type, input))
+    }
+}
+
+/// A sample waiting for its chunk to be written.
+struct PendingSample {
+    var data: Data
+    var decodeTime: Int64
+    var compositionOffset: Int64
+    var duration: Int64
+    var isSync: Bool
+    var dependency: UInt8?
+    var descriptionIndex: UInt32
+    var window: Int64
+}
+
+/// What a mirrored MP4/MOV track keeps from its source beyond the public properties.
+struct TrackPassthrough: Sendable {
+    var header: TrackHeader
+    var mediaHeader: MediaHeader
+    var handler: HandlerBox
+    var mediaInformationBoxes: [RawBox]
+    var otherTrackBoxes: [RawBox]
+    var otherMediaBoxes: [RawBox]
+    /// `sgpd`/`sbgp`/`subs`…: they index samples, so they are kept only when every sample is copied.
+    var sampleTableBoxes: [RawBox]
+    /// The source's sample count: `sampleTableBoxes` are written only when the output has as many.
+    var expectedSampleCount: Int
+}
+
+/// Inputs whose tracks are alternatives to each other: one `alternate_group` in the file,
+/// the default input enabled and the others disabled.
+public final class AssetWriterInputGroup: @unchecked Sendable {
+    public let inputs: [AssetWriterInput]
+    /// The input enabled by default; `nil` leaves every track of the group disabled.
+    public let defaultInput: AssetWriterInput?
+    /// The `alternate_group` number to use when it is free; the writer numbers the group otherwise.
+    public let preferredAlternateGroup: Int?
+
+    public init(inputs: [AssetWriterInput], defaultInput: AssetWriterInput?, preferredAlternateGroup: Int? = nil) {
+        self.inputs = inputs
+        self.defaultInput = defaultInput
+        self.preferredAlternateGroup = preferredAlternateGroup
+    }
+}
