@@ -10,7 +10,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO := Samples/Media/grouped.mp4
 
-.PHONY: demo test build deps-build deps-test clean
+.PHONY: demo test bench build deps-build deps-test clean
 
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -37,6 +37,11 @@ demo: build
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+## Remux speed and memory against cp and ffmpeg (release build; media generated once into bench-media/).
+bench: deps-test
+	$(SWIFT) build -c release
+	.build/release/splice-bench
 
 clean:
 	rm -rf .build

@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "MediaCore"]),
         .target(name: "Splice", dependencies: ["MediaCore", "ISOBMFF", "FFmpegBridge"]),
         .executableTarget(name: "splice", dependencies: ["Splice"]),
+        .executableTarget(name: "splice-bench", path: "Benchmarks/SpliceBench"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF"]),
         .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF"]),

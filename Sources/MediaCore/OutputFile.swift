@@ -69,6 +69,31 @@ public final class OutputFile: @unchecked Sendable {
     public func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
     public func write(_ data: Data) throws { try data.withUnsafeBytes { try write($0) } }
 
+    /// Appends `length` bytes of `file` from `offset`, in the kernel where it can
+    /// (`copy_file_range`: no copy through user space), else by reading and writing.
+    public func append(from file: ReadOnlyFile, offset: UInt64, length: Int) throws {
+        guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
+        var copied = 0
+        while copied < length && canCopyInKernel {
+            let n = splice_copy_file_range(file.fileDescriptor, Int64(offset) + Int64(copied), fd, Int64(length - copied))
+            if n > 0 { copied += Int(n); continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP || errno == EBADF) {
+                canCopyInKernel = false
+                break
+            }
+            if n == 0 { throw MediaError(.truncated, "source ended at \(offset + UInt64(copied))", file: file.path) }
+            throw ioError("write failed")
+        }
+        size += UInt64(copied)
+        if copied < length {
+            let rest = try file.readData(at: offset + UInt64(copied), count: length - copied)
+            try write(rest)
+        }
+    }
+
+    private var canCopyInKernel = ProcessInfo.processInfo.environment["SPLICE_NO_COPY_FILE_RANGE"] == nil
+
     /// Overwrites bytes already written, at `offset`.
     public func write(_ bytes: [UInt8], at offset: UInt64) throws {
         try bytes.withUnsafeBytes { buf in

@@ -9,7 +9,9 @@ import Glibc
 public final class ReadOnlyFile: @unchecked Sendable {
     public let path: String
     public let size: UInt64
-    private let fd: Int32
+    /// The open descriptor (read-only), for zero-copy transfers.
+    public let fileDescriptor: Int32
+    private var fd: Int32 { fileDescriptor }
 
     /// Opens `path` for reading.
     /// - Throws: `MediaError` `.fileNotFound` for a missing path, `.invalidData` for a directory or
@@ -38,7 +40,7 @@ public final class ReadOnlyFile: @unchecked Sendable {
             close(fd)
             throw MediaError(.invalidData, "is not a regular file", file: path)
         }
-        self.fd = fd
+        self.fileDescriptor = fd
         self.size = UInt64(st.st_size)
     }
 

@@ -16,7 +16,49 @@ public struct SampleBuffer: Sendable {
         public var hasRedundancy: UInt8 { rawValue & 3 }
     }
 
-    public var data: Data
+    /// Where a sample's bytes are: in memory, or in a region of a file (not read until needed).
+    public enum Storage: Sendable {
+        case bytes(Data)
+        case file(FileRange)
+    }
+
+    /// A region of a file holding a sample's bytes.
+    public struct FileRange: Sendable {
+        public let file: ReadOnlyFile
+        public let offset: UInt64
+        public let length: Int
+        public init(file: ReadOnlyFile, offset: UInt64, length: Int) {
+            self.file = file
+            self.offset = offset
+            self.length = length
+        }
+    }
+
+    public var storage: Storage
+
+    /// The sample's bytes. For a file-backed sample each access reads the file (an I/O error
+    /// gives empty data; `loadData()` reports it). Setting it makes the sample in-memory.
+    public var data: Data {
+        get { (try? loadData()) ?? Data() }
+        set { storage = .bytes(newValue) }
+    }
+
+    /// The sample's bytes, reading them from the file for a file-backed sample.
+    public func loadData() throws -> Data {
+        switch storage {
+        case .bytes(let d): return d
+        case .file(let r): return try r.file.readData(at: r.offset, count: r.length)
+        }
+    }
+
+    /// The number of bytes, without reading them.
+    public var dataLength: Int {
+        switch storage {
+        case .bytes(let d): d.count
+        case .file(let r): r.length
+        }
+    }
+
     public var decodeTime: MediaTime
     public var presentationTime: MediaTime
     public var duration: MediaTime
@@ -26,9 +68,17 @@ public struct SampleBuffer: Sendable {
     public var dependency: Dependency?
     public var formatDescription: FormatDescription
 
+    /// Makes a sample whose bytes stay in a file until they are needed.
+    public init(fileRange: FileRange, decodeTime: MediaTime, presentationTime: MediaTime, duration: MediaTime,
+                isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
+        self.init(data: Data(), decodeTime: decodeTime, presentationTime: presentationTime, duration: duration,
+                  isSync: isSync, dependency: dependency, formatDescription: formatDescription)
+        self.storage = .file(fileRange)
+    }
+
     public init(data: Data, decodeTime: MediaTime, presentationTime: MediaTime, duration: MediaTime,
                 isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
-        self.data = data
+        self.storage = .bytes(data)
         self.decodeTime = decodeTime
         self.presentationTime = presentationTime
         self.duration = duration

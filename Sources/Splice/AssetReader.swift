@@ -117,6 +117,10 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     public let track: AssetTrack
     /// `nil`: samples pass through as stored (the only mode so far).
     public let outputSettings: [String: String]?
+    /// `true` (the default): each sample's bytes are read into memory. `false`: samples refer to
+    /// their bytes in the file, read only when `data` is asked for — a writer copies them file
+    /// to file without reading them (what `SamplePipe.mirroring` uses). Set before reading.
+    public var alwaysCopiesSampleData = true
     weak var reader: AssetReader?
 
     private let lock = NSLock()
@@ -172,30 +176,37 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
         guard let reader, reader.status == .reading else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        guard !finished, var it = iterator else { return nil }
-        guard let s = it.next(), s.decodeTime < endDecodeTime else {
-            iterator = it
+        guard !finished, iterator != nil else { return nil }
+        guard let s = iterator!.next(), s.decodeTime < endDecodeTime else {
             finished = true
             lock.unlock()
             reader.outputDidFinish()
             lock.lock()
             return nil
         }
-        iterator = it
         do {
-            let data = try read(s, file: reader.file)
+            let file = reader.file
+            guard s.offset <= file.size, UInt64(s.size) <= file.size - s.offset else {
+                throw MediaError(.invalidData, "sample at offset \(s.offset) (\(s.size) bytes) lies past the end of the file",
+                                 location: "track \(track.trackID)")
+            }
             guard s.descriptionIndex >= 1, Int(s.descriptionIndex) <= formats.count else {
                 throw MediaError(.invalidData, "sample description index \(s.descriptionIndex) does not exist",
                                  location: "track \(track.trackID)")
             }
+            let storage: SampleBuffer.Storage = alwaysCopiesSampleData
+                ? .bytes(try read(s, file: file))
+                : .file(SampleBuffer.FileRange(file: file, offset: s.offset, length: Int(s.size)))
             let scale = track.naturalTimeScale
-            return SampleBuffer(
-                data: data,
+            var sample = SampleBuffer(
+                data: Data(),
                 decodeTime: MediaTime(value: s.decodeTime, timescale: scale),
                 presentationTime: MediaTime(value: s.presentationTime, timescale: scale),
                 duration: MediaTime(value: Int64(s.duration), timescale: scale),
                 isSync: s.isSync, dependency: s.dependency.map(SampleBuffer.Dependency.init(rawValue:)),
                 formatDescription: formats[Int(s.descriptionIndex) - 1])
+            sample.storage = storage
+            return sample
         } catch {
             finished = true
             lock.unlock()
@@ -208,10 +219,6 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     /// The sample's bytes, from a window of up to 4 MiB read at once along its chunk.
     private func read(_ s: SampleInfo, file: ReadOnlyFile) throws -> Data {
         let size = UInt64(s.size)
-        guard s.offset <= file.size, size <= file.size - s.offset else {
-            throw MediaError(.invalidData, "sample at offset \(s.offset) (\(s.size) bytes) lies past the end of the file",
-                             location: "track \(track.trackID)")
-        }
         if s.offset < windowStart || s.offset + size > windowStart + UInt64(window.count) {
             let want = max(size, min(s.contiguousBytes, AssetReaderTrackOutput.maximumRead))
             let length = min(want, file.size - s.offset)

@@ -49,6 +49,8 @@ public final class AssetWriter: @unchecked Sendable {
     private var sessionStart: MediaTime?
     private var sessionEnd: MediaTime?
     private var window = MediaTime(value: 1, timescale: 2)
+    /// The lowest frontier among unfinished inputs (`Int64.max` when all are finished).
+    private var slowestFrontier: Int64 = -1
     /// Most bytes an input may hold before its chunk is written regardless of the others.
     static let maximumPendingBytes = 16 << 20
 
@@ -123,6 +125,7 @@ public final class AssetWriter: @unchecked Sendable {
             try file.write(w.bytes)
             let durations = _inputs.map(\.preferredMediaChunkDuration).filter { $0.isNumeric && $0 > .zero }
             window = durations.min() ?? MediaTime(value: 1, timescale: 2)
+            _ = updateSlowestFrontier()
             _status = .writing
             lock.unlock()
             return true
@@ -152,8 +155,15 @@ public final class AssetWriter: @unchecked Sendable {
     private func isReadyLocked(_ input: AssetWriterInput) -> Bool {
         guard _status == .writing, sessionStart != nil, !input.isFinished,
               input.pendingBytes < AssetWriter.maximumPendingBytes else { return false }
-        let slowest = _inputs.filter { !$0.isFinished }.map(\.frontier).min() ?? input.frontier
-        return input.frontier <= slowest + 1
+        return input.frontier <= slowestFrontier + 1
+    }
+
+    /// Recomputes `slowestFrontier`; returns whether it moved (other inputs may have become ready).
+    private func updateSlowestFrontier() -> Bool {
+        var slowest = Int64.max
+        for input in _inputs where !input.isFinished && input.frontier < slowest { slowest = input.frontier }
+        defer { slowestFrontier = slowest }
+        return slowest != slowestFrontier
     }
 
     func setRequest(_ input: AssetWriterInput, queue: DispatchQueue, block: @escaping @Sendable () -> Void) {
@@ -198,16 +208,19 @@ public final class AssetWriter: @unchecked Sendable {
                 throw MediaError(.invalidOperation, "append before startSession(atSourceTime:)")
             }
             guard !input.isFinished else { throw MediaError(.invalidOperation, "append after markAsFinished()") }
+            let frontier = input.frontier
             try enqueue(sample, to: input)
-            try flush(all: false)
+            // Only a move of the slowest input can make another one ready.
+            let moved = input.frontier != frontier && updateSlowestFrontier()
+            if moved || input.pendingBytes >= AssetWriter.maximumPendingBytes { try flush(all: false) }
             lock.unlock()
+            if moved { pumpAll() }
         } catch {
             failLocked(error)
             lock.unlock()
             pumpAll()
             return false
         }
-        pumpAll()
         return true
     }
 
@@ -231,10 +244,10 @@ public final class AssetWriter: @unchecked Sendable {
         let descriptionIndex = try sampleDescriptionIndex(for: sample.formatDescription, input: input)
         let window = windowIndex(MediaTime(value: dts, timescale: ts))
         input.pending.append(PendingSample(
-            data: sample.data, decodeTime: dts, compositionOffset: pts - dts, duration: duration,
+            storage: sample.storage, length: sample.dataLength, decodeTime: dts, compositionOffset: pts - dts, duration: duration,
             isSync: sample.isSync, dependency: sample.dependency?.rawValue, descriptionIndex: descriptionIndex,
             window: window))
-        input.pendingBytes += sample.data.count
+        if case .bytes = sample.storage { input.pendingBytes += sample.dataLength }
         input.frontier = max(input.frontier, window)
     }
 
@@ -242,10 +255,16 @@ public final class AssetWriter: @unchecked Sendable {
         guard let entry = format.sampleEntry else {
             throw MediaError(.unsupported, "track \(input.index + 1): \(format.codecName ?? format.codec.description) samples carry no ISO sample description; writing them to MP4/MOV is not supported yet")
         }
-        if let i = input.entryIndex[entry] { return i }
-        input.builder.addSampleEntry(try SampleEntry(bytes: [UInt8](entry), handler: input.mediaType.handlerType))
-        let i = UInt32(input.entryIndex.count + 1)
-        input.entryIndex[entry] = i
+        if let last = input.lastEntry, last.entry == entry { return last.index }
+        let i: UInt32
+        if let known = input.entryIndex[entry] {
+            i = known
+        } else {
+            input.builder.addSampleEntry(try SampleEntry(bytes: [UInt8](entry), handler: input.mediaType.handlerType))
+            i = UInt32(input.entryIndex.count + 1)
+            input.entryIndex[entry] = i
+        }
+        input.lastEntry = (entry, i)
         return i
     }
 
@@ -261,6 +280,7 @@ public final class AssetWriter: @unchecked Sendable {
         lock.lock()
         if !input.isFinished {
             input.isFinished = true
+            _ = updateSlowestFrontier()
             if _status == .writing {
                 do { try flush(all: false) } catch { failLocked(error) }
             }
@@ -269,49 +289,157 @@ public final class AssetWriter: @unchecked Sendable {
         pumpAll()
     }
 
-    /// Writes every chunk whose window all unfinished inputs have passed (everything with `all`),
-    /// window by window, inputs in order within a window.
+    /// Writes every chunk whose window all unfinished inputs have passed (everything with `all`).
+    ///
+    /// Chunks go window by window, inputs in order within a window. When every sample to write
+    /// refers to the same source file in increasing offsets per track (a passthrough copy), they
+    /// go in source order instead: the output keeps the source's interleaving and long runs of
+    /// bytes are copied file to file in one go.
     private func flush(all: Bool) throws {
         guard let file else { return }
-        var limit = all ? Int64.max : (_inputs.filter { !$0.isFinished }.map(\.frontier).min() ?? Int64.max)
+        var limit = all ? Int64.max : slowestFrontier
         // An input holding too much data has its chunk written now, so that it never blocks.
         if !all, let heavy = _inputs.first(where: { !$0.isFinished && $0.pendingBytes >= AssetWriter.maximumPendingBytes && $0.frontier <= limit }) {
             limit = heavy.frontier + 1
         }
-        while true {
-            guard let w = _inputs.compactMap({ $0.pending.first?.window }).filter({ $0 < limit }).min() else { break }
-            for input in _inputs {
-                var n = 0
-                while n < input.pending.count && input.pending[n].window <= w { n += 1 }
-                guard n > 0 else { continue }
-                var start = 0
-                while start < n {
-                    // One chunk per run of samples sharing a sample description.
-                    var end = start + 1
-                    while end < n && input.pending[end].descriptionIndex == input.pending[start].descriptionIndex { end += 1 }
-                    try writeChunk(input, input.pending[start..<end], to: file)
-                    start = end
+        var counts: [Int] = []
+        var any = false
+        for input in _inputs {
+            var n = 0
+            while n < input.pending.count && input.pending[n].window < limit { n += 1 }
+            counts.append(n)
+            any = any || n > 0
+        }
+        guard any else { return }
+        var out = ChunkOutput(file: file)
+        if let order = sourceOrder(counts) {
+            var current: (input: Int, start: Int, end: Int)?
+            for (i, k) in order {
+                if let c = current, c.input == i, c.end == k,
+                   _inputs[i].pending[k].descriptionIndex == _inputs[i].pending[c.start].descriptionIndex {
+                    current!.end = k + 1
+                    continue
                 }
-                input.pending.removeFirst(n)
-                input.pendingBytes = input.pending.reduce(0) { $0 + $1.data.count }
+                if let c = current { try out.chunk(_inputs[c.input], _inputs[c.input].pending[c.start..<c.end]) }
+                current = (i, k, k + 1)
             }
+            if let c = current { try out.chunk(_inputs[c.input], _inputs[c.input].pending[c.start..<c.end]) }
+        } else {
+            var cursor = [Int](repeating: 0, count: _inputs.count)
+            while true {
+                var w = Int64.max
+                for (i, input) in _inputs.enumerated() where cursor[i] < counts[i] { w = min(w, input.pending[cursor[i]].window) }
+                guard w != Int64.max else { break }
+                for (i, input) in _inputs.enumerated() {
+                    var start = cursor[i]
+                    var end = start
+                    while end < counts[i] && input.pending[end].window <= w { end += 1 }
+                    cursor[i] = end
+                    while start < end {
+                        // One chunk per run of samples sharing a sample description.
+                        var stop = start + 1
+                        while stop < end && input.pending[stop].descriptionIndex == input.pending[start].descriptionIndex { stop += 1 }
+                        try out.chunk(input, input.pending[start..<stop])
+                        start = stop
+                    }
+                }
+            }
+        }
+        try out.finish()
+        for (i, input) in _inputs.enumerated() where counts[i] > 0 {
+            for s in input.pending[..<counts[i]] { if case .bytes = s.storage { input.pendingBytes -= s.length } }
+            input.pending.removeFirst(counts[i])
         }
     }
 
-    private func writeChunk(_ input: AssetWriterInput, _ samples: ArraySlice<PendingSample>, to file: OutputFile) throws {
-        let offset = file.size
-        var chunk = Data(capacity: samples.reduce(0) { $0 + $1.data.count })
-        for s in samples {
-            chunk.append(s.data)
-            guard let size = UInt32(exactly: s.data.count) else {
-                throw MediaError(.unsupported, "a sample of \(s.data.count) bytes is too large for MP4")
+    /// The samples to flush (first `counts[i]` of each input) as (input, index) in source-file
+    /// order, when they all lie in one file with offsets increasing within each input.
+    private func sourceOrder(_ counts: [Int]) -> [(Int, Int)]? {
+        var file: ReadOnlyFile?
+        for (i, input) in _inputs.enumerated() {
+            var previous: UInt64 = 0
+            for k in 0..<counts[i] {
+                guard case .file(let r) = input.pending[k].storage else { return nil }
+                if file == nil { file = r.file } else if file !== r.file { return nil }
+                if k > 0 && r.offset < previous { return nil }
+                previous = r.offset
             }
-            try input.builder.addSample(size: size, decodeTime: s.decodeTime - (input.firstDecodeTime ?? 0),
-                                        compositionOffset: s.compositionOffset, duration: s.duration,
-                                        isSync: s.isSync, dependency: s.dependency)
         }
-        try file.write(chunk)
-        input.builder.addChunk(offset: offset, sampleCount: samples.count, descriptionIndex: samples.first!.descriptionIndex)
+        // Merge the per-input sorted lists.
+        var order: [(Int, Int)] = []
+        order.reserveCapacity(counts.reduce(0, +))
+        var cursor = [Int](repeating: 0, count: counts.count)
+        func offset(_ i: Int) -> UInt64? {
+            guard cursor[i] < counts[i], case .file(let r) = _inputs[i].pending[cursor[i]].storage else { return nil }
+            return r.offset
+        }
+        while true {
+            var best: Int?
+            var bestOffset = UInt64.max
+            for i in counts.indices { if let o = offset(i), o < bestOffset { best = i; bestOffset = o } }
+            guard let b = best else { break }
+            order.append((b, cursor[b]))
+            cursor[b] += 1
+        }
+        return order
+    }
+
+    /// Writes chunks: in-memory bytes gathered into large writes, file-backed bytes copied
+    /// file to file with adjacent ranges merged (across chunks and tracks).
+    private struct ChunkOutput {
+        let file: OutputFile
+        var buffer = Data()
+        var range: SampleBuffer.FileRange?
+        var queued: UInt64 = 0
+
+        init(file: OutputFile) { self.file = file }
+
+        mutating func chunk(_ input: AssetWriterInput, _ samples: ArraySlice<PendingSample>) throws {
+            let offset = file.size + queued
+            for s in samples {
+                guard let size = UInt32(exactly: s.length) else {
+                    throw MediaError(.unsupported, "a sample of \(s.length) bytes is too large for MP4")
+                }
+                switch s.storage {
+                case .bytes(let d):
+                    try flushRange()
+                    buffer.append(d)
+                case .file(let r):
+                    try flushBuffer()
+                    if let current = range, current.file === r.file, current.offset + UInt64(current.length) == r.offset {
+                        range = SampleBuffer.FileRange(file: r.file, offset: current.offset, length: current.length + r.length)
+                    } else {
+                        try flushRange()
+                        range = r
+                    }
+                }
+                queued += UInt64(s.length)
+                try input.builder.addSample(size: size, decodeTime: s.decodeTime - (input.firstDecodeTime ?? 0),
+                                            compositionOffset: s.compositionOffset, duration: s.duration,
+                                            isSync: s.isSync, dependency: s.dependency)
+            }
+            input.builder.addChunk(offset: offset, sampleCount: samples.count, descriptionIndex: samples.first!.descriptionIndex)
+            if buffer.count >= 4 << 20 { try flushBuffer() }
+        }
+
+        private mutating func flushRange() throws {
+            guard let r = range else { return }
+            range = nil
+            try file.append(from: r.file, offset: r.offset, length: r.length)
+            queued -= UInt64(r.length)
+        }
+
+        private mutating func flushBuffer() throws {
+            guard !buffer.isEmpty else { return }
+            try file.write(buffer)
+            queued -= UInt64(buffer.count)
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        mutating func finish() throws {
+            try flushRange()
+            try flushBuffer()
+        }
     }
 
     private func failLocked(_ error: Error) {

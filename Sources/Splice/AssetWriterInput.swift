@@ -56,6 +56,7 @@ public final class AssetWriterInput: @unchecked Sendable {
     var frontier: Int64 = -1
     var builder = SampleTableBuilder()
     var entryIndex: [Data: UInt32] = [:]
+    var lastEntry: (entry: Data, index: UInt32)?
     var timescale: Int32 = 0
     var firstDecodeTime: Int64?
     var lastDecodeTime: Int64?
@@ -114,7 +115,8 @@ public final class AssetWriterInput: @unchecked Sendable {
 
 /// A sample waiting for its chunk to be written.
 struct PendingSample {
-    var data: Data
+    var storage: SampleBuffer.Storage
+    var length: Int
     var decodeTime: Int64
     var compositionOffset: Int64
     var duration: Int64

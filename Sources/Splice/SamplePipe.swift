@@ -182,6 +182,7 @@ extension SamplePipe {
         var ordered: [AssetWriterInput] = []
         for track in asset.tracks {
             let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
+            output.alwaysCopiesSampleData = false
             reader?.add(output)
             let input = AssetWriterInput(mediaType: track.mediaType, outputSettings: nil,
                                          sourceFormatHint: track.formatDescriptions.first)

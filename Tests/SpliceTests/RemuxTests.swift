@@ -111,7 +111,7 @@ struct RemuxTests {
         let r = try Tool.splice(["remux", output.path, output.path, "--force"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try RemuxTests.streamHash(output) == before)
-        #expect(try leftovers().isEmpty)
+        #expect(try leftovers(of: output).isEmpty)
     }
 
     @Test func unsupportedContainersAreNamed() throws {
@@ -125,7 +125,8 @@ struct RemuxTests {
     }
 }
 
-/// Temporary files left in the fixtures directory.
-func leftovers() throws -> [String] {
-    try FileManager.default.contentsOfDirectory(atPath: Fixtures.directory.path).filter { $0.contains(".splice-") }
+/// Temporary files left beside `url` by a writer of it.
+func leftovers(of url: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+        .filter { $0.hasPrefix("." + url.lastPathComponent + ".splice-") }
 }

@@ -1,0 +1,125 @@
+// splice-bench: remux speed and memory against cp and ffmpeg, measured in the same run.
+//
+//   make bench            (= swift build -c release && .build/release/splice-bench)
+//
+// Media is generated once into bench-media/ with the ffmpeg CLI: a ~300 MB 1080p H.264 + AAC
+// MP4 (and its first half, to show memory does not grow with size) and a one-hour AAC-only M4A
+// (many small samples). Every command runs 3 times on a warm page cache; the median is shown.
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+let media = root.appendingPathComponent("bench-media")
+let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("splice").path
+let runs = Int(ProcessInfo.processInfo.environment["BENCH_RUNS"] ?? "") ?? 3
+
+struct Measurement {
+    var seconds: Double
+    var maxRSSKiB: Int
+}
+
+/// Runs a command to completion; returns wall time and the child's peak RSS.
+func measure(_ args: [String]) -> Measurement {
+    var pid: pid_t = 0
+    let cArgs = args.map { strdup($0) } + [nil]
+    defer { for a in cArgs { free(a) } }
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let start = Date()
+    guard posix_spawnp(&pid, args[0], &actions, nil, cArgs, environ) == 0 else {
+        fatalError("cannot run \(args[0])")
+    }
+    var status: Int32 = 0
+    var usage = rusage()
+    wait4(pid, &status, 0, &usage)
+    let elapsed = Date().timeIntervalSince(start)
+    posix_spawn_file_actions_destroy(&actions)
+    if status != 0 {
+        FileHandle.standardError.write(Data("command failed (\(status)): \(args.joined(separator: " "))\n".utf8))
+        exit(1)
+    }
+    return Measurement(seconds: elapsed, maxRSSKiB: usage.ru_maxrss)
+}
+
+func median(_ args: [String], cleanup: String) -> Measurement {
+    var results: [Measurement] = []
+    for _ in 0..<runs {
+        unlink(cleanup)
+        results.append(measure(args))
+    }
+    unlink(cleanup)
+    results.sort { $0.seconds < $1.seconds }
+    return results[results.count / 2]
+}
+
+func shell(_ command: String) {
+    let r = measure(["/bin/sh", "-c", command])
+    _ = r
+}
+
+func generate() {
+    try? FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+    let video = media.appendingPathComponent("video-1080p.mp4").path
+    if !FileManager.default.fileExists(atPath: video) {
+        print("generating \(video) (once)…")
+        shell("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=1920x1080:rate=25:duration=60 -f lavfi -i sine=frequency=440:duration=60 -c:v libx264 -preset ultrafast -b:v 38M -maxrate 40M -bufsize 40M -g 50 -c:a aac -b:a 128k \(video)")
+    }
+    let half = media.appendingPathComponent("video-1080p-half.mp4").path
+    if !FileManager.default.fileExists(atPath: half) {
+        shell("ffmpeg -nostdin -v error -y -i \(video) -t 30 -map 0 -c copy \(half)")
+    }
+    let audio = media.appendingPathComponent("audio-1h.m4a").path
+    if !FileManager.default.fileExists(atPath: audio) {
+        print("generating \(audio) (once)…")
+        shell("ffmpeg -nostdin -v error -y -f lavfi -i sine=frequency=440:duration=3600:sample_rate=44100 -c:a aac -b:a 64k \(audio)")
+    }
+}
+
+func sampleCount(_ path: String) -> Int {
+    let pipe = Pipe()
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: binary)
+    p.arguments = ["inspect", path, "--json"]
+    p.standardOutput = pipe
+    try? p.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    let tracks = json?["tracks"] as? [[String: Any]] ?? []
+    return tracks.reduce(0) { $0 + ($1["sampleCount"] as? Int ?? 0) }
+}
+
+func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+func fmt(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }
+
+generate()
+print("splice-bench: median of \(runs) runs, warm page cache, binary \(binary)\n")
+print(pad("file", 24) + pad("tool", 30) + pad("seconds", 9) + pad("×cp", 7) + pad("×ffmpeg", 9) + pad("RSS MB", 8) + "µs/sample")
+for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
+    let input = media.appendingPathComponent(name).path
+    let ext = (name as NSString).pathExtension
+    let out = media.appendingPathComponent("out.\(ext)").path
+    shell("cat \(input) > /dev/null")
+    let samples = sampleCount(input)
+    let cp = median(["cp", input, out], cleanup: out)
+    let ff = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", out], cleanup: out)
+    let ffFast = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", "-movflags", "+faststart", out], cleanup: out)
+    let sp = median([binary, "remux", input, out], cleanup: out)
+    let spFast = median([binary, "remux", input, out, "--faststart"], cleanup: out)
+    func row(_ tool: String, _ m: Measurement, vs ffmpeg: Measurement?, perSample: Bool) {
+        let ratioFF = ffmpeg.map { fmt(m.seconds / $0.seconds) } ?? "-"
+        let us = perSample ? fmt(m.seconds * 1e6 / Double(max(samples, 1)), 2) : "-"
+        print(pad(name, 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.seconds / cp.seconds), 7)
+              + pad(ratioFF, 9) + pad(fmt(Double(m.maxRSSKiB) / 1024, 1), 8) + us)
+    }
+    row("cp", cp, vs: nil, perSample: false)
+    row("ffmpeg -c copy", ff, vs: nil, perSample: true)
+    row("ffmpeg -c copy +faststart", ffFast, vs: nil, perSample: true)
+    row("splice remux", sp, vs: ff, perSample: true)
+    row("splice remux --faststart", spFast, vs: ffFast, perSample: true)
+    let bytes = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int ?? 0
+    print(pad("", 24) + "(\(samples) samples, \(fmt(Double(bytes) / 1e6, 1)) MB)")
+}

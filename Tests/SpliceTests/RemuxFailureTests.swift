@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// Failures leave no output and no temporary file, and never touch the input.
+@Suite("Remux failures")
+struct RemuxFailureTests {
+    @Test func truncatedSource() throws {
+        let source = try Data(contentsOf: try Fixtures.grouped.get())
+        for cut in [source.count / 2, source.count - 100] {
+            let input = Fixtures.path("cut-\(cut).mp4")
+            try source.prefix(cut).write(to: input)
+            let output = Fixtures.path("cut-\(cut)-out.mp4")
+            let r = try Tool.splice(["remux", input.path, output.path])
+            #expect(r.status == 65)
+            #expect(r.stderr.hasPrefix("error: \(input.path): ") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output.path))
+            #expect(try leftovers(of: output).isEmpty)
+        }
+    }
+
+    @Test func fileSizeLimit() throws {
+        let input = try Fixtures.grouped.get()
+        let before = try Data(contentsOf: input)
+        let output = Fixtures.path("limited.mp4")
+        try? FileManager.default.removeItem(at: output)
+        // 16 KiB: the write of the first chunks fails with EFBIG.
+        let r = try Tool.run("/bin/sh", ["-c", "ulimit -f 16; exec \"$0\" remux \"$1\" \"$2\"", Tool.spliceBinary, input.path, output.path])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("File too large"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        #expect(try leftovers(of: output).isEmpty)
+        #expect(try Data(contentsOf: input) == before)
+    }
+
+    @Test func unwritableDestination() throws {
+        let input = try Fixtures.grouped.get()
+        let missing = Fixtures.path("no-such-dir/out.mp4")
+        let r = try Tool.splice(["remux", input.path, missing.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("cannot create a file in"), "\(r.stderr)")
+
+        guard getuid() != 0 else { return }  // root writes into read-only directories
+        let dir = Fixtures.path("read-only")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: dir.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.path) }
+        let out = dir.appendingPathComponent("out.mp4")
+        let ro = try Tool.splice(["remux", input.path, out.path])
+        #expect(ro.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// Ctrl-C during a remux: exit 130 and nothing left behind (or, if the job won the race, a complete file).
+    @Test func interruptLeavesNothing() throws {
+        // 480,000 PCM samples: long enough to be interrupted.
+        let input = Fixtures.path("pcm.mov")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=duration=10:sample_rate=48000", "-c:a", "pcm_s16le", input.path])
+        let output = Fixtures.path("interrupted.mov")
+        try? FileManager.default.removeItem(at: output)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tool.spliceBinary)
+        process.arguments = ["remux", input.path, output.path, "--verify"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        usleep(300_000)
+        process.interrupt()
+        process.waitUntilExit()
+        let status = process.terminationStatus
+        #expect(status == 130 || status == 0)
+        if status == 130 {
+            #expect(!FileManager.default.fileExists(atPath: output.path))
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(message.contains("interrupted"))
+        }
+        #expect(try leftovers(of: output).isEmpty)
+    }
+}
