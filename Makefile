@@ -40,6 +40,7 @@ test: deps-test
 
 ## Remux speed and memory against cp and ffmpeg (release build; media generated once into bench-media/).
 bench: deps-test
+	$(call install_missing,time)
 	$(SWIFT) build -c release
 	.build/release/splice-bench
 

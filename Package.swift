@@ -8,15 +8,17 @@ let package = Package(
         .executable(name: "splice", targets: ["splice"]),
     ],
     targets: [
+        // FFmpeg's headers (libavformat-dev libavcodec-dev libavutil-dev). The libraries are not
+        // linked: FFmpegLoader opens them on first use (see Sources/FFmpegLoader).
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]
         ),
+        .target(name: "FFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CSystem"),
         .target(name: "MediaCore", dependencies: ["CSystem"]),
         .target(name: "ISOBMFF", dependencies: ["MediaCore"]),
-        .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "MediaCore"]),
+        .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "FFmpegLoader", "MediaCore"]),
         .target(name: "Splice", dependencies: ["MediaCore", "ISOBMFF", "FFmpegBridge"]),
         .executableTarget(name: "splice", dependencies: ["Splice"]),
         .executableTarget(name: "splice-bench", path: "Benchmarks/SpliceBench"),

@@ -5,6 +5,7 @@
 // Media is generated once into bench-media/ with the ffmpeg CLI: a ~300 MB 1080p H.264 + AAC
 // MP4 (and its first half, to show memory does not grow with size) and a one-hour AAC-only M4A
 // (many small samples). Every command runs 3 times on a warm page cache; the median is shown.
+// RSS is the child's peak resident set (getrusage), which includes its shared libraries.
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -20,8 +21,13 @@ struct Measurement {
     var maxRSSKiB: Int
 }
 
-/// Runs a command to completion; returns wall time and the child's peak RSS.
-func measure(_ args: [String]) -> Measurement {
+let rssFile = NSTemporaryDirectory() + "splice-bench-rss-\(getpid())"
+
+/// Runs a command to completion; returns wall time and its peak RSS. The command runs under
+/// GNU time, which forks it from a small process: a child spawned straight from this one would
+/// report this process's RSS as its own floor.
+func measure(_ command: [String]) -> Measurement {
+    let args = ["/usr/bin/time", "-f", "%M", "-o", rssFile] + command
     var pid: pid_t = 0
     let cArgs = args.map { strdup($0) } + [nil]
     defer { for a in cArgs { free(a) } }
@@ -41,7 +47,8 @@ func measure(_ args: [String]) -> Measurement {
         FileHandle.standardError.write(Data("command failed (\(status)): \(args.joined(separator: " "))\n".utf8))
         exit(1)
     }
-    return Measurement(seconds: elapsed, maxRSSKiB: usage.ru_maxrss)
+    let rss = (try? String(contentsOfFile: rssFile, encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) } ?? 0
+    return Measurement(seconds: elapsed, maxRSSKiB: rss)
 }
 
 func median(_ args: [String], cleanup: String) -> Measurement {
@@ -97,7 +104,7 @@ func fmt(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)
 
 generate()
 print("splice-bench: median of \(runs) runs, warm page cache, binary \(binary)\n")
-print(pad("file", 24) + pad("tool", 30) + pad("seconds", 9) + pad("×cp", 7) + pad("×ffmpeg", 9) + pad("RSS MB", 8) + "µs/sample")
+print(pad("file", 24) + pad("tool", 30) + pad("seconds", 9) + pad("×cp", 7) + pad("×cp+sync", 9) + pad("×ffmpeg", 9) + pad("RSS MB", 8) + "µs/sample")
 for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
     let input = media.appendingPathComponent(name).path
     let ext = (name as NSString).pathExtension
@@ -105,6 +112,8 @@ for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
     shell("cat \(input) > /dev/null")
     let samples = sampleCount(input)
     let cp = median(["cp", input, out], cleanup: out)
+    // Splice flushes its output to disk (fsync) before renaming it into place; cp does not.
+    let cpSync = median(["/bin/sh", "-c", "cp \"$0\" \"$1\" && sync \"$1\"", input, out], cleanup: out)
     let ff = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", out], cleanup: out)
     let ffFast = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", "-movflags", "+faststart", out], cleanup: out)
     let sp = median([binary, "remux", input, out], cleanup: out)
@@ -113,9 +122,10 @@ for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
         let ratioFF = ffmpeg.map { fmt(m.seconds / $0.seconds) } ?? "-"
         let us = perSample ? fmt(m.seconds * 1e6 / Double(max(samples, 1)), 2) : "-"
         print(pad(name, 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.seconds / cp.seconds), 7)
-              + pad(ratioFF, 9) + pad(fmt(Double(m.maxRSSKiB) / 1024, 1), 8) + us)
+              + pad(fmt(m.seconds / cpSync.seconds), 9) + pad(ratioFF, 9) + pad(fmt(Double(m.maxRSSKiB) / 1024, 1), 8) + us)
     }
     row("cp", cp, vs: nil, perSample: false)
+    row("cp + sync", cpSync, vs: nil, perSample: false)
     row("ffmpeg -c copy", ff, vs: nil, perSample: true)
     row("ffmpeg -c copy +faststart", ffFast, vs: nil, perSample: true)
     row("splice remux", sp, vs: ff, perSample: true)

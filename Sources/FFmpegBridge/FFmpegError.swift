@@ -1,12 +1,22 @@
 import CFFmpeg
+import FFmpegLoader
 import MediaCore
 
 /// A failure reported by a libav* call: its code, FFmpeg's text for it, and what was being done.
 public struct FFmpegError: Error, Sendable, CustomStringConvertible {
     public let code: Int32
     public let operation: String
+    /// Text that replaces FFmpeg's message for `code` (when FFmpeg itself could not be loaded).
+    public let text: String?
+
+    public init(code: Int32, operation: String, text: String? = nil) {
+        self.code = code
+        self.operation = operation
+        self.text = text
+    }
 
     public var message: String {
+        if let text { return text }
         var buffer = [CChar](repeating: 0, count: 256)
         if av_strerror(code, &buffer, buffer.count) < 0 { return "error \(code)" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -37,10 +47,23 @@ func check(_ result: Int32, _ operation: @autoclosure () -> String) throws(FFmpe
     return result
 }
 
+/// FFmpeg's libraries, opened on first use rather than linked.
+public enum FFmpegLibraries {
+    /// Loads libavutil, libavcodec and libavformat.
+    /// - Throws: `FFmpegError` with `AVERROR(ENOSYS)` saying which library could not be loaded.
+    public static func load() throws(FFmpegError) {
+        if let message = splice_ffmpeg_load() {
+            throw FFmpegError(code: splice_averror(ENOSYS), operation: "cannot read this container",
+                              text: String(cString: message) + " (install Debian's libavformat59)")
+        }
+    }
+}
+
 /// FFmpeg's own log output: silent unless asked for.
 public enum FFmpegLog {
     /// Shows FFmpeg's messages on stderr (`true`) or keeps it silent (the default).
     public static func setVerbose(_ verbose: Bool) {
+        guard (try? FFmpegLibraries.load()) != nil else { return }
         _ = quietByDefault
         av_log_set_level(verbose ? AV_LOG_INFO : AV_LOG_QUIET)
     }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import FFmpegLoader
 import Foundation
 import MediaCore
 
@@ -39,6 +40,7 @@ public final class InputFormatContext: @unchecked Sendable {
     /// - Throws: `FFmpegError` from `avformat_open_input` or `avformat_find_stream_info`.
     public init(path: String) throws(FFmpegError) {
         self.path = path
+        try FFmpegLibraries.load()
         _ = FFmpegLog.quietByDefault
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         try check(avformat_open_input(&ctx, path, nil, nil), "cannot open")

@@ -92,17 +92,21 @@ public final class AssetReader: @unchecked Sendable {
 
     /// Stops reading; outputs return `nil` from then on.
     public func cancelReading() {
-        lock.withLock {
+        let outputs = lock.withLock { () -> [AssetReaderTrackOutput] in
             if _status == .reading || _status == .unknown { _status = .cancelled }
+            return _outputs
         }
+        for o in outputs { o.stop() }
     }
 
     func fail(_ error: MediaError) {
-        lock.withLock {
-            guard _status == .reading else { return }
+        let outputs = lock.withLock { () -> [AssetReaderTrackOutput] in
+            guard _status == .reading else { return [] }
             _status = .failed
             _error = error.inFile(asset.url.path)
+            return _outputs
         }
+        for o in outputs { o.stop() }
     }
 
     func outputDidFinish() {
@@ -125,7 +129,8 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
 
     private let lock = NSLock()
     private var iterator: SampleIterator?
-    private var pending: SampleInfo?
+    /// The source file, once reading has started.
+    private var file: ReadOnlyFile?
     private var endDecodeTime: Int64 = .max
     private var finished = false
     private var window = Data()
@@ -140,6 +145,9 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     }
 
     var isFinished: Bool { lock.withLock { finished } }
+
+    /// Ends this output's samples (the reader was cancelled or failed).
+    func stop() { lock.withLock { finished = true } }
 
     /// Positions the iterator at the first sample needed for `range`.
     func prepare(range: TimeRange) throws {
@@ -167,25 +175,27 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
             for _ in 0..<syncIndex { _ = it.next() }
             endDecodeTime = end
         }
-        lock.withLock { iterator = it }
+        let file = reader.file
+        lock.withLock {
+            iterator = it
+            self.file = file
+        }
     }
 
     /// The next sample in decode order, or `nil` at the end, after `cancelReading()`, or on failure
     /// (then the reader's `status` is `.failed` and its `error` says why).
     public func copyNextSampleBuffer() -> SampleBuffer? {
-        guard let reader, reader.status == .reading else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        guard !finished, iterator != nil else { return nil }
+        guard !finished, iterator != nil, let file else { return nil }
         guard let s = iterator!.next(), s.decodeTime < endDecodeTime else {
             finished = true
             lock.unlock()
-            reader.outputDidFinish()
+            reader?.outputDidFinish()
             lock.lock()
             return nil
         }
         do {
-            let file = reader.file
             guard s.offset <= file.size, UInt64(s.size) <= file.size - s.offset else {
                 throw MediaError(.invalidData, "sample at offset \(s.offset) (\(s.size) bytes) lies past the end of the file",
                                  location: "track \(track.trackID)")
@@ -210,7 +220,7 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
         } catch {
             finished = true
             lock.unlock()
-            reader.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
+            reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
             lock.lock()
             return nil
         }

@@ -252,10 +252,10 @@ public final class AssetWriter: @unchecked Sendable {
     }
 
     private func sampleDescriptionIndex(for format: FormatDescription, input: AssetWriterInput) throws -> UInt32 {
+        if let last = input.lastFormat, last.format == format { return last.index }
         guard let entry = format.sampleEntry else {
             throw MediaError(.unsupported, "track \(input.index + 1): \(format.codecName ?? format.codec.description) samples carry no ISO sample description; writing them to MP4/MOV is not supported yet")
         }
-        if let last = input.lastEntry, last.entry == entry { return last.index }
         let i: UInt32
         if let known = input.entryIndex[entry] {
             i = known
@@ -264,13 +264,13 @@ public final class AssetWriter: @unchecked Sendable {
             i = UInt32(input.entryIndex.count + 1)
             input.entryIndex[entry] = i
         }
-        input.lastEntry = (entry, i)
+        input.lastFormat = (format, i)
         return i
     }
 
     /// The interleaving window a decode time falls in.
     private func windowIndex(_ t: MediaTime) -> Int64 {
-        guard t > .zero else { return 0 }
+        guard t.isNumeric, t.value > 0 else { return 0 }
         let n = Int128(t.value) * Int128(window.timescale)
         let d = Int128(t.timescale) * Int128(window.value)
         return Int64(clamping: n / d)

@@ -56,7 +56,7 @@ public final class AssetWriterInput: @unchecked Sendable {
     var frontier: Int64 = -1
     var builder = SampleTableBuilder()
     var entryIndex: [Data: UInt32] = [:]
-    var lastEntry: (entry: Data, index: UInt32)?
+    var lastFormat: (format: FormatDescription, index: UInt32)?
     var timescale: Int32 = 0
     var firstDecodeTime: Int64?
     var lastDecodeTime: Int64?

@@ -1,0 +1,12 @@
+#ifndef SPLICE_FFMPEG_LOADER_H
+#define SPLICE_FFMPEG_LOADER_H
+
+/* FFmpeg's libraries are loaded with dlopen on first use, not linked: a run that only
+   touches MP4/MOV never loads them (≈150 shared libraries, ~50 ms and ~20 MB).
+   The libav functions Splice calls are defined in loader.c as trampolines. */
+
+/* Loads libavutil, libavcodec and libavformat (the versions of the headers built against).
+   Returns NULL on success, else a message saying what could not be loaded. */
+const char *splice_ffmpeg_load(void);
+
+#endif
