@@ -239,3 +239,37 @@ final class Counter: @unchecked Sendable {
     func increment() -> Int { lock.withLock { n += 1; return n } }
     var value: Int { lock.withLock { n } }
 }
+
+@Suite("Session times")
+struct SessionTimeTests {
+    /// `endSession(atSourceTime:)` cuts the tracks through an edit list; the samples stay.
+    @Test func endSessionTrimsThroughAnEditList() throws {
+        let source = try Asset(url: try Fixtures.quickTime.get())
+        let samples = try WriterSessionTests.samples(source, track: 1)
+        let url = Fixtures.path("session.m4a")
+        try? FileManager.default.removeItem(at: url)
+        let writer = try AssetWriter(outputURL: url)
+        writer.movieTimeScale = 600
+        let input = AssetWriterInput(mediaType: .audio, sourceFormatHint: samples[0].formatDescription)
+        writer.add(input)
+        #expect(writer.startWriting())
+        writer.startSession(atSourceTime: .zero)
+        for s in samples {
+            while !input.isReadyForMoreMediaData { usleep(100) }
+            #expect(input.append(s))
+        }
+        input.markAsFinished()
+        writer.endSession(atSourceTime: MediaTime(value: 1, timescale: 1))
+        writer.finish()
+        #expect(writer.status == .completed)
+        let asset = try Asset(url: url)
+        let track = try #require(asset.tracks.first)
+        #expect(track.segments.count == 1)
+        #expect(track.segments[0].target.duration == MediaTime(value: 1, timescale: 1))
+        #expect(track.timeRange.duration == MediaTime(value: 1, timescale: 1))
+        #expect(asset.duration == MediaTime(value: 1, timescale: 1))
+        #expect(track.sampleCount == samples.count)
+        let probe = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", url.path])
+        #expect(abs((Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 1.0) < 0.05)
+    }
+}
