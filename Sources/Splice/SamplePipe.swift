@@ -168,10 +168,27 @@ extension SamplePipe {
         return pipe
     }
 
-    /// Adds an output, an input and a connection for every track of `asset` (see `mirroring`).
+    /// Adds an output, an input and a connection for every track of `asset`, and its groups
+    /// (see `mirroring`).
     /// - Returns: the inputs, in track order.
     @discardableResult
     public func mirror(_ asset: Asset) -> [AssetWriterInput] {
+        let m = mirrorTracks(asset)
+        for g in m.groups { writer.add(g) }
+        return m.inputs
+    }
+
+    /// What `mirrorTracks` made: inputs in track order (and by source track ID) and the source's
+    /// groups as writer groups, not yet added — so that a caller can add tracks to them first.
+    public struct Mirrored {
+        public var inputs: [AssetWriterInput]
+        public var inputsByTrackID: [Int: AssetWriterInput]
+        /// One per `Asset.trackGroups` entry, in the same order.
+        public var groups: [AssetWriterInputGroup]
+    }
+
+    /// Like `mirror(_:)`, but returns the groups instead of adding them to the writer.
+    public func mirrorTracks(_ asset: Asset) -> Mirrored {
         if case let .isobmff(movie, _) = asset.source {
             if movie.movieHeader.timescale <= UInt32(Int32.max) { writer.movieTimeScale = Int32(movie.movieHeader.timescale) }
             if FileType(movie.fileType) == writer.fileType { writer.passthroughFileType = movie.fileType }
@@ -204,11 +221,10 @@ extension SamplePipe {
             inputs[track.trackID] = input
             ordered.append(input)
         }
-        for group in asset.trackGroups {
-            let members = group.tracks.compactMap { inputs[$0.trackID] }
-            let defaultInput = group.defaultTrack.flatMap { inputs[$0.trackID] }
-            writer.add(AssetWriterInputGroup(inputs: members, defaultInput: defaultInput,
-                                             preferredAlternateGroup: group.alternateGroup))
+        let groups = asset.trackGroups.map { group in
+            AssetWriterInputGroup(inputs: group.tracks.compactMap { inputs[$0.trackID] },
+                                  defaultInput: group.defaultTrack.flatMap { inputs[$0.trackID] },
+                                  preferredAlternateGroup: group.alternateGroup)
         }
         for track in asset.tracks {
             guard let input = inputs[track.trackID] else { continue }
@@ -218,6 +234,6 @@ extension SamplePipe {
                 }
             }
         }
-        return ordered
+        return Mirrored(inputs: ordered, inputsByTrackID: inputs, groups: groups)
     }
 }

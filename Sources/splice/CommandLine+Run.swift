@@ -31,7 +31,7 @@ enum Version {
 }
 
 extension CommandLine {
-    static let commands: [any Command.Type] = [InspectCommand.self, RemuxCommand.self]
+    static let commands: [any Command.Type] = [InspectCommand.self, RemuxCommand.self, SubtitlesCommand.self]
 
     static var mainHelp: String {
         var s = """

@@ -1,0 +1,173 @@
+import Foundation
+import MediaCore
+
+/// An SRT or WebVTT file: parsing into cues, and writing cues back.
+public enum SubtitleFormat: String, Sendable {
+    case srt, webVTT = "vtt"
+
+    public init?(pathExtension: String) {
+        switch pathExtension.lowercased() {
+        case "srt": self = .srt
+        case "vtt", "webvtt": self = .webVTT
+        default: return nil
+        }
+    }
+}
+
+public enum SubtitleFile {
+    /// Reads the cues of an SRT or WebVTT file (by extension, else by content).
+    /// - Throws: `SubtitleError` with the file and line of the first problem.
+    public static func read(_ url: URL) throws(SubtitleError) -> [SubtitleCue] {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw SubtitleError(file: url.path, line: nil, message: FileManager.default.fileExists(atPath: url.path) ? "cannot read the file" : "no such file")
+        }
+        let text = try TextDecoding.decode(data, file: url.path)
+        let format = SubtitleFormat(pathExtension: url.pathExtension)
+            ?? (text.hasPrefix("WEBVTT") ? .webVTT : .srt)
+        return try parse(text, format: format, file: url.path)
+    }
+
+    /// Parses decoded text.
+    public static func parse(_ text: String, format: SubtitleFormat, file: String) throws(SubtitleError) -> [SubtitleCue] {
+        var text = text
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        switch format {
+        case .srt: return try parseSRT(lines, file: file)
+        case .webVTT: return try parseWebVTT(lines, file: file)
+        }
+    }
+
+    /// Blocks of non-blank lines: (first line number, lines).
+    static func blocks(_ lines: [String], from first: Int = 0) -> [(Int, [String])] {
+        var result: [(Int, [String])] = []
+        var current: [String] = []
+        var start = 0
+        for i in first..<lines.count {
+            let line = lines[i]
+            if line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                if !current.isEmpty { result.append((start + 1, current)); current = [] }
+            } else {
+                if current.isEmpty { start = i }
+                current.append(line)
+            }
+        }
+        if !current.isEmpty { result.append((start + 1, current)) }
+        return result
+    }
+
+    static func parseSRT(_ lines: [String], file: String) throws(SubtitleError) -> [SubtitleCue] {
+        var cues: [SubtitleCue] = []
+        for (line, block) in blocks(lines) {
+            // The timing line is the first or second line (after an index, which may be missing or wrong).
+            guard let t = block.prefix(2).firstIndex(where: { $0.contains("-->") }) else {
+                if block.count == 1 && block[0].trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber) { continue }
+                if var last = cues.popLast() {
+                    // Text after a blank line inside a cue: part of the cue before it.
+                    let (more, styles) = Markup.parse(block.joined(separator: "\n"), .srt)
+                    let shift = last.text.unicodeScalars.count + 2
+                    last.text += "\n\n" + more
+                    last.styles += styles.map { TextStyle(start: $0.start + shift, end: $0.end + shift, bold: $0.bold, italic: $0.italic, underline: $0.underline, color: $0.color) }
+                    cues.append(last)
+                    continue
+                }
+                throw SubtitleError(file: file, line: line, message: "expected a timing line such as '00:00:01,000 --> 00:00:02,000', found '\(block[0].prefix(40))'")
+            }
+            let timingLine = line + t
+            let (start, end) = try timing(block[t], file: file, line: timingLine, srt: true)
+            let body = block[(t + 1)...].map { $0.trimmingTrailingWhitespace() }.joined(separator: "\n")
+            let (plain, styles) = Markup.parse(body, .srt)
+            cues.append(SubtitleCue(start: start, end: end, text: plain, styles: styles, line: timingLine))
+        }
+        return cues
+    }
+
+    static func parseWebVTT(_ lines: [String], file: String) throws(SubtitleError) -> [SubtitleCue] {
+        guard let first = lines.first, first.hasPrefix("WEBVTT"),
+              first.count == 6 || first.dropFirst(6).first == " " || first.dropFirst(6).first == "\t" else {
+            throw SubtitleError(file: file, line: 1, message: "not a WebVTT file: the first line must be 'WEBVTT'")
+        }
+        var cues: [SubtitleCue] = []
+        // The header runs to the first blank line.
+        let headerEnd = lines.firstIndex { $0.allSatisfy { $0 == " " || $0 == "\t" } } ?? lines.count
+        for (line, block) in blocks(lines, from: headerEnd) {
+            let head = block[0]
+            if head.hasPrefix("NOTE") || head.hasPrefix("STYLE") || head.hasPrefix("REGION") {
+                if !head.contains("-->") { continue }
+            }
+            guard let t = block.prefix(2).firstIndex(where: { $0.contains("-->") }) else {
+                throw SubtitleError(file: file, line: line, message: "expected a cue timing line such as '00:01.000 --> 00:02.000', found '\(head.prefix(40))'")
+            }
+            let timingLine = line + t
+            let (start, end) = try timing(block[t], file: file, line: timingLine, srt: false)
+            let body = block[(t + 1)...].map { $0.trimmingTrailingWhitespace() }.joined(separator: "\n")
+            let (plain, styles) = Markup.parse(body, .webVTT)
+            cues.append(SubtitleCue(start: start, end: end, text: plain, styles: styles, line: timingLine))
+        }
+        return cues
+    }
+
+    /// `start --> end [settings]` in milliseconds.
+    static func timing(_ line: String, file: String, line number: Int, srt: Bool) throws(SubtitleError) -> (Int64, Int64) {
+        let parts = line.components(separatedBy: "-->")
+        guard parts.count == 2 else {
+            throw SubtitleError(file: file, line: number, message: "malformed timing line '\(line.prefix(60))'")
+        }
+        let startText = parts[0].trimmingCharacters(in: .whitespaces)
+        let endText = parts[1].trimmingCharacters(in: .whitespaces).prefix { !$0.isWhitespace }
+        guard let start = timestamp(startText, srt: srt) else {
+            throw SubtitleError(file: file, line: number, message: "malformed start time '\(startText.prefix(30))'")
+        }
+        guard let end = timestamp(String(endText), srt: srt) else {
+            throw SubtitleError(file: file, line: number, message: "malformed end time '\(endText.prefix(30))'")
+        }
+        if end < start {
+            throw SubtitleError(file: file, line: number, message: "the cue ends (\(endText)) before it starts (\(startText))")
+        }
+        return (start, end)
+    }
+
+    /// `[H…:]MM:SS(,|.)mmm` → milliseconds. SRT also takes a period, WebVTT only a period.
+    static func timestamp(_ s: String, srt: Bool) -> Int64? {
+        let separators: Set<Character> = srt ? [",", "."] : ["."]
+        guard let sep = s.lastIndex(where: { separators.contains($0) }) else { return nil }
+        let fraction = s[s.index(after: sep)...]
+        guard (1...3).contains(fraction.count), fraction.allSatisfy(\.isASCII), let f = Int64(fraction) else { return nil }
+        let ms = f * [1, 100, 10, 1][fraction.count]
+        let fields = s[..<sep].split(separator: ":", omittingEmptySubsequences: false)
+        guard fields.count == 2 || fields.count == 3, fields.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else { return nil }
+        let numbers = fields.compactMap { Int64($0) }
+        guard numbers.count == fields.count else { return nil }
+        let (h, m, sec) = numbers.count == 3 ? (numbers[0], numbers[1], numbers[2]) : (0, numbers[0], numbers[1])
+        // Seconds and minutes have two digits; hours any number.
+        guard m < 60, sec < 60, h < 10_000, fields[fields.count - 1].count == 2, fields[fields.count - 2].count == 2 else { return nil }
+        return ((h * 60 + m) * 60 + sec) * 1000 + ms
+    }
+
+    // MARK: Writing
+
+    /// The cues as SRT or WebVTT text, markup restored.
+    public static func render(_ cues: [SubtitleCue], format: SubtitleFormat) -> String {
+        var out = format == .webVTT ? "WEBVTT\n\n" : ""
+        for (i, cue) in cues.enumerated() {
+            if format == .srt { out += "\(i + 1)\n" }
+            out += clock(cue.start, format) + " --> " + clock(cue.end, format) + "\n"
+            out += Markup.render(cue.text, cue.styles, format == .srt ? .srt : .webVTT) + "\n\n"
+        }
+        return out
+    }
+
+    static func clock(_ ms: Int64, _ format: SubtitleFormat) -> String {
+        let h = ms / 3_600_000, m = ms / 60_000 % 60, s = ms / 1000 % 60, f = ms % 1000
+        return String(format: "%02lld:%02lld:%02lld%@%03lld", h, m, s, format == .srt ? "," : ".", f)
+    }
+}
+
+extension String {
+    func trimmingTrailingWhitespace() -> String {
+        var s = Substring(self)
+        while let last = s.last, last == " " || last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

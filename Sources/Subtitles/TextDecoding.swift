@@ -1,0 +1,61 @@
+import Foundation
+
+/// Subtitle files as text: UTF-8 with or without BOM, UTF-16 LE/BE with BOM; line endings
+/// CRLF, LF or CR become `\n`.
+enum TextDecoding {
+    static func decode(_ data: Data, file: String) throws(SubtitleError) -> String {
+        let bytes = [UInt8](data)
+        var text: String
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            text = try utf8(Array(bytes.dropFirst(3)), file: file, offset: 3)
+        } else if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            let little = bytes[0] == 0xFF
+            guard bytes.count % 2 == 0 else {
+                throw SubtitleError(file: file, line: nil, message: "UTF-16 text with an odd number of bytes")
+            }
+            var units: [UInt16] = []
+            units.reserveCapacity(bytes.count / 2 - 1)
+            var i = 2
+            while i + 1 < bytes.count {
+                units.append(little ? UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8 : UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1]))
+                i += 2
+            }
+            var out = String.UnicodeScalarView()
+            var decoder = UTF16()
+            var it = units.makeIterator()
+            loop: while true {
+                switch decoder.decode(&it) {
+                case .scalarValue(let s): out.append(s)
+                case .emptyInput: break loop
+                case .error: throw SubtitleError(file: file, line: nil, message: "invalid UTF-16 (an unpaired surrogate)")
+                }
+            }
+            text = String(out)
+        } else {
+            text = try utf8(bytes, file: file, offset: 0)
+        }
+        if text.contains("\r") {
+            text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        }
+        return text
+    }
+
+    private static func utf8(_ bytes: [UInt8], file: String, offset: Int) throws(SubtitleError) -> String {
+        if let s = String(validating: bytes, as: UTF8.self) { return s }
+        // Find the first bad byte to say where.
+        var line = 1
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            let n = b < 0x80 ? 1 : b >> 5 == 0b110 ? 2 : b >> 4 == 0b1110 ? 3 : b >> 3 == 0b11110 ? 4 : 0
+            var ok = n > 0 && i + n <= bytes.count
+            if ok { for k in 1..<max(n, 1) where bytes[i + k] >> 6 != 0b10 { ok = false } }
+            if !ok || (n > 1 && String(validating: bytes[i..<(i + n)], as: UTF8.self) == nil) {
+                throw SubtitleError(file: file, line: line, message: String(format: "not UTF-8 (byte 0x%02X); convert the file to UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8", b))
+            }
+            if b == 0x0A { line += 1 }
+            i += n
+        }
+        throw SubtitleError(file: file, line: nil, message: "not UTF-8")
+    }
+}

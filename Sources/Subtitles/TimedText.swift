@@ -1,0 +1,192 @@
+import Foundation
+import MediaCore
+
+/// One timed-text sample: what shows from `start` to `end` (empty text for a gap).
+public struct TimedTextSample: Sendable, Hashable {
+    public var start: Int64
+    public var end: Int64
+    public var text: String
+    public var styles: [TextStyle]
+
+    public init(start: Int64, end: Int64, text: String, styles: [TextStyle] = []) {
+        self.start = start
+        self.end = end
+        self.text = text
+        self.styles = styles
+    }
+}
+
+public enum TimedText {
+    /// Non-overlapping samples for `cues`, from time 0: an empty sample for every gap, the
+    /// text of concurrent cues joined (in start order, one per line), the last sample ending
+    /// exactly where the last cue ends. A tx3g track shows one sample at a time.
+    public static func samples(_ cues: [SubtitleCue]) -> [TimedTextSample] {
+        let ordered = cues.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
+            .filter { $0.end > $0.start }
+        var bounds = Set<Int64>([0])
+        for c in ordered { bounds.insert(c.start); bounds.insert(c.end) }
+        let times = bounds.sorted()
+        var result: [TimedTextSample] = []
+        for (t0, t1) in zip(times, times.dropFirst()) {
+            let active = ordered.filter { $0.start <= t0 && $0.end >= t1 }
+            var text = ""
+            var styles: [TextStyle] = []
+            for c in active {
+                if !text.isEmpty { text += "\n" }
+                let shift = text.unicodeScalars.count
+                text += c.text
+                styles += c.styles.map { TextStyle(start: $0.start + shift, end: $0.end + shift, bold: $0.bold, italic: $0.italic, underline: $0.underline, color: $0.color) }
+            }
+            if let last = result.last, last.text == text, last.styles == styles {
+                result[result.count - 1].end = t1
+            } else {
+                result.append(TimedTextSample(start: t0, end: t1, text: text, styles: styles))
+            }
+        }
+        return result
+    }
+
+    /// Cues back from samples: every non-empty sample is one cue.
+    public static func cues(_ samples: [TimedTextSample]) -> [SubtitleCue] {
+        samples.filter { !$0.text.isEmpty }.map { SubtitleCue(start: $0.start, end: $0.end, text: $0.text, styles: $0.styles) }
+    }
+}
+
+/// 3GPP timed text (`tx3g`, 3GPP TS 26.245) as MP4 and QuickTime carry it.
+public enum TX3G {
+    /// Display flags: some samples are forced / all samples are forced (Apple's use of bits 30 and 31).
+    public static let someSamplesForced: UInt32 = 0x4000_0000
+    public static let allSamplesForced: UInt32 = 0x8000_0000
+
+    /// A `tx3g` sample entry: bottom-centred text, transparent background, white 18-point
+    /// sans-serif default style, one font in `ftab`.
+    public static func sampleEntry(forced: Bool = false) -> Data {
+        var b = Bytes()
+        b.box("tx3g") { b in
+            b.zeros(6); b.u16(1)                       // reserved, data reference index
+            b.u32(forced ? allSamplesForced | someSamplesForced : 0)
+            b.u8(1); b.u8(0xFF)                         // horizontal: centre; vertical: bottom (-1)
+            b.u32(0)                                    // background RGBA: transparent
+            b.u16(0); b.u16(0); b.u16(0); b.u16(0)      // default text box: the whole track
+            b.u16(0); b.u16(0); b.u16(1); b.u8(0); b.u8(18); b.u32(0xFFFF_FFFF)  // default style
+            b.box("ftab") { b in
+                b.u16(1); b.u16(1)
+                let name = Array("Sans-Serif".utf8)
+                b.u8(UInt8(name.count)); b.append(name)
+            }
+        }
+        return Data(b.bytes)
+    }
+
+    /// One sample: 16-bit length, UTF-8 text, then a `styl` box when the text has styles.
+    public static func encode(_ text: String, styles: [TextStyle]) -> Data {
+        var b = Bytes()
+        let utf8 = Array(text.utf8)
+        b.u16(UInt16(clamping: utf8.count))
+        b.append(utf8.prefix(Int(UInt16.max)))
+        let styled = styles.filter { $0.hasStyle && $0.start < $0.end }
+        if !styled.isEmpty {
+            b.box("styl") { b in
+                b.u16(UInt16(clamping: styled.count))
+                for s in styled.prefix(Int(UInt16.max)) {
+                    b.u16(UInt16(clamping: s.start)); b.u16(UInt16(clamping: s.end)); b.u16(1)
+                    b.u8((s.bold ? 1 : 0) | (s.italic ? 2 : 0) | (s.underline ? 4 : 0))
+                    b.u8(18)
+                    b.u32(s.color ?? 0xFFFF_FFFF)
+                }
+            }
+        }
+        return Data(b.bytes)
+    }
+
+    /// Text and styles of a sample; malformed samples give what can be read.
+    public static func decode(_ data: Data) -> (text: String, styles: [TextStyle]) {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 2 else { return ("", []) }
+        let length = min(Int(bytes[0]) << 8 | Int(bytes[1]), bytes.count - 2)
+        var textBytes = Array(bytes[2..<(2 + length)])
+        // UTF-16 text starts with a byte-order mark.
+        var text: String
+        if textBytes.starts(with: [0xFE, 0xFF]) {
+            textBytes.removeFirst(2)
+            var units: [UInt16] = []
+            var i = 0
+            while i + 1 < textBytes.count { units.append(UInt16(textBytes[i]) << 8 | UInt16(textBytes[i + 1])); i += 2 }
+            text = String(decoding: units, as: UTF16.self)
+        } else {
+            text = String(decoding: textBytes, as: UTF8.self)
+        }
+        var styles: [TextStyle] = []
+        var p = 2 + length
+        while p + 8 <= bytes.count {
+            let size = Int(bytes[p]) << 24 | Int(bytes[p + 1]) << 16 | Int(bytes[p + 2]) << 8 | Int(bytes[p + 3])
+            guard size >= 8, p + size <= bytes.count else { break }
+            if bytes[(p + 4)..<(p + 8)].elementsEqual("styl".utf8), size >= 10 {
+                let n = Int(bytes[p + 8]) << 8 | Int(bytes[p + 9])
+                var q = p + 10
+                for _ in 0..<n where q + 12 <= p + size {
+                    let start = Int(bytes[q]) << 8 | Int(bytes[q + 1])
+                    let end = Int(bytes[q + 2]) << 8 | Int(bytes[q + 3])
+                    let face = bytes[q + 6]
+                    let color = UInt32(bytes[q + 8]) << 24 | UInt32(bytes[q + 9]) << 16 | UInt32(bytes[q + 10]) << 8 | UInt32(bytes[q + 11])
+                    let style = TextStyle(start: start, end: end, bold: face & 1 != 0, italic: face & 2 != 0,
+                                          underline: face & 4 != 0, color: color == 0xFFFF_FFFF ? nil : color)
+                    if style.hasStyle && start < end { styles.append(style) }
+                    q += 12
+                }
+            }
+            p += size
+        }
+        return (text, styles)
+    }
+}
+
+/// Hands out tx3g sample buffers for cues, in time order (gaps as empty samples).
+public final class SubtitleReader: @unchecked Sendable {
+    public let formatDescription: FormatDescription
+    public let samples: [TimedTextSample]
+    private let lock = NSLock()
+    private var next = 0
+
+    public init(cues: [SubtitleCue], forced: Bool = false) {
+        samples = TimedText.samples(cues)
+        formatDescription = FormatDescription(mediaType: .subtitle, codec: "tx3g", codecName: "mov_text",
+                                              sampleEntry: TX3G.sampleEntry(forced: forced))
+    }
+
+    /// When the last cue ends.
+    public var duration: MediaTime { MediaTime(value: samples.last?.end ?? 0, timescale: 1000) }
+
+    /// The next sample, or `nil` after the last.
+    public func copyNextSampleBuffer() -> SampleBuffer? {
+        let sample: TimedTextSample? = lock.withLock {
+            guard next < samples.count else { return nil }
+            defer { next += 1 }
+            return samples[next]
+        }
+        guard let s = sample else { return nil }
+        let start = MediaTime(value: s.start, timescale: 1000)
+        return SampleBuffer(data: TX3G.encode(s.text, styles: s.styles), decodeTime: start, presentationTime: start,
+                            duration: MediaTime(value: s.end - s.start, timescale: 1000), isSync: true,
+                            formatDescription: formatDescription)
+    }
+}
+
+/// Big-endian bytes with boxes (the Subtitles module does not depend on ISOBMFF).
+struct Bytes {
+    var bytes: [UInt8] = []
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func u16(_ v: UInt16) { bytes += [UInt8(v >> 8), UInt8(v & 0xFF)] }
+    mutating func u32(_ v: UInt32) { u16(UInt16(v >> 16)); u16(UInt16(v & 0xFFFF)) }
+    mutating func zeros(_ n: Int) { bytes += repeatElement(0, count: n) }
+    mutating func append<S: Sequence>(_ s: S) where S.Element == UInt8 { bytes += s }
+    mutating func box(_ type: String, _ body: (inout Bytes) -> Void) {
+        let start = bytes.count
+        u32(0)
+        append(type.utf8)
+        body(&self)
+        let size = UInt32(bytes.count - start)
+        bytes[start] = UInt8(size >> 24); bytes[start + 1] = UInt8((size >> 16) & 0xFF)
+        bytes[start + 2] = UInt8((size >> 8) & 0xFF); bytes[start + 3] = UInt8(size & 0xFF)
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import MediaCore
+import Splice
+import Subtitles
+
+enum SubtitlesCommand: Command {
+    static let name = "subtitles"
+    static let abstract = "Add SRT/WebVTT subtitle tracks to a movie, or extract them."
+    static let usage = """
+        splice subtitles add <input> <subtitle>... -o <output> [--language <code>] [--name <name>]
+                                 [--forced] [--default] [--format tx3g] [--force]
+               splice subtitles extract <input> -o <output.srt|output.vtt> [--track <id>] [--force]
+        """
+    static let help = """
+        OVERVIEW: \(abstract)
+
+        add: copies every track of <input> losslessly, with its structure, and adds one
+        tx3g subtitle track per <subtitle> file (SRT or WebVTT; UTF-8 or UTF-16 with BOM).
+        The new tracks join the movie's subtitle group (a non-zero alternate group whose
+        tracks are all legible), or else form a group of their own. They are disabled
+        unless --default. Overlapping cues are joined (a tx3g track shows one sample at a
+        time); <i>, <b>, <u> and <font color> become tx3g styles, other markup is dropped.
+        The handler is 'sbtl' in MP4 and in MOV (as Apple's players expect).
+
+        extract: writes a tx3g track as SRT or WebVTT, markup restored.
+
+        USAGE: \(usage)
+
+        OPTIONS (add):
+          -o <output>             The movie to write (.mp4, .m4v or .mov).
+          --language <code>       ISO 639-1/2 or BCP 47 (en, spa, pt-BR) for every new track.
+                                  Default: from the file name (movie.es.srt, movie.pt-BR.srt),
+                                  else 'und'. Written as ISO 639-2/T in mdhd, plus elng when a
+                                  region or script is given.
+          --name <name>           The track name (hdlr).
+          --forced                Forced-only subtitles; linked by 'forc' from a full subtitle
+                                  track of the same language in the group.
+          --default               Enable the new track and disable its group-mates.
+          --format tx3g           The subtitle format (tx3g; WebVTT-in-MP4 is not supported yet).
+          --force                 Replace <output> if it exists.
+
+        OPTIONS (extract):
+          -o <output>             The subtitle file to write (.srt or .vtt).
+          --track <id>            The track to extract (default: the first subtitle track).
+          --force                 Replace <output> if it exists.
+
+        EXIT STATUS: 0 success, 1 failure, 64 usage error, 65 invalid input (subtitle errors
+        name file:line), 66 missing input.
+
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        guard let verb = arguments.first else { throw UsageError(message: "expected 'add' or 'extract'") }
+        let rest = Array(arguments.dropFirst())
+        switch verb {
+        case "add": return try add(rest)
+        case "extract": return try extract(rest)
+        default: throw UsageError(message: "unknown subtitles command '\(verb)'; expected 'add' or 'extract'")
+        }
+    }
+
+    static func add(_ arguments: [String]) throws -> Int32 {
+        let args = try ParsedArguments(arguments, flags: ["--forced", "--default", "--force"],
+                                       options: ["-o", "--output", "--language", "--name", "--format"])
+        guard let outputPath = args.options["-o"] ?? args.options["--output"] else { throw UsageError(message: "missing -o <output>") }
+        guard args.positionals.count >= 2 else { throw UsageError(message: "expected <input> and at least one <subtitle>") }
+        if let format = args.options["--format"], format != "tx3g" {
+            throw UsageError(message: format == "wvtt" ? "--format wvtt is not supported yet; use tx3g" : "unknown --format '\(format)'; expected tx3g")
+        }
+        var language: LanguageTag?
+        if let code = args.options["--language"] {
+            guard let tag = LanguageTag(code) else {
+                throw UsageError(message: "'\(code)' is not an ISO 639-1/2 code or a BCP 47 tag (e.g. en, spa, pt-BR)")
+            }
+            language = tag
+        }
+        let outputURL = URL(fileURLWithPath: outputPath)
+        guard let type = FileType(pathExtension: outputURL.pathExtension), type != .m4a else {
+            throw MediaError(.unsupported, "cannot write subtitles to '.\(outputURL.pathExtension)'; write .mp4, .m4v or .mov", file: outputPath)
+        }
+        if !args.flags.contains("--force") && FileManager.default.fileExists(atPath: outputPath) {
+            throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: outputPath)
+        }
+        let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
+        var tracks: [NewSubtitleTrack] = []
+        for (i, path) in args.positionals.dropFirst().enumerated() {
+            let url = URL(fileURLWithPath: path)
+            let cues: [SubtitleCue]
+            do { cues = try SubtitleFile.read(url) } catch { throw error.mediaError }
+            let tag = language ?? LanguageTag(fileName: url.lastPathComponent)
+            tracks.append(NewSubtitleTrack(cues: cues, language: tag, name: args.options["--name"],
+                                           isForced: args.flags.contains("--forced"),
+                                           isDefault: args.flags.contains("--default") && i == 0))
+        }
+        let (pipe, warnings) = try SamplePipe.addingSubtitles(tracks, to: asset, outputURL: outputURL)
+        pipe.writer.replacesExistingFile = args.flags.contains("--force")
+        for w in warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+        let interrupt = Interrupt { pipe.cancel() }
+        defer { interrupt.restore() }
+        do {
+            try pipe.run()
+        } catch let e as MediaError where e.code == .cancelled && interrupt.fired {
+            FileHandle.standardError.write(Data("error: interrupted; \(outputPath) was not written\n".utf8))
+            return 130
+        }
+        return ExitCode.success
+    }
+
+    static func extract(_ arguments: [String]) throws -> Int32 {
+        let args = try ParsedArguments(arguments, flags: ["--force"], options: ["-o", "--output", "--track"])
+        guard let outputPath = args.options["-o"] ?? args.options["--output"] else { throw UsageError(message: "missing -o <output>") }
+        guard args.positionals.count == 1 else { throw UsageError(message: "expected one <input>") }
+        guard let format = SubtitleFormat(pathExtension: URL(fileURLWithPath: outputPath).pathExtension) else {
+            throw UsageError(message: "the output must end in .srt or .vtt")
+        }
+        let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
+        let candidates = asset.tracks.filter { $0.hasMediaCharacteristic(.legible) && $0.formatDescriptions.first?.codec == "tx3g" }
+        let list = candidates.map { "\($0.trackID) (\($0.languageCode)\($0.name.map { ", \($0)" } ?? ""))" }.joined(separator: ", ")
+        let track: AssetTrack
+        if let id = args.options["--track"] {
+            guard let n = Int(id), let t = candidates.first(where: { $0.trackID == n }) else {
+                throw MediaError(.invalidData, "track \(id) is not a tx3g subtitle track; subtitle tracks: \(list.isEmpty ? "none" : list)", file: asset.url.path)
+            }
+            track = t
+        } else {
+            guard let t = candidates.first else {
+                throw MediaError(.invalidData, "no tx3g subtitle track", file: asset.url.path)
+            }
+            track = t
+        }
+        let cues = try SubtitleExtraction.cues(of: track)
+        let output = try OutputFile(destination: outputPath, replacing: args.flags.contains("--force"))
+        try output.write(Data(SubtitleFile.render(cues, format: format).utf8))
+        try output.commit()
+        return ExitCode.success
+    }
+}
