@@ -23,6 +23,7 @@ let package = Package(
         .target(name: "Splice", dependencies: ["MediaCore", "ISOBMFF", "Subtitles", "FFmpegBridge"]),
         .executableTarget(name: "splice", dependencies: ["Splice", "Subtitles"]),
         .executableTarget(name: "splice-bench", path: "Benchmarks/SpliceBench"),
+        .executableTarget(name: "SubtitleWriter", dependencies: ["Splice"], path: "Samples/SubtitleWriter"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF"]),
         .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles"]),

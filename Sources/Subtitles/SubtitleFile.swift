@@ -28,6 +28,11 @@ public enum SubtitleFile {
         return try parse(text, format: format, file: url.path)
     }
 
+    /// Parses the bytes of a file (UTF-8 or UTF-16 with BOM, any line endings).
+    public static func parse(data: Data, format: SubtitleFormat, file: String) throws(SubtitleError) -> [SubtitleCue] {
+        try parse(try TextDecoding.decode(data, file: file), format: format, file: file)
+    }
+
     /// Parses decoded text.
     public static func parse(_ text: String, format: SubtitleFormat, file: String) throws(SubtitleError) -> [SubtitleCue] {
         var text = text

@@ -18,8 +18,10 @@ public struct TimedTextSample: Sendable, Hashable {
 
 public enum TimedText {
     /// Non-overlapping samples for `cues`, from time 0: an empty sample for every gap, the
-    /// text of concurrent cues joined (in start order, one per line), the last sample ending
-    /// exactly where the last cue ends. A tx3g track shows one sample at a time.
+    /// text of concurrent cues joined (in start order, one per line), and a final empty sample
+    /// of no duration where the last cue ends — players (FFmpeg's among them) stretch a track's
+    /// last sample to the movie's end, so the last cue must not be the last sample.
+    /// A tx3g track shows one sample at a time.
     public static func samples(_ cues: [SubtitleCue]) -> [TimedTextSample] {
         let ordered = cues.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
             .filter { $0.end > $0.start }
@@ -42,6 +44,9 @@ public enum TimedText {
             } else {
                 result.append(TimedTextSample(start: t0, end: t1, text: text, styles: styles))
             }
+        }
+        if let last = result.last, !last.text.isEmpty {
+            result.append(TimedTextSample(start: last.end, end: last.end, text: "", styles: []))
         }
         return result
     }
