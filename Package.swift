@@ -5,6 +5,8 @@ let package = Package(
     name: "Splice",
     products: [
         .library(name: "Splice", targets: ["Splice"]),
+        // The lower layers, for the fuzz targets in Fuzz/ (a package of its own).
+        .library(name: "SpliceInternals", targets: ["MediaCore", "ISOBMFF", "Subtitles"]),
         .executable(name: "splice", targets: ["splice"]),
     ],
     targets: [

@@ -117,7 +117,7 @@ public struct MovieFragment: Sendable, Hashable {
                 let firstFlags: UInt32? = flags & 0x4 != 0 ? try r.u32("first sample flags") : nil
                 let perSample = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
                 if perSample > 0 { try r.check(count: UInt64(n), entrySize: perSample, "sample count") }
-                else if n > 10_000_000 { throw r.fail("sample count \(n) is implausible") }
+                else if n > 1_000_000 { throw r.fail(.unsupported, "sample count \(n) with no per-sample fields is more than Splice reads in one run") }
                 var samples: [TrackRun.Sample] = []
                 samples.reserveCapacity(Int(n))
                 for i in 0..<Int(n) {

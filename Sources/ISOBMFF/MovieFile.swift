@@ -46,7 +46,7 @@ public struct MovieFile: Sendable {
 
     /// Reads the file's structure.
     /// - Throws: `MediaError` naming the box path and what is wrong (without the file name; callers add it).
-    public init(file: ReadOnlyFile) throws {
+    public init(file: some RandomAccessBytes) throws {
         var moov: (ByteReader)?
         var ftyp: FileTypeBox?
         var moofs: [(UInt64, ByteReader)] = []

@@ -3,10 +3,30 @@ import Foundation
 import Glibc
 #endif
 
+/// Bytes that can be read at any offset: a file, or memory.
+public protocol RandomAccessBytes: Sendable {
+    var size: UInt64 { get }
+    /// Exactly `count` bytes at `offset`; `.truncated` when fewer exist.
+    func read(at offset: UInt64, count: Int) throws -> [UInt8]
+}
+
+/// Bytes in memory, read like a file (for parsing what is not on disk, and for fuzzing).
+public struct InMemoryBytes: RandomAccessBytes {
+    public let bytes: [UInt8]
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public var size: UInt64 { UInt64(bytes.count) }
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count >= 0, offset <= size, UInt64(count) <= size - offset else {
+            throw MediaError(.truncated, "wanted \(count) bytes at offset \(offset), have \(size)")
+        }
+        return Array(bytes[Int(offset)..<(Int(offset) + count)])
+    }
+}
+
 /// A file opened read-only for random access (`pread`), safe to share between threads.
 ///
 /// Inputs are only ever opened through this type, so Splice cannot modify them.
-public final class ReadOnlyFile: @unchecked Sendable {
+public final class ReadOnlyFile: RandomAccessBytes, @unchecked Sendable {
     public let path: String
     public let size: UInt64
     /// The open descriptor (read-only), for zero-copy transfers.

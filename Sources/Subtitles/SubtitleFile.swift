@@ -64,7 +64,7 @@ public enum SubtitleFile {
 
     static func parseSRT(_ lines: [String], file: String) throws(SubtitleError) -> [SubtitleCue] {
         var cues: [SubtitleCue] = []
-        for (line, block) in blocks(lines) {
+        for (line, block) in splitMissingBlankLines(blocks(lines)) {
             // The timing line is the first or second line (after an index, which may be missing or wrong).
             guard let t = block.prefix(2).firstIndex(where: { $0.contains("-->") }) else {
                 if block.count == 1 && block[0].trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber) { continue }
@@ -86,6 +86,29 @@ public enum SubtitleFile {
             cues.append(SubtitleCue(start: start, end: end, text: plain, styles: styles, line: timingLine))
         }
         return cues
+    }
+
+    /// SRT files often lack the blank line between two cues: a valid timing line inside a
+    /// block's text (with the index line before it, if any) starts a new block.
+    static func splitMissingBlankLines(_ blocks: [(Int, [String])]) -> [(Int, [String])] {
+        var result: [(Int, [String])] = []
+        for (line, block) in blocks {
+            var start = 0
+            var i = 2
+            while i < block.count {
+                if block[i].contains("-->"), (try? timing(block[i], file: "", line: 0, srt: true)) != nil {
+                    let isIndex = block[i - 1].trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber) && i - 1 > start + 1
+                    let cut = isIndex ? i - 1 : i
+                    if cut > start + 1 {
+                        result.append((line + start, Array(block[start..<cut])))
+                        start = cut
+                    }
+                }
+                i += 1
+            }
+            result.append((line + start, Array(block[start...])))
+        }
+        return result
     }
 
     static func parseWebVTT(_ lines: [String], file: String) throws(SubtitleError) -> [SubtitleCue] {
@@ -158,7 +181,12 @@ public enum SubtitleFile {
         for (i, cue) in cues.enumerated() {
             if format == .srt { out += "\(i + 1)\n" }
             out += clock(cue.start, format) + " --> " + clock(cue.end, format) + "\n"
-            out += Markup.render(cue.text, cue.styles, format == .srt ? .srt : .webVTT) + "\n\n"
+            // A blank line would end the cue: drop lines that are empty (e.g. once markup is gone).
+            let text = Markup.render(cue.text, cue.styles, format == .srt ? .srt : .webVTT)
+                .split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }
+                .joined(separator: "\n")
+            out += text + "\n\n"
         }
         return out
     }

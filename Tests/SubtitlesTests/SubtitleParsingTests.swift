@@ -40,6 +40,10 @@ struct SubtitleParsingTests {
         let cues = try srt(text)
         #expect(cues.map(\.text) == ["No index", "Period", "", "last"])
         #expect(cues.map(\.start) == [1000, 3000, 5000, 6000])
+        // A missing blank line between cues.
+        let joined = try srt("1\n00:00:01,000 --> 00:00:02,000\nfirst\n2\n00:00:03,000 --> 00:00:04,000\nsecond\n00:00:05,000 --> 00:00:06,000\nthird\n")
+        #expect(joined.map(\.text) == ["first", "second", "third"])
+        #expect(joined.map(\.line) == [2, 5, 7])
         // Old Mac line endings.
         #expect(try srt("1\r00:00:01,000 --> 00:00:02,000\rMac\r").map(\.text) == ["Mac"])
     }

@@ -1,0 +1,19 @@
+// swift-tools-version:6.0
+// Fuzz targets (libFuzzer). Built by `make fuzz`:
+//   swift build --package-path Fuzz -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+// Each product is a libFuzzer binary: `Fuzz/.build/debug/FuzzBoxes Fuzz/corpus/boxes`.
+import PackageDescription
+
+let package = Package(
+    name: "SpliceFuzz",
+    dependencies: [.package(name: "Splice", path: "..")],
+    targets: [
+        .executableTarget(name: "FuzzBoxes", dependencies: [.product(name: "Splice", package: "Splice")]),
+        .executableTarget(name: "FuzzSampleTables", dependencies: [.product(name: "Splice", package: "Splice"),
+                                                                   .product(name: "SpliceInternals", package: "Splice")]),
+        .executableTarget(name: "FuzzSubtitles", dependencies: [.product(name: "SpliceInternals", package: "Splice")]),
+        .executableTarget(name: "FuzzWriter", dependencies: [.product(name: "Splice", package: "Splice"),
+                                                             .product(name: "SpliceInternals", package: "Splice")]),
+    ],
+    swiftLanguageModes: [.v6]
+)

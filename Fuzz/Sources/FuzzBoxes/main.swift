@@ -1,0 +1,36 @@
+// ISO-BMFF parsing on arbitrary bytes (in memory): the box tree, the movie structure and its
+// sample tables walked to the end. Any input must parse or give a MediaError — never a
+// crash, a hang or an allocation sized by the data. (FuzzSampleTables does Asset loading
+// and reading from files.)
+import Foundation
+import ISOBMFF
+import MediaCore
+
+func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    _ = try? Box.parseAll(bytes)
+    guard let movie = try? MovieFile(file: InMemoryBytes(bytes)) else { return 0 }
+    for track in movie.tracks {
+        var it = SampleIterator(track: track, trackExtends: movie.trackExtends[track.trackID])
+        var n = 0
+        while let s = it.next(), n < 1_000_000 {
+            _ = s.presentationTime
+            n += 1
+        }
+        _ = MovieWriter.movieBox(header: movie.movieHeader, tracks: movie.tracks, otherBoxes: movie.otherMovieBoxes)
+    }
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt { fuzz(data, size) }
+
+// libFuzzer's driver, called from this executable's own main.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
+                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+
+var fuzzArgc = CommandLine.argc
+var fuzzArgv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+exit(runFuzzerDriver(&fuzzArgc, &fuzzArgv) { data, size in fuzz(data, size) })

@@ -1,0 +1,40 @@
+// The sample-table walk: every sample of every track of a fuzzed file is read
+// (copyNextSampleBuffer), in memory and file-backed.
+import Foundation
+import Splice
+
+let path = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-tables-\(getpid()).mp4").path
+
+func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    FileManager.default.createFile(atPath: path, contents: Data(bytes: data, count: size))
+    guard let asset = try? Asset(url: URL(fileURLWithPath: path)), let reader = try? AssetReader(asset: asset) else { return 0 }
+    var outputs: [AssetReaderTrackOutput] = []
+    for (i, track) in asset.tracks.enumerated() {
+        let output = AssetReaderTrackOutput(track: track)
+        output.alwaysCopiesSampleData = i % 2 == 0
+        reader.add(output)
+        outputs.append(output)
+    }
+    guard reader.startReading() else { return 0 }
+    for output in outputs {
+        var n = 0
+        while let sample = output.copyNextSampleBuffer(), n < 100_000 {
+            _ = sample.data.count
+            n += 1
+        }
+    }
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt { fuzz(data, size) }
+
+// libFuzzer's driver, called from this executable's own main.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
+                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+
+var fuzzArgc = CommandLine.argc
+var fuzzArgv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+exit(runFuzzerDriver(&fuzzArgc, &fuzzArgv) { data, size in fuzz(data, size) })
