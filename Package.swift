@@ -28,7 +28,7 @@ let package = Package(
         .executableTarget(name: "SubtitleWriter", dependencies: ["Splice"], path: "Samples/SubtitleWriter"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF"]),
-        .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles"]),
+        .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles"], exclude: ["Regressions"]),
         .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF"]),
     ],
     swiftLanguageModes: [.v6]

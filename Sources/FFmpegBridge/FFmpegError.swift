@@ -31,8 +31,9 @@ public struct FFmpegError: Error, Sendable, CustomStringConvertible {
         let kind: MediaError.Code
         switch code {
         case splice_averror(ENOENT): kind = .fileNotFound
-        case splice_averror_eof(): kind = .truncated
-        case splice_averror(EIO), splice_averror(EACCES), splice_averror(ENOSPC), splice_averror(EFBIG): kind = .io
+        // Reading a local file, FFmpeg's EIO and EOF mean the data ended early.
+        case splice_averror_eof(), splice_averror(EIO): kind = .truncated
+        case splice_averror(EACCES), splice_averror(ENOSPC), splice_averror(EFBIG): kind = .io
         case splice_averror(ENOSYS), splice_averror(EINVAL): kind = .unsupported
         default: kind = .invalidData
         }

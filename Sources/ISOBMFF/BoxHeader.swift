@@ -51,13 +51,13 @@ public struct BoxHeader: Sendable, Hashable {
 /// and resuming at `start + size` whatever a child's parser did.
 public struct BoxIterator {
     private var reader: ByteReader
-    private let parentPath: String
+    private let parent: BoxPath?
     private var counts: [FourCC: Int] = [:]
     private static let indexed: Set<FourCC> = ["trak", "traf", "trun", "moof"]
 
     public init(_ reader: ByteReader) {
         self.reader = reader
-        self.parentPath = reader.path
+        self.parent = reader.location
     }
 
     /// The next child: its header and a reader over its payload whose `path` names it.
@@ -71,12 +71,14 @@ public struct BoxIterator {
         let start = reader.position
         var headerReader = reader
         let header = try BoxHeader.parse(&headerReader, available: UInt64(reader.remaining), allowToEnd: false)
-        let n = (counts[header.type] ?? 0) + 1
-        counts[header.type] = n
-        let name = BoxIterator.indexed.contains(header.type) ? "\(header.type)[\(n)]" : "\(header.type)"
-        let path = parentPath.isEmpty ? name : parentPath + "/" + name
+        var index = 0
+        if BoxIterator.indexed.contains(header.type) {
+            index = (counts[header.type] ?? 0) + 1
+            counts[header.type] = index
+        }
         let end = start + Int(header.size)
-        let payload = ByteReader(reader.bytes, range: (start + header.headerSize)..<end, path: path)
+        let payload = ByteReader(reader.bytes, range: (start + header.headerSize)..<end,
+                                 location: BoxPath(parent: parent, type: header.type, index: index))
         try reader.skip(Int(header.size))
         return (header, payload)
     }

@@ -6,15 +6,28 @@ public struct ByteReader: Sendable {
     public let bytes: [UInt8]
     public private(set) var position: Int
     public let end: Int
+    /// Where the reader is, built into a string only when an error needs it.
+    var location: BoxPath?
+
     /// The box path for errors, e.g. `moov/trak[1]/tkhd`.
-    public var path: String
+    public var path: String {
+        get { location?.description ?? "" }
+        set { location = newValue.isEmpty ? nil : BoxPath(parent: nil, name: newValue) }
+    }
 
     public init(_ bytes: [UInt8], range: Range<Int>? = nil, path: String = "") {
         self.bytes = bytes
         let r = range ?? 0..<bytes.count
         self.position = r.lowerBound
         self.end = r.upperBound
-        self.path = path
+        self.location = path.isEmpty ? nil : BoxPath(parent: nil, name: path)
+    }
+
+    init(_ bytes: [UInt8], range: Range<Int>, location: BoxPath?) {
+        self.bytes = bytes
+        self.position = range.lowerBound
+        self.end = range.upperBound
+        self.location = location
     }
 
     public var remaining: Int { end - position }
@@ -106,5 +119,34 @@ public struct ByteReader: Sendable {
     @inline(__always)
     private func readU32(_ i: Int) -> UInt32 {
         UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
+    }
+}
+
+/// A box path as a linked list (`moov` → `trak[2]` → `mdia`): cheap to extend for every child
+/// box, turned into `moov/trak[2]/mdia` only for an error message.
+final class BoxPath: Sendable, CustomStringConvertible {
+    let parent: BoxPath?
+    let name: String
+    let type: FourCC
+    let index: Int
+
+    init(parent: BoxPath?, name: String) {
+        self.parent = parent
+        self.name = name
+        self.type = FourCC(rawValue: 0)
+        self.index = 0
+    }
+
+    init(parent: BoxPath?, type: FourCC, index: Int) {
+        self.parent = parent
+        self.name = ""
+        self.type = type
+        self.index = index
+    }
+
+    var description: String {
+        let me = name.isEmpty ? (index > 0 ? "\(type)[\(index)]" : "\(type)") : name
+        guard let parent else { return me }
+        return parent.description + "/" + me
     }
 }

@@ -1,5 +1,6 @@
 /// A four-character code: a box type, a sample-entry type, a handler or brand.
 public struct FourCC: Sendable, Hashable, Comparable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public typealias StringLiteralType = StaticString
     public let rawValue: UInt32
 
     public init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -16,7 +17,33 @@ public struct FourCC: Sendable, Hashable, Comparable, ExpressibleByStringLiteral
         rawValue = v
     }
 
-    public init(stringLiteral value: String) { self.init(value) }
+    /// From a literal such as `"avc1"`: read straight from its UTF-8 bytes (no String is made),
+    /// since box types are compared against literals for every box parsed.
+    public init(stringLiteral value: StaticString) {
+        var v: UInt32 = 0
+        var n = 0
+        if value.hasPointerRepresentation {
+            let p = value.utf8Start
+            var i = 0
+            while i < value.utf8CodeUnitCount && n < 4 {
+                var scalar = UInt32(p[i])
+                // Two-byte UTF-8 (©, 0xA9 in box types) as its Latin-1 value.
+                if scalar >= 0xC0 && i + 1 < value.utf8CodeUnitCount {
+                    scalar = (scalar & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F)
+                    i += 1
+                }
+                v = (v << 8) | (scalar <= 0xFF ? scalar : 0x3F)
+                n += 1
+                i += 1
+            }
+        } else {
+            let scalar = value.unicodeScalar.value
+            v = scalar <= 0xFF ? scalar : 0x3F
+            n = 1
+        }
+        while n < 4 { v = (v << 8) | 0x20; n += 1 }
+        rawValue = v
+    }
 
     public var bytes: [UInt8] {
         [UInt8(rawValue >> 24), UInt8((rawValue >> 16) & 0xFF), UInt8((rawValue >> 8) & 0xFF), UInt8(rawValue & 0xFF)]

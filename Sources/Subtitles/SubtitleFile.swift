@@ -92,17 +92,22 @@ public enum SubtitleFile {
     /// block's text (with the index line before it, if any) starts a new block.
     static func splitMissingBlankLines(_ blocks: [(Int, [String])]) -> [(Int, [String])] {
         var result: [(Int, [String])] = []
+        func isTiming(_ line: String) -> Bool {
+            line.contains("-->") && (try? timing(line, file: "", line: 0, srt: true)) != nil
+        }
         for (line, block) in blocks {
             var start = 0
-            var i = 2
-            while i < block.count {
-                if block[i].contains("-->"), (try? timing(block[i], file: "", line: 0, srt: true)) != nil {
-                    let isIndex = block[i - 1].trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber) && i - 1 > start + 1
+            // The block's own timing line: first or second.
+            var timingLine = block.prefix(2).firstIndex { $0.contains("-->") }
+            var i = (timingLine ?? 1) + 1
+            while let t = timingLine, i < block.count {
+                if isTiming(block[i]) {
+                    let isIndex = i - 1 > t && block[i - 1].trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber)
                     let cut = isIndex ? i - 1 : i
-                    if cut > start + 1 {
-                        result.append((line + start, Array(block[start..<cut])))
-                        start = cut
-                    }
+                    result.append((line + start, Array(block[start..<cut])))
+                    start = cut
+                    timingLine = i
+                    _ = t
                 }
                 i += 1
             }
