@@ -10,7 +10,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO := Samples/Media/grouped.mp4
 
-.PHONY: demo test bench build deps-build deps-test clean
+.PHONY: demo test bench fuzz fuzz-build sanitize build deps-build deps-test clean
 
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -43,6 +43,34 @@ bench: deps-test
 	$(call install_missing,time)
 	$(SWIFT) build -c release
 	.build/release/splice-bench
+
+## The test suite under AddressSanitizer (with leak checks of every splice process the tests
+## start) and under ThreadSanitizer.
+sanitize: deps-test
+	SPLICE_SANITIZER=address ASAN_OPTIONS=detect_leaks=0 SPLICE_CHILD_ASAN_OPTIONS=detect_leaks=1 \
+		$(SWIFT) test --sanitize=address --scratch-path .build/asan
+	SPLICE_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build/tsan
+
+## libFuzzer targets (Fuzz/): build, seed, and run each for FUZZ_SECONDS (default 60).
+## Crashes land in Fuzz/crashes/; make each a regression fixture named after its bug.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := Boxes SampleTables Subtitles Writer
+fuzz-build: deps-test
+	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+	Fuzz/seed.sh
+
+fuzz: fuzz-build
+	@mkdir -p Fuzz/crashes; status=0; \
+	for t in $(FUZZ_TARGETS); do \
+		corpus=Fuzz/work/$$t; mkdir -p $$corpus; \
+		case $$t in Boxes) cp -n Fuzz/corpus/boxes/* $$corpus/ ;; SampleTables) cp -n Fuzz/corpus/tables/* $$corpus/ ;; \
+		            Subtitles) cp -n Fuzz/corpus/subtitles/* $$corpus/ ;; esac; \
+		echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \
+		SWIFT_BACKTRACE=enable=no Fuzz/.build/release/Fuzz$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$t- $$corpus \
+			2>&1 | grep -E '^(Done|stat::number_of_executed_units|==[0-9]+==ERROR|.*Fatal error)' || true; \
+		if ls Fuzz/crashes/$$t-* >/dev/null 2>&1; then echo "$$t: crash found (see Fuzz/crashes)"; status=1; fi; \
+	done; exit $$status
 
 clean:
 	rm -rf .build

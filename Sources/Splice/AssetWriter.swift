@@ -191,7 +191,11 @@ public final class AssetWriter: @unchecked Sendable {
         lock.unlock()
         queue.async { [self] in
             block()
-            lock.withLock { input.isScheduled = false }
+            lock.withLock {
+                input.isScheduled = false
+                // The block is released once the input is done, as it often holds its feeder.
+                if input.isFinished || (_status != .writing && _status != .unknown) { input.requestBlock = nil }
+            }
             pump(input)
         }
     }
@@ -278,6 +282,8 @@ public final class AssetWriter: @unchecked Sendable {
 
     func markAsFinished(_ input: AssetWriterInput) {
         lock.lock()
+        // A running block keeps itself alive; dropping it here breaks the cycle block → feeder → writer.
+        input.requestBlock = nil
         if !input.isFinished {
             input.isFinished = true
             _ = updateSlowestFrontier()
@@ -490,7 +496,10 @@ public final class AssetWriter: @unchecked Sendable {
         defer { lock.unlock() }
         guard _status == .writing, let file else { return }
         do {
-            for input in _inputs { input.isFinished = true }
+            for input in _inputs {
+                input.isFinished = true
+                input.requestBlock = nil
+            }
             try flush(all: true)
             let mdatSize = file.size - mdatStart
             if mdatSize > UInt64(UInt32.max) {

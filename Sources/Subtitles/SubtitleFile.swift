@@ -95,21 +95,18 @@ public enum SubtitleFile {
         func isTiming(_ line: String) -> Bool {
             line.contains("-->") && (try? timing(line, file: "", line: 0, srt: true)) != nil
         }
+        func isIndex(_ line: String) -> Bool {
+            line.trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber)
+        }
         for (line, block) in blocks {
             var start = 0
-            // The block's own timing line: first or second.
-            var timingLine = block.prefix(2).firstIndex { $0.contains("-->") }
-            var i = (timingLine ?? 1) + 1
-            while let t = timingLine, i < block.count {
-                if isTiming(block[i]) {
-                    let isIndex = i - 1 > t && block[i - 1].trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber)
-                    let cut = isIndex ? i - 1 : i
+            for i in block.indices.dropFirst() where isTiming(block[i]) {
+                // The new cue starts at its index line when there is one.
+                let cut = i - 1 >= start && isIndex(block[i - 1]) ? i - 1 : i
+                if cut > start {
                     result.append((line + start, Array(block[start..<cut])))
                     start = cut
-                    timingLine = i
-                    _ = t
                 }
-                i += 1
             }
             result.append((line + start, Array(block[start...])))
         }

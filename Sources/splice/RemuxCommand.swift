@@ -56,7 +56,7 @@ enum RemuxCommand: Command {
 
         let progress = ProgressBar(mediaSeconds: asset.duration.seconds)
         if progress.isEnabled { pipe.progressHandler = { progress.update($0) } }
-        let interrupt = Interrupt { pipe.cancel() }
+        let interrupt = Interrupt { [weak pipe] in pipe?.cancel() }
         defer { interrupt.restore() }
         do {
             try pipe.run()

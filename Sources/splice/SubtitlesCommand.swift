@@ -95,7 +95,7 @@ enum SubtitlesCommand: Command {
         let (pipe, warnings) = try SamplePipe.addingSubtitles(tracks, to: asset, outputURL: outputURL)
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
         for w in warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
-        let interrupt = Interrupt { pipe.cancel() }
+        let interrupt = Interrupt { [weak pipe] in pipe?.cancel() }
         defer { interrupt.restore() }
         do {
             try pipe.run()

@@ -18,7 +18,9 @@ struct RemuxFailureTests {
         }
     }
 
-    @Test func fileSizeLimit() throws {
+    /// Not under sanitizers: their runtimes cannot start with a 16 KiB file-size limit.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SPLICE_SANITIZER"] == nil))
+    func fileSizeLimit() throws {
         let input = try Fixtures.grouped.get()
         let before = try Data(contentsOf: input)
         let output = Fixtures.path("limited.mp4")
@@ -65,7 +67,8 @@ struct RemuxFailureTests {
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        usleep(300_000)
+        // Let it start (sanitizer builds start slowly) and get into the job.
+        usleep(ProcessInfo.processInfo.environment["SPLICE_SANITIZER"] == nil ? 300_000 : 2_000_000)
         process.interrupt()
         process.waitUntilExit()
         let status = process.terminationStatus

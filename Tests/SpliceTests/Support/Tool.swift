@@ -21,7 +21,15 @@ enum Tool {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = [executable] + arguments
         }
-        if let environment { process.environment = environment }
+        if let environment {
+            process.environment = environment
+        } else if let childOptions = ProcessInfo.processInfo.environment["SPLICE_CHILD_ASAN_OPTIONS"] {
+            // Under `make sanitize` the test runner ignores its own (XCTest's) leaks, but every
+            // splice process it starts is checked for leaks.
+            var env = ProcessInfo.processInfo.environment
+            env["ASAN_OPTIONS"] = childOptions
+            process.environment = env
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
