@@ -184,9 +184,12 @@ public enum SubtitleFile {
             if format == .srt { out += "\(i + 1)\n" }
             out += clock(cue.start, format) + " --> " + clock(cue.end, format) + "\n"
             // A blank line would end the cue: drop lines that are empty (e.g. once markup is gone).
+            // An arrow in the text could be read as a timing line: WebVTT escapes it, SRT (which
+            // has no escapes) gets a shorter arrow.
             let text = Markup.render(cue.text, cue.styles, format == .srt ? .srt : .webVTT)
                 .split(separator: "\n", omittingEmptySubsequences: false)
                 .filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }
+                .map { $0.replacingOccurrences(of: "-->", with: format == .srt ? "->" : "--&gt;") }
                 .joined(separator: "\n")
             out += text + "\n\n"
         }
