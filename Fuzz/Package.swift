@@ -8,11 +8,11 @@ let package = Package(
     name: "SpliceFuzz",
     dependencies: [.package(name: "Splice", path: "..")],
     targets: [
-        .executableTarget(name: "FuzzBoxes", dependencies: [.product(name: "Splice", package: "Splice")]),
-        .executableTarget(name: "FuzzSampleTables", dependencies: [.product(name: "Splice", package: "Splice"),
-                                                                   .product(name: "SpliceInternals", package: "Splice")]),
-        .executableTarget(name: "FuzzSubtitles", dependencies: [.product(name: "SpliceInternals", package: "Splice")]),
-        .executableTarget(name: "FuzzWriter", dependencies: [.product(name: "Splice", package: "Splice"),
+        .target(name: "FuzzSupport"),
+        .executableTarget(name: "FuzzBoxes", dependencies: ["FuzzSupport", .product(name: "SpliceInternals", package: "Splice")]),
+        .executableTarget(name: "FuzzSampleTables", dependencies: ["FuzzSupport", .product(name: "Splice", package: "Splice")]),
+        .executableTarget(name: "FuzzSubtitles", dependencies: ["FuzzSupport", .product(name: "SpliceInternals", package: "Splice")]),
+        .executableTarget(name: "FuzzWriter", dependencies: ["FuzzSupport", .product(name: "Splice", package: "Splice"),
                                                              .product(name: "SpliceInternals", package: "Splice")]),
     ],
     swiftLanguageModes: [.v6]

@@ -28,6 +28,20 @@ public struct FileTypeBox: Sendable, Hashable {
 public typealias Matrix = [Int32]
 public let identityMatrix: Matrix = [0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x4000_0000]
 
+/// The times `mvhd` and `mdhd` start with: 32-bit in version 0, 64-bit in version 1
+/// (a version-0 duration of all ones means unknown).
+enum HeaderTimes {
+    static func parse(_ r: inout ByteReader, version: UInt8) throws
+        -> (creation: UInt64, modification: UInt64, timescale: UInt32, duration: UInt64) {
+        if version == 1 {
+            return (try r.u64("creation time"), try r.u64("modification time"), try r.u32("timescale"), try r.u64("duration"))
+        }
+        let creation = UInt64(try r.u32("creation time")), modification = UInt64(try r.u32("modification time"))
+        let timescale = try r.u32("timescale"), d = try r.u32("duration")
+        return (creation, modification, timescale, d == .max ? .max : UInt64(d))
+    }
+}
+
 /// `mvhd`: movie timescale, duration and next track ID.
 public struct MovieHeader: Sendable, Hashable {
     public init(version: UInt8, creationTime: UInt64, modificationTime: UInt64, timescale: UInt32, duration: UInt64, rate: Int32, volume: Int16, matrix: Matrix, nextTrackID: UInt32) {
@@ -55,20 +69,10 @@ public struct MovieHeader: Sendable, Hashable {
     static func parse(_ r: inout ByteReader) throws -> MovieHeader {
         let version = try r.u8("version")
         try r.skip(3, "flags")
-        var h = MovieHeader(version: version, creationTime: 0, modificationTime: 0, timescale: 0, duration: 0,
-                            rate: 0, volume: 0, matrix: identityMatrix, nextTrackID: 0)
-        if version == 1 {
-            h.creationTime = try r.u64("creation time")
-            h.modificationTime = try r.u64("modification time")
-            h.timescale = try r.u32("timescale")
-            h.duration = try r.u64("duration")
-        } else {
-            h.creationTime = UInt64(try r.u32("creation time"))
-            h.modificationTime = UInt64(try r.u32("modification time"))
-            h.timescale = try r.u32("timescale")
-            let d = try r.u32("duration")
-            h.duration = d == .max ? .max : UInt64(d)
-        }
+        let t = try HeaderTimes.parse(&r, version: version)
+        var h = MovieHeader(version: version, creationTime: t.creation, modificationTime: t.modification,
+                            timescale: t.timescale, duration: t.duration, rate: 0, volume: 0, matrix: identityMatrix,
+                            nextTrackID: 0)
         h.rate = try r.i32("rate")
         h.volume = try r.i16("volume")
         try r.skip(10)
@@ -267,20 +271,9 @@ public struct MediaHeader: Sendable, Hashable {
     static func parse(_ r: inout ByteReader) throws -> MediaHeader {
         let version = try r.u8("version")
         try r.skip(3, "flags")
-        var h = MediaHeader(version: version, creationTime: 0, modificationTime: 0, timescale: 0, duration: 0,
-                            languageCode: 0, quality: 0)
-        if version == 1 {
-            h.creationTime = try r.u64("creation time")
-            h.modificationTime = try r.u64("modification time")
-            h.timescale = try r.u32("timescale")
-            h.duration = try r.u64("duration")
-        } else {
-            h.creationTime = UInt64(try r.u32("creation time"))
-            h.modificationTime = UInt64(try r.u32("modification time"))
-            h.timescale = try r.u32("timescale")
-            let d = try r.u32("duration")
-            h.duration = d == .max ? .max : UInt64(d)
-        }
+        let t = try HeaderTimes.parse(&r, version: version)
+        var h = MediaHeader(version: version, creationTime: t.creation, modificationTime: t.modification,
+                            timescale: t.timescale, duration: t.duration, languageCode: 0, quality: 0)
         h.languageCode = try r.u16("language")
         h.quality = try r.u16("pre_defined")
         if h.timescale == 0 { throw r.fail("timescale is 0") }

@@ -1,6 +1,7 @@
 // The sample-table walk: every sample of every track of a fuzzed file is read
 // (copyNextSampleBuffer), in memory and file-backed.
 import Foundation
+import FuzzSupport
 import Splice
 
 let path = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-tables-\(getpid()).mp4").path
@@ -26,15 +27,4 @@ func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt { fuzz(data, size) }
-
-// libFuzzer's driver, called from this executable's own main.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
-                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
-var fuzzArgc = CommandLine.argc
-var fuzzArgv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(runFuzzerDriver(&fuzzArgc, &fuzzArgv) { data, size in fuzz(data, size) })
+runFuzzer(fuzz)

@@ -1,5 +1,6 @@
 // SRT and WebVTT parsing, timed-text samples and tx3g round trips on arbitrary bytes.
 import Foundation
+import FuzzSupport
 import Subtitles
 
 func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -23,15 +24,4 @@ func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt { fuzz(data, size) }
-
-// libFuzzer's driver, called from this executable's own main.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
-                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
-var fuzzArgc = CommandLine.argc
-var fuzzArgv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(runFuzzerDriver(&fuzzArgc, &fuzzArgv) { data, size in fuzz(data, size) })
+runFuzzer(fuzz)
