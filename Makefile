@@ -51,9 +51,11 @@ sanitize: deps-test
 		$(SWIFT) test --sanitize=address --scratch-path .build/asan
 	SPLICE_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build/tsan
 
-## libFuzzer targets (Fuzz/): build, seed, and run each for FUZZ_SECONDS (default 60).
+## libFuzzer targets (Fuzz/): build, seed, and run each for FUZZ_SECONDS (default 60), or for
+## FUZZ_RUNS executions from a fixed seed (repeatable: what CI does).
 ## Crashes land in Fuzz/crashes/; make each a regression fixture named after its bug.
 FUZZ_SECONDS ?= 60
+FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -seed=1,-max_total_time=$(FUZZ_SECONDS))
 FUZZ_TARGETS := Boxes SampleTables Subtitles Writer
 fuzz-build: deps-test
 	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
@@ -65,8 +67,8 @@ fuzz: fuzz-build
 		corpus=Fuzz/work/$$t; mkdir -p $$corpus; \
 		case $$t in Boxes) cp -n Fuzz/corpus/boxes/* $$corpus/ ;; SampleTables) cp -n Fuzz/corpus/tables/* $$corpus/ ;; \
 		            Subtitles) cp -n Fuzz/corpus/subtitles/* $$corpus/ ;; esac; \
-		echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \
-		SWIFT_BACKTRACE=enable=no Fuzz/.build/release/Fuzz$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		echo "fuzzing $$t ($(FUZZ_LIMIT))"; \
+		SWIFT_BACKTRACE=enable=no Fuzz/.build/release/Fuzz$$t $(FUZZ_LIMIT) -timeout=10 \
 			-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$t- $$corpus \
 			2>&1 | grep -E '^(Done|stat::number_of_executed_units|==[0-9]+==ERROR|.*Fatal error)' || true; \
 		if ls Fuzz/crashes/$$t-* >/dev/null 2>&1; then echo "$$t: crash found (see Fuzz/crashes)"; status=1; fi; \
