@@ -189,7 +189,12 @@ public enum SubtitleFile {
             let text = Markup.render(cue.text, cue.styles, format == .srt ? .srt : .webVTT)
                 .split(separator: "\n", omittingEmptySubsequences: false)
                 .filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }
-                .map { $0.replacingOccurrences(of: "-->", with: format == .srt ? "->" : "--&gt;") }
+                .map { line -> String in
+                    var line = String(line)
+                    // Repeated: shortening "--->" once would leave "-->".
+                    while line.contains("-->") { line = line.replacingOccurrences(of: "-->", with: format == .srt ? "->" : "--&gt;") }
+                    return line
+                }
                 .joined(separator: "\n")
             out += text + "\n\n"
         }

@@ -8,7 +8,7 @@ import Testing
 struct FuzzRegressionTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Regressions")
 
-    @Test(arguments: ["srt-timing-line-inside-cue-text.srt", "srt-timing-line-in-orphan-text.srt", "srt-arrow-left-by-markup.srt", "vtt-line-empty-after-markup.vtt"])
+    @Test(arguments: ["srt-timing-line-inside-cue-text.srt", "srt-timing-line-in-orphan-text.srt", "srt-arrow-left-by-markup.srt", "srt-longer-arrow-in-text.srt", "vtt-line-empty-after-markup.vtt"])
     func renderedCuesParseAgain(_ name: String) throws {
         let data = try Data(contentsOf: FuzzRegressionTests.directory.appendingPathComponent(name))
         for format in [SubtitleFormat.srt, .webVTT] {
