@@ -179,9 +179,20 @@ public struct SampleTable: Sendable, Hashable {
 
     /// Checks that every sample lies inside a file of `fileSize` bytes.
     public func checkSampleData(fileSize: UInt64, path: String) throws {
+        if constantSampleSize > 0 {
+            // Every sample has the same size: the total must fit in the file, whatever the chunks say.
+            let total = UInt64(sampleCount).multipliedReportingOverflow(by: UInt64(constantSampleSize))
+            if total.overflow || total.partialValue > fileSize {
+                throw MediaError(.invalidData, "\(sampleCount) samples of \(constantSampleSize) bytes do not fit in a file of \(fileSize) bytes", location: path + "/stsz")
+            }
+        }
         try forEachChunk { chunk in
             var end = chunk.offset
-            for i in chunk.firstSample..<(chunk.firstSample + chunk.sampleCount) { end &+= UInt64(size(ofSample: i)) }
+            if constantSampleSize > 0 {
+                end &+= UInt64(chunk.sampleCount) &* UInt64(constantSampleSize)
+            } else {
+                for i in chunk.firstSample..<(chunk.firstSample + chunk.sampleCount) { end &+= UInt64(sampleSizes[i]) }
+            }
             if end > fileSize || end < chunk.offset {
                 throw MediaError(.invalidData, "chunk at offset \(chunk.offset) with samples \(chunk.firstSample + 1)–\(chunk.firstSample + chunk.sampleCount) ends at \(end), past the end of the file (\(fileSize) bytes)", location: path + "/stco")
             }
