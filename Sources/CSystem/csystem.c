@@ -22,3 +22,7 @@ int splice_rename_noreplace(const char *from, const char *to) {
     if (link(from, to) != 0) return -1;
     return unlink(from);
 }
+
+int splice_start_writeback(int fd, int64_t offset, int64_t length) {
+    return sync_file_range(fd, (off64_t)offset, (off64_t)length, SYNC_FILE_RANGE_WRITE);
+}

@@ -52,8 +52,20 @@ public final class OutputFile: @unchecked Sendable {
     }
 
     /// Appends `bytes`.
+    /// How far writeback has been started; see `startWriteback()`.
+    private var writebackStart: UInt64 = 0
+
+    /// Starts writing what has been written so far to disk in the background once another
+    /// 16 MiB have piled up, so that the final `fsync` has little left to wait for.
+    private func startWriteback() {
+        guard size - writebackStart >= 16 << 20 else { return }
+        _ = splice_start_writeback(fd, Int64(writebackStart), Int64(size - writebackStart))
+        writebackStart = size
+    }
+
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
+        defer { startWriteback() }
         var written = 0
         while written < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
@@ -86,6 +98,7 @@ public final class OutputFile: @unchecked Sendable {
             throw ioError("write failed")
         }
         size += UInt64(copied)
+        startWriteback()
         if copied < length {
             let rest = try file.readData(at: offset + UInt64(copied), count: length - copied)
             try write(rest)

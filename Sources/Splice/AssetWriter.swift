@@ -246,7 +246,7 @@ public final class AssetWriter: @unchecked Sendable {
         if input.firstDecodeTime == nil { input.firstDecodeTime = dts }
         input.lastDecodeTime = dts
         let descriptionIndex = try sampleDescriptionIndex(for: sample.formatDescription, input: input)
-        let window = windowIndex(MediaTime(value: dts, timescale: ts))
+        let window = windowIndex(dts, timescale: ts)
         input.pending.append(PendingSample(
             storage: sample.storage, length: sample.dataLength, decodeTime: dts, compositionOffset: pts - dts, duration: duration,
             isSync: sample.isSync, dependency: sample.dependency?.rawValue, descriptionIndex: descriptionIndex,
@@ -272,11 +272,11 @@ public final class AssetWriter: @unchecked Sendable {
         return i
     }
 
-    /// The interleaving window a decode time falls in.
-    private func windowIndex(_ t: MediaTime) -> Int64 {
-        guard t.isNumeric, t.value > 0 else { return 0 }
-        let n = Int128(t.value) * Int128(window.timescale)
-        let d = Int128(t.timescale) * Int128(window.value)
+    /// The interleaving window a decode time (`value` in `timescale` units) falls in.
+    private func windowIndex(_ value: Int64, timescale: Int32) -> Int64 {
+        guard value > 0 else { return 0 }
+        let n = Int128(value) * Int128(window.timescale)
+        let d = Int128(timescale) * Int128(window.value)
         return Int64(clamping: n / d)
     }
 

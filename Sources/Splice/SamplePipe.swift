@@ -108,7 +108,7 @@ public final class SamplePipe: @unchecked Sendable {
                 return
             }
             if !c.input.append(sample) { break }
-            if let d = c.duration, d > .zero, progressHandler != nil {
+            if progressHandler != nil, let d = c.duration, d > .zero {
                 report(i, min(1, (sample.decodeTime + sample.duration).seconds / d.seconds))
             }
         }

@@ -15,4 +15,7 @@ int64_t splice_copy_file_range(int in, int64_t in_offset, int out, int64_t lengt
 /* rename(2) that fails with EEXIST instead of replacing `to`; falls back to link+unlink. */
 int splice_rename_noreplace(const char *from, const char *to);
 
+/* Starts writing back a range of a file without waiting (sync_file_range, SYNC_FILE_RANGE_WRITE). */
+int splice_start_writeback(int fd, int64_t offset, int64_t length);
+
 #endif
