@@ -62,13 +62,13 @@ public struct MovieFile: Sendable {
         // Headers are read through a 64 KiB window, so that many small boxes cost no syscall each.
         var window: [UInt8] = []
         var windowStart: UInt64 = 0
-        func header(at offset: UInt64, _ length: Int) throws -> [UInt8] {
+        func header(at offset: UInt64, _ length: Int) throws -> ByteReader {
             if offset < windowStart || offset + UInt64(length) > windowStart + UInt64(window.count) {
                 windowStart = offset
                 window = try file.read(at: offset, count: Int(min(size - offset, 65536)))
             }
             let from = Int(offset - windowStart)
-            return Array(window[from..<(from + length)])
+            return ByteReader(window, range: from..<(from + length), location: nil)
         }
         while offset < size {
             let available = size - offset
@@ -77,7 +77,7 @@ public struct MovieFile: Sendable {
             }
             count += 1
             if count > 1_000_000 { throw MediaError(.unsupported, "more than a million top-level boxes") }
-            var r = ByteReader(try header(at: offset, Int(min(available, 32))), path: "")
+            var r = try header(at: offset, Int(min(available, 32)))
             let header: BoxHeader
             do {
                 header = try BoxHeader.parse(&r, available: available, allowToEnd: true)
