@@ -193,8 +193,10 @@ public final class AssetWriter: @unchecked Sendable {
             block()
             lock.withLock {
                 input.isScheduled = false
-                // The block is released once the input is done, as it often holds its feeder.
-                if input.isFinished || (_status != .writing && _status != .unknown) { input.requestBlock = nil }
+                // The block is released once the input is done (it often holds its feeder), or once
+                // it has run after writing ended — if writing ended while it ran, it runs once more.
+                let terminal = _status != .writing && _status != .unknown
+                if input.isFinished || (terminal && input.sawTerminalStatus) { input.requestBlock = nil }
             }
             pump(input)
         }
