@@ -273,3 +273,33 @@ struct SessionTimeTests {
         #expect(abs((Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 1.0) < 0.05)
     }
 }
+
+@Suite("Request blocks")
+struct RequestBlockTests {
+    /// A block that is running when writing ends is called once more, so that a pipe waiting on
+    /// it always learns that writing ended (else its DispatchGroup would wait forever).
+    @Test func blockRunningWhenWritingEndsRunsOnceMore() throws {
+        let source = try Asset(url: try Fixtures.quickTime.get())
+        let format = try #require(source.tracks[1].formatDescriptions.first)
+        let url = Fixtures.path("ended-while-running.m4a")
+        try? FileManager.default.removeItem(at: url)
+        let writer = try AssetWriter(outputURL: url)
+        let input = AssetWriterInput(mediaType: .audio, sourceFormatHint: format)
+        writer.add(input)
+        #expect(writer.startWriting())
+        writer.startSession(atSourceTime: .zero)
+        let cancelled = DispatchSemaphore(value: 0), sawEnd = DispatchSemaphore(value: 0)
+        let calls = Counter()
+        input.requestMediaDataWhenReady(on: DispatchQueue(label: "running")) {
+            if calls.increment() == 1 {
+                cancelled.wait()      // still running when the writer is cancelled
+                return
+            }
+            if writer.status == .cancelled { sawEnd.signal() }
+        }
+        writer.cancelWriting()
+        cancelled.signal()
+        #expect(sawEnd.wait(timeout: .now() + 10) == .success)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+}
