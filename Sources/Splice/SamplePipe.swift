@@ -78,6 +78,9 @@ public final class SamplePipe: @unchecked Sendable {
             c.input.requestMediaDataWhenReady(on: c.queue) { [self] in pump(i, c) }
         }
         group.wait()
+        // Let each queue finish the block that left the group, so nothing of this run is still
+        // running (or holding the writer) when `run()` returns.
+        for c in connections { c.queue.sync {} }
         try finishRun()
     }
 
