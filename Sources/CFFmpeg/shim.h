@@ -13,6 +13,5 @@
 static inline int splice_averror(int errnum) { return AVERROR(errnum); }
 static inline int splice_averror_eof(void) { return AVERROR_EOF; }
 static inline int64_t splice_av_nopts_value(void) { return AV_NOPTS_VALUE; }
-static inline unsigned splice_libavformat_version(void) { return LIBAVFORMAT_VERSION_INT; }
 
 #endif

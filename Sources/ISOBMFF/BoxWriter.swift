@@ -126,9 +126,6 @@ public struct Box: Sendable, Hashable {
     /// The first child of this type.
     public func child(_ type: FourCC) -> Box? { children?.first { $0.type == type } }
 
-    /// All children of this type.
-    public func children(_ type: FourCC) -> [Box] { children?.filter { $0.type == type } ?? [] }
-
     /// Changes the first child of `type` (which must exist) with `body`.
     public mutating func modifyChild(_ type: FourCC, index: Int = 0, _ body: (inout Box) throws -> Void) rethrows {
         var seen = 0

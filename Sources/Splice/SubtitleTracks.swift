@@ -93,15 +93,6 @@ extension SamplePipe {
     }
 }
 
-extension TX3G {
-    /// Whether a tx3g sample entry says all its samples are forced.
-    static func isForcedOnly(_ entry: Data?) -> Bool {
-        guard let e = entry, e.count >= 20, e[e.startIndex + 4..<e.startIndex + 8].elementsEqual("tx3g".utf8) else { return false }
-        let i = e.startIndex + 16
-        return e[i] & 0x80 != 0
-    }
-}
-
 /// Reading subtitle tracks back as cues.
 public enum SubtitleExtraction {
     /// The cues of a tx3g subtitle track, markup restored from its style records.

@@ -20,6 +20,14 @@ public struct TextStyle: Sendable, Hashable {
     }
 
     var hasStyle: Bool { bold || italic || underline || color != nil }
+
+    /// The same style over a run `offset` scalars later (when texts are joined).
+    func shifted(by offset: Int) -> TextStyle {
+        var s = self
+        s.start += offset
+        s.end += offset
+        return s
+    }
 }
 
 /// One subtitle: when it shows, its plain text, and the styled runs of that text.

@@ -67,25 +67,36 @@ public enum SubtitleFile {
         for (line, block) in splitMissingBlankLines(blocks(lines)) {
             // The timing line is the first or second line (after an index, which may be missing or wrong).
             guard let t = block.prefix(2).firstIndex(where: { $0.contains("-->") }) else {
-                if block.count == 1 && block[0].trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber) { continue }
+                if block.count == 1 && isIndex(block[0]) { continue }
                 if var last = cues.popLast() {
                     // Text after a blank line inside a cue: part of the cue before it.
                     let (more, styles) = Markup.parse(block.joined(separator: "\n"), .srt)
                     let shift = last.text.unicodeScalars.count + 2
                     last.text += "\n\n" + more
-                    last.styles += styles.map { TextStyle(start: $0.start + shift, end: $0.end + shift, bold: $0.bold, italic: $0.italic, underline: $0.underline, color: $0.color) }
+                    last.styles += styles.map { $0.shifted(by: shift) }
                     cues.append(last)
                     continue
                 }
                 throw SubtitleError(file: file, line: line, message: "expected a timing line such as '00:00:01,000 --> 00:00:02,000', found '\(block[0].prefix(40))'")
             }
-            let timingLine = line + t
-            let (start, end) = try timing(block[t], file: file, line: timingLine, srt: true)
-            let body = block[(t + 1)...].map { $0.trimmingTrailingWhitespace() }.joined(separator: "\n")
-            let (plain, styles) = Markup.parse(body, .srt)
-            cues.append(SubtitleCue(start: start, end: end, text: plain, styles: styles, line: timingLine))
+            cues.append(try cue(block, timingAt: t, line: line, file: file, dialect: .srt))
         }
         return cues
+    }
+
+    /// The cue of a block whose timing line is at `t`: the lines after it are its text.
+    static func cue(_ block: [String], timingAt t: Int, line: Int, file: String,
+                    dialect: Markup.Dialect) throws(SubtitleError) -> SubtitleCue {
+        let timingLine = line + t
+        let (start, end) = try timing(block[t], file: file, line: timingLine, srt: dialect == .srt)
+        let body = block[(t + 1)...].map { $0.trimmingTrailingWhitespace() }.joined(separator: "\n")
+        let (plain, styles) = Markup.parse(body, dialect)
+        return SubtitleCue(start: start, end: end, text: plain, styles: styles, line: timingLine)
+    }
+
+    /// A line holding only an SRT cue index.
+    static func isIndex(_ line: String) -> Bool {
+        line.trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber)
     }
 
     /// SRT files often lack the blank line between two cues: a valid timing line inside a
@@ -94,9 +105,6 @@ public enum SubtitleFile {
         var result: [(Int, [String])] = []
         func isTiming(_ line: String) -> Bool {
             line.contains("-->") && (try? timing(line, file: "", line: 0, srt: true)) != nil
-        }
-        func isIndex(_ line: String) -> Bool {
-            line.trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber)
         }
         for (line, block) in blocks {
             var start = 0
@@ -129,11 +137,7 @@ public enum SubtitleFile {
             guard let t = block.prefix(2).firstIndex(where: { $0.contains("-->") }) else {
                 throw SubtitleError(file: file, line: line, message: "expected a cue timing line such as '00:01.000 --> 00:02.000', found '\(head.prefix(40))'")
             }
-            let timingLine = line + t
-            let (start, end) = try timing(block[t], file: file, line: timingLine, srt: false)
-            let body = block[(t + 1)...].map { $0.trimmingTrailingWhitespace() }.joined(separator: "\n")
-            let (plain, styles) = Markup.parse(body, .webVTT)
-            cues.append(SubtitleCue(start: start, end: end, text: plain, styles: styles, line: timingLine))
+            cues.append(try cue(block, timingAt: t, line: line, file: file, dialect: .webVTT))
         }
         return cues
     }

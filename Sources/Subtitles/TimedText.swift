@@ -37,7 +37,7 @@ public enum TimedText {
                 if !text.isEmpty { text += "\n" }
                 let shift = text.unicodeScalars.count
                 text += c.text
-                styles += c.styles.map { TextStyle(start: $0.start + shift, end: $0.end + shift, bold: $0.bold, italic: $0.italic, underline: $0.underline, color: $0.color) }
+                styles += c.styles.map { $0.shifted(by: shift) }
             }
             if let last = result.last, last.text == text, last.styles == styles {
                 result[result.count - 1].end = t1
@@ -81,6 +81,12 @@ public enum TX3G {
             }
         }
         return Data(b.bytes)
+    }
+
+    /// Whether a tx3g sample entry says all its samples are forced.
+    public static func isForcedOnly(_ entry: Data?) -> Bool {
+        guard let e = entry, e.count >= 20, e[e.startIndex + 4..<e.startIndex + 8].elementsEqual("tx3g".utf8) else { return false }
+        return e[e.startIndex + 16] & 0x80 != 0
     }
 
     /// One sample: 16-bit length, UTF-8 text, then a `styl` box when the text has styles.

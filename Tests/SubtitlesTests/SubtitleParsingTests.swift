@@ -138,6 +138,7 @@ struct SubtitleParsingTests {
         let entry = TX3G.sampleEntry(forced: true)
         #expect(entry[4..<8] == Data("tx3g".utf8))
         #expect(entry[16] & 0x80 != 0)
+        #expect(TX3G.isForcedOnly(entry) && !TX3G.isForcedOnly(TX3G.sampleEntry()))
     }
 
     @Test func languageTags() {
