@@ -7,11 +7,15 @@
 #include <libavutil/error.h>
 #include <libavutil/dict.h>
 #include <libavutil/log.h>
+#include <libavutil/mem.h>
+#include <libavutil/channel_layout.h>
+#include <libavformat/avio.h>
 #include <errno.h>
 
 /* Macros Swift cannot import, as functions. */
 static inline int splice_averror(int errnum) { return AVERROR(errnum); }
 static inline int splice_averror_eof(void) { return AVERROR_EOF; }
+static inline int splice_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int64_t splice_av_nopts_value(void) { return AV_NOPTS_VALUE; }
 
 #endif

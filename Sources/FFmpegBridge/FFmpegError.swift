@@ -1,6 +1,7 @@
 import CFFmpeg
 import FFmpegLoader
 import MediaCore
+import Foundation
 
 /// A failure reported by a libav* call: its code, FFmpeg's text for it, and what was being done.
 public struct FFmpegError: Error, Sendable, CustomStringConvertible {
@@ -60,15 +61,50 @@ public enum FFmpegLibraries {
     }
 }
 
-/// FFmpeg's own log output: silent unless asked for.
+/// FFmpeg's own log output: silent unless asked for, but warnings and errors are kept (the
+/// most recent 100) so that a job can say what FFmpeg skipped in a damaged input.
 public enum FFmpegLog {
-    /// Shows FFmpeg's messages on stderr (`true`) or keeps it silent (the default).
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var verbose = false
+    nonisolated(unsafe) private static var kept: [String] = []
+    static let capacity = 100
+
+    /// Shows FFmpeg's messages on stderr, prefixed `ffmpeg:` (`true`), or only keeps its warnings
+    /// and errors (the default).
     public static func setVerbose(_ verbose: Bool) {
         guard (try? FFmpegLibraries.load()) != nil else { return }
-        _ = quietByDefault
-        av_log_set_level(verbose ? AV_LOG_INFO : AV_LOG_QUIET)
+        _ = installed
+        lock.withLock { self.verbose = verbose }
+        av_log_set_level(verbose ? AV_LOG_INFO : AV_LOG_WARNING)
     }
 
-    /// Silences FFmpeg once, before the first libav call.
-    static let quietByDefault: Void = av_log_set_level(AV_LOG_QUIET)
+    /// The warnings and errors FFmpeg reported since the last call, oldest first.
+    public static func takeMessages() -> [String] {
+        lock.withLock {
+            defer { kept = [] }
+            return kept
+        }
+    }
+
+    /// Routes FFmpeg's log to `receive`, once, before the first libav call.
+    static let installed: Void = {
+        av_log_set_level(AV_LOG_WARNING)
+        splice_ffmpeg_set_log_handler { level, line in
+            guard let line else { return }
+            FFmpegLog.receive(level, String(cString: line))
+        }
+    }()
+
+    private static func receive(_ level: Int32, _ line: String) {
+        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return }
+        let show: Bool = lock.withLock {
+            if level <= AV_LOG_WARNING {
+                if kept.count == capacity { kept.removeFirst() }
+                kept.append(text)
+            }
+            return verbose
+        }
+        if show { FileHandle.standardError.write(Data("ffmpeg: \(text)\n".utf8)) }
+    }
 }

@@ -29,6 +29,22 @@ public struct StreamInfo: Sendable {
     /// Packets, when the container says (`nb_frames`, or Matroska's statistics tags).
     public var frameCount: Int?
     public var extradata: Data?
+    /// Codec profile and level, when known (FFmpeg's numbering; nil for unknown).
+    public var profile: Int?
+    public var level: Int?
+    public var bitRate: Int?
+    /// Samples per audio frame, when fixed.
+    public var frameSize: Int?
+    /// Audio samples to drop at the start (encoder delay).
+    public var initialPadding: Int?
+    public var bitsPerCodedSample: Int?
+    /// ISO/IEC 23091-2 colour code points (0/2 when unspecified), and full range (nil when unknown).
+    public var colorPrimaries: Int = 2
+    public var transferCharacteristics: Int = 2
+    public var matrixCoefficients: Int = 2
+    public var isFullRange: Bool?
+    /// The AVChromaLocation / subsampling is not kept; `pixelFormat` is FFmpeg's name when known.
+    public var pixelFormat: Int?
 }
 
 /// An opened input file (`AVFormatContext` from `avformat_open_input`), closed on `deinit`.
@@ -41,7 +57,7 @@ public final class InputFormatContext: @unchecked Sendable {
     public init(path: String) throws(FFmpegError) {
         self.path = path
         try FFmpegLibraries.load()
-        _ = FFmpegLog.quietByDefault
+        _ = FFmpegLog.installed
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         try check(avformat_open_input(&ctx, path, nil, nil), "cannot open")
         self.context = ctx
@@ -62,6 +78,25 @@ public final class InputFormatContext: @unchecked Sendable {
     public var durationSeconds: Double? {
         guard let d = context?.pointee.duration, d != splice_av_nopts_value(), d >= 0 else { return nil }
         return Double(d) / Double(AV_TIME_BASE)
+    }
+
+    /// Reads the next packet of the streams not discarded into `packet`.
+    /// - Returns: `false` at the end of the input.
+    /// - Throws: `FFmpegError` when the input cannot be read further.
+    public func read(into packet: Packet) throws(FFmpegError) -> Bool {
+        packet.unref()
+        let result = av_read_frame(context, packet.pointer)
+        if result == splice_averror_eof() { return false }
+        try check(result, "cannot read a packet")
+        return true
+    }
+
+    /// Makes the demuxer skip every stream but `keep` (their packets are never returned).
+    public func discardStreams(except keep: Set<Int>) {
+        guard let ctx = context else { return }
+        for i in 0..<Int(ctx.pointee.nb_streams) where !keep.contains(i) {
+            ctx.pointee.streams[i]?.pointee.discard = AVDISCARD_ALL
+        }
     }
 
     public var streams: [StreamInfo] {
@@ -107,6 +142,17 @@ extension StreamInfo {
         } else {
             frameCount = nil
         }
+        profile = par.profile >= 0 ? Int(par.profile) : nil
+        level = par.level >= 0 ? Int(par.level) : nil
+        bitRate = par.bit_rate > 0 ? Int(par.bit_rate) : nil
+        frameSize = par.frame_size > 0 ? Int(par.frame_size) : nil
+        initialPadding = par.initial_padding > 0 ? Int(par.initial_padding) : nil
+        bitsPerCodedSample = par.bits_per_coded_sample > 0 ? Int(par.bits_per_coded_sample) : nil
+        colorPrimaries = Int(par.color_primaries.rawValue)
+        transferCharacteristics = Int(par.color_trc.rawValue)
+        matrixCoefficients = Int(par.color_space.rawValue)
+        isFullRange = par.color_range == AVCOL_RANGE_JPEG ? true : par.color_range == AVCOL_RANGE_MPEG ? false : nil
+        pixelFormat = par.format >= 0 ? Int(par.format) : nil
         if let extra = par.extradata, par.extradata_size > 0 {
             extradata = Data(bytes: extra, count: Int(par.extradata_size))
         } else {

@@ -109,17 +109,22 @@ public final class OutputFile: @unchecked Sendable {
 
     /// Overwrites bytes already written, at `offset`.
     public func write(_ bytes: [UInt8], at offset: UInt64) throws {
-        try bytes.withUnsafeBytes { buf in
-            var done = 0
-            while done < buf.count {
-                let n = pwrite(fd, buf.baseAddress! + done, buf.count - done, off_t(offset) + off_t(done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw ioError("write failed")
-                }
-                done += n
+        try bytes.withUnsafeBytes { try write($0, at: offset) }
+    }
+
+    /// Writes at `offset`, over bytes already written and past the end if need be.
+    public func write(_ buf: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
+        var written = 0
+        while written < buf.count {
+            let n = pwrite(fd, buf.baseAddress! + written, buf.count - written, off_t(offset) + off_t(written))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ioError("write failed")
             }
+            written += n
         }
+        size = max(size, offset + UInt64(buf.count))
     }
 
     /// The file system's block size: what `prepend` pads to.

@@ -1,0 +1,222 @@
+import CFFmpeg
+import FFmpegLoader
+import Foundation
+import MediaCore
+
+/// What a new output stream holds: FFmpeg's codec name and parameters, and the track's flags.
+public struct OutputStreamParameters: Sendable {
+    public var mediaType: MediaType
+    /// FFmpeg's codec name: `h264`, `aac`, `subrip`, …
+    public var codecName: String
+    /// Codec configuration in FFmpeg's form (`avcC` for H.264, AudioSpecificConfig for AAC, …).
+    public var extradata: Data?
+    public var width = 0
+    public var height = 0
+    public var sampleRate = 0
+    public var channelCount = 0
+    public var frameSize = 0
+    public var initialPadding = 0
+    public var bitsPerCodedSample = 0
+    /// The time base Splice would like (the muxer may pick another; see `timeBase(ofStream:)`).
+    public var timeBase: (num: Int32, den: Int32) = (1, 1000)
+    public var language: String?
+    public var title: String?
+    public var isDefault = false
+    public var isForced = false
+    public var isHearingImpaired = false
+    public var isVisualImpaired = false
+
+    public init(mediaType: MediaType, codecName: String) {
+        self.mediaType = mediaType
+        self.codecName = codecName
+    }
+}
+
+/// A file being written by one of libavformat's muxers (`AVFormatContext` for output).
+///
+/// Bytes go through a custom AVIO context into an `OutputFile`, so that the output is a
+/// temporary file renamed into place on success, like everything Splice writes.
+public final class OutputFormatContext: @unchecked Sendable {
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var io: UnsafeMutablePointer<AVIOContext>?
+    private let sink: Sink
+    private let packet = Packet()
+    public let formatName: String
+
+    /// The position-keeping writer behind the AVIO callbacks.
+    private final class Sink {
+        let file: OutputFile
+        var position: UInt64 = 0
+        var error: MediaError?
+        init(file: OutputFile) { self.file = file }
+    }
+
+    /// The muxer libavformat would pick for a file named `fileName` (by its extension), if any.
+    public static func formatName(forFileName fileName: String) -> String? {
+        guard (try? FFmpegLibraries.load()) != nil, let f = av_guess_format(nil, fileName, nil), let name = f.pointee.name else { return nil }
+        return String(cString: name)
+    }
+
+    /// Whether the muxer `formatName` can hold `codecName` (libavformat's own answer).
+    public static func canHold(_ codecName: String, formatName: String) -> Bool {
+        guard (try? FFmpegLibraries.load()) != nil, let f = av_guess_format(formatName, nil, nil),
+              let d = avcodec_descriptor_get_by_name(codecName) else { return false }
+        return avformat_query_codec(f, d.pointee.id, FF_COMPLIANCE_NORMAL) == 1
+    }
+
+    /// Starts a `formatName` muxer (`matroska`, `webm`, `mpegts`, `avi`, …) writing into `file`.
+    public init(formatName: String, file: OutputFile) throws(FFmpegError) {
+        try FFmpegLibraries.load()
+        _ = FFmpegLog.installed
+        self.formatName = formatName
+        sink = Sink(file: file)
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_alloc_output_context2(&ctx, nil, formatName, nil), "no muxer named '\(formatName)'")
+        context = ctx
+        let size: Int32 = 1 << 16
+        guard let buffer = av_malloc(Int(size))?.assumingMemoryBound(to: UInt8.self) else {
+            throw FFmpegError(code: splice_averror(ENOMEM), operation: "cannot allocate an I/O buffer")
+        }
+        let opaque = Unmanaged.passUnretained(sink).toOpaque()
+        io = avio_alloc_context(buffer, size, 1, opaque, nil, { opaque, buf, count in
+            let sink = Unmanaged<Sink>.fromOpaque(opaque!).takeUnretainedValue()
+            guard let buf, count > 0 else { return 0 }
+            do {
+                let bytes = UnsafeRawBufferPointer(start: buf, count: Int(count))
+                if sink.position == sink.file.size {
+                    try sink.file.write(bytes)
+                } else {
+                    try sink.file.write(bytes, at: sink.position)
+                }
+                sink.position += UInt64(count)
+                return count
+            } catch {
+                sink.error = error as? MediaError ?? MediaError(.io, "\(error)")
+                return splice_averror(EIO)
+            }
+        }, { opaque, offset, whence in
+            let sink = Unmanaged<Sink>.fromOpaque(opaque!).takeUnretainedValue()
+            switch whence & ~AVSEEK_FORCE {
+            case AVSEEK_SIZE: return Int64(sink.file.size)
+            case SEEK_SET: guard offset >= 0 else { return Int64(splice_averror(EINVAL)) }; sink.position = UInt64(offset)
+            case SEEK_CUR: sink.position = UInt64(max(0, Int64(sink.position) + offset))
+            case SEEK_END: sink.position = UInt64(max(0, Int64(sink.file.size) + offset))
+            default: return Int64(splice_averror(EINVAL))
+            }
+            return Int64(sink.position)
+        })
+        guard io != nil else {
+            av_free(buffer)
+            throw FFmpegError(code: splice_averror(ENOMEM), operation: "cannot allocate an I/O context")
+        }
+        ctx!.pointee.pb = io
+        ctx!.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+    }
+
+    deinit {
+        if let io {
+            av_free(io.pointee.buffer)
+            var p: UnsafeMutablePointer<AVIOContext>? = io
+            avio_context_free(&p)
+        }
+        if let context {
+            context.pointee.pb = nil
+            avformat_free_context(context)
+        }
+    }
+
+    /// A write error from the file, in place of FFmpeg's generic EIO.
+    private func failure(_ e: FFmpegError) -> Error {
+        sink.error ?? e.mediaError
+    }
+
+    /// Adds a stream; returns its index.
+    /// - Throws: `.unsupported` when FFmpeg does not know the codec.
+    public func addStream(_ p: OutputStreamParameters) throws -> Int {
+        guard let d = avcodec_descriptor_get_by_name(p.codecName) else {
+            throw MediaError(.unsupported, "FFmpeg knows no codec named '\(p.codecName)'")
+        }
+        guard let st = avformat_new_stream(context, nil), let par = st.pointee.codecpar else {
+            throw MediaError(.io, "cannot add a stream")
+        }
+        par.pointee.codec_type = switch p.mediaType {
+        case .video: AVMEDIA_TYPE_VIDEO
+        case .audio: AVMEDIA_TYPE_AUDIO
+        case .subtitle, .text, .closedCaption: AVMEDIA_TYPE_SUBTITLE
+        default: AVMEDIA_TYPE_DATA
+        }
+        par.pointee.codec_id = d.pointee.id
+        par.pointee.codec_tag = 0
+        if let extra = p.extradata, !extra.isEmpty {
+            guard let buffer = av_mallocz(extra.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
+                throw MediaError(.io, "out of memory")
+            }
+            extra.copyBytes(to: buffer, count: extra.count)
+            par.pointee.extradata = buffer
+            par.pointee.extradata_size = Int32(extra.count)
+        }
+        par.pointee.width = Int32(clamping: p.width)
+        par.pointee.height = Int32(clamping: p.height)
+        if p.mediaType == .audio {
+            par.pointee.sample_rate = Int32(clamping: p.sampleRate)
+            av_channel_layout_default(&par.pointee.ch_layout, Int32(clamping: max(1, p.channelCount)))
+            par.pointee.frame_size = Int32(clamping: p.frameSize)
+            par.pointee.initial_padding = Int32(clamping: p.initialPadding)
+        }
+        par.pointee.bits_per_coded_sample = Int32(clamping: p.bitsPerCodedSample)
+        st.pointee.time_base = AVRational(num: p.timeBase.num, den: p.timeBase.den)
+        if let l = p.language { av_dict_set(&st.pointee.metadata, "language", l, 0) }
+        if let t = p.title, !t.isEmpty { av_dict_set(&st.pointee.metadata, "title", t, 0) }
+        var disposition: Int32 = 0
+        if p.isDefault { disposition |= AV_DISPOSITION_DEFAULT }
+        if p.isForced { disposition |= AV_DISPOSITION_FORCED }
+        if p.isHearingImpaired { disposition |= AV_DISPOSITION_HEARING_IMPAIRED }
+        if p.isVisualImpaired { disposition |= AV_DISPOSITION_VISUAL_IMPAIRED }
+        st.pointee.disposition = disposition
+        return Int(st.pointee.index)
+    }
+
+    /// Writes the container header; after it, streams have their final time bases.
+    public func writeHeader() throws {
+        var options: OpaquePointer?
+        // Keep timestamps as given (no shifting of negative ones is needed by what Splice sends
+        // except where the container cannot store them, which the muxer then handles itself).
+        let r = avformat_write_header(context, &options)
+        if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot write the \(formatName) header")) }
+    }
+
+    /// The time base the muxer chose for stream `index`.
+    public func timeBase(ofStream index: Int) -> (num: Int32, den: Int32) {
+        guard let st = context?.pointee.streams[index] else { return (1, 1000) }
+        return (st.pointee.time_base.num, st.pointee.time_base.den)
+    }
+
+    /// Writes one packet (times in the stream's time base), interleaved by libavformat.
+    public func write(_ data: Data, stream: Int, presentationTime: Int64, decodeTime: Int64, duration: Int64,
+                      isKeyFrame: Bool) throws {
+        let r: Int32 = data.withUnsafeBytes { buf in
+            let p = packet.pointer
+            av_packet_unref(p)
+            p.pointee.data = UnsafeMutablePointer(mutating: buf.bindMemory(to: UInt8.self).baseAddress)
+            p.pointee.size = Int32(buf.count)
+            p.pointee.stream_index = Int32(stream)
+            p.pointee.pts = presentationTime
+            p.pointee.dts = decodeTime
+            p.pointee.duration = duration
+            p.pointee.flags = isKeyFrame ? AV_PKT_FLAG_KEY : 0
+            let r = av_interleaved_write_frame(context, p)
+            p.pointee.data = nil
+            p.pointee.size = 0
+            return r
+        }
+        if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot write a packet of stream \(stream)")) }
+    }
+
+    /// Flushes the interleaving queue and writes the container's index and trailer.
+    public func writeTrailer() throws {
+        let r = av_write_trailer(context)
+        if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot finish the \(formatName) file")) }
+        avio_flush(io)
+        if let e = sink.error { throw e }
+    }
+}

@@ -1,0 +1,38 @@
+import CFFmpeg
+import FFmpegLoader
+import Foundation
+
+/// An `AVPacket` Splice owns: one compressed frame and its timing, freed on `deinit`.
+public final class Packet: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    public init() {
+        guard let p = av_packet_alloc() else { fatalError("out of memory allocating an AVPacket") }
+        pointer = p
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&p)
+    }
+
+    func unref() { av_packet_unref(pointer) }
+
+    public var streamIndex: Int { Int(pointer.pointee.stream_index) }
+    /// In the stream's time base; nil when the container does not say.
+    public var presentationTime: Int64? { pointer.pointee.pts == splice_av_nopts_value() ? nil : pointer.pointee.pts }
+    public var decodeTime: Int64? { pointer.pointee.dts == splice_av_nopts_value() ? nil : pointer.pointee.dts }
+    /// 0 when unknown.
+    public var duration: Int64 { max(0, pointer.pointee.duration) }
+    public var isKeyFrame: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    /// The demuxer found the packet damaged.
+    public var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
+    /// The packet is to be decoded but not shown (Matroska/WebM).
+    public var isDiscardable: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
+    public var size: Int { Int(pointer.pointee.size) }
+    /// A copy of the packet's bytes.
+    public var data: Data {
+        guard let d = pointer.pointee.data, pointer.pointee.size > 0 else { return Data() }
+        return Data(bytes: d, count: Int(pointer.pointee.size))
+    }
+}
