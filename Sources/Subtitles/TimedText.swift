@@ -24,13 +24,53 @@ public enum TimedText {
     /// A tx3g track shows one sample at a time.
     public static func samples(_ cues: [SubtitleCue]) -> [TimedTextSample] {
         let ordered = cues.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
-            .filter { $0.end > $0.start }
-        var bounds = Set<Int64>([0])
-        for c in ordered { bounds.insert(c.start); bounds.insert(c.end) }
-        let times = bounds.sorted()
+        let builder = TimedTextBuilder()
         var result: [TimedTextSample] = []
-        for (t0, t1) in zip(times, times.dropFirst()) {
-            let active = ordered.filter { $0.start <= t0 && $0.end >= t1 }
+        for c in ordered { result += builder.add(start: c.start, end: c.end, text: c.text, styles: c.styles) }
+        return result + builder.finish()
+    }
+
+    /// Cues back from samples: every non-empty sample is one cue.
+    public static func cues(_ samples: [TimedTextSample]) -> [SubtitleCue] {
+        samples.filter { !$0.text.isEmpty }.map { SubtitleCue(start: $0.start, end: $0.end, text: $0.text, styles: $0.styles) }
+    }
+}
+
+/// Builds the samples of `TimedText.samples` as cues arrive (in start order), for cues read from
+/// another container one packet at a time. Times are in any one timescale.
+public final class TimedTextBuilder {
+    private struct Active { var end: Int64; var text: String; var styles: [TextStyle] }
+    private var active: [Active] = []
+    private var cursor: Int64 = 0
+    private var held: TimedTextSample?
+
+    public init() {}
+
+    /// Adds a cue; returns the samples that are now complete. A cue that starts before the
+    /// previous one is moved to start with it; a cue of no duration is dropped.
+    public func add(start: Int64, end: Int64, text: String, styles: [TextStyle]) -> [TimedTextSample] {
+        guard end > start else { return [] }
+        var out: [TimedTextSample] = []
+        advance(to: max(start, cursor), &out)
+        active.append(Active(end: end, text: text, styles: styles))
+        return out
+    }
+
+    /// The remaining samples, ending with an empty sample of no duration after the last text.
+    public func finish() -> [TimedTextSample] {
+        var out: [TimedTextSample] = []
+        advance(to: active.map(\.end).max() ?? cursor, &out)
+        if let h = held { out.append(h) }
+        held = nil
+        if let last = out.last, !last.text.isEmpty {
+            out.append(TimedTextSample(start: last.end, end: last.end, text: "", styles: []))
+        }
+        return out
+    }
+
+    private func advance(to time: Int64, _ out: inout [TimedTextSample]) {
+        while cursor < time {
+            let next = min(time, active.map(\.end).filter { $0 > cursor }.min() ?? time)
             var text = ""
             var styles: [TextStyle] = []
             for c in active {
@@ -39,21 +79,15 @@ public enum TimedText {
                 text += c.text
                 styles += c.styles.map { $0.shifted(by: shift) }
             }
-            if let last = result.last, last.text == text, last.styles == styles {
-                result[result.count - 1].end = t1
+            if held != nil, held!.text == text, held!.styles == styles {
+                held!.end = next
             } else {
-                result.append(TimedTextSample(start: t0, end: t1, text: text, styles: styles))
+                if let h = held { out.append(h) }
+                held = TimedTextSample(start: cursor, end: next, text: text, styles: styles)
             }
+            cursor = next
+            active.removeAll { $0.end <= cursor }
         }
-        if let last = result.last, !last.text.isEmpty {
-            result.append(TimedTextSample(start: last.end, end: last.end, text: "", styles: []))
-        }
-        return result
-    }
-
-    /// Cues back from samples: every non-empty sample is one cue.
-    public static func cues(_ samples: [TimedTextSample]) -> [SubtitleCue] {
-        samples.filter { !$0.text.isEmpty }.map { SubtitleCue(start: $0.start, end: $0.end, text: $0.text, styles: $0.styles) }
     }
 }
 
