@@ -21,6 +21,9 @@ public final class Asset: @unchecked Sendable {
     public let format: String
     public let duration: MediaTime
     public let tracks: [AssetTrack]
+    /// Where the timeline starts: 0 for MP4/MOV, the earliest timestamp of other containers
+    /// (MPEG-TS files start anywhere).
+    public let startTime: MediaTime
 
     enum Source {
         case isobmff(MovieFile, ReadOnlyFile)
@@ -46,6 +49,7 @@ public final class Asset: @unchecked Sendable {
                 self.format = Asset.formatName(movie)
                 self.duration = loaded.duration
                 self.tracks = loaded.tracks
+                self.startTime = .zero
                 self.source = .isobmff(movie, file)
             } else {
                 let input: InputFormatContext
@@ -54,6 +58,7 @@ public final class Asset: @unchecked Sendable {
                 self.format = input.formatName
                 self.duration = loaded.duration
                 self.tracks = loaded.tracks
+                self.startTime = loaded.start
                 self.source = .ffmpeg
             }
         } catch let error as MediaError {

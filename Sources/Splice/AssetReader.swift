@@ -1,6 +1,7 @@
 import Foundation
 import MediaCore
 import ISOBMFF
+import FFmpegBridge
 
 /// Reads an asset's samples, one `AssetReaderTrackOutput` per track.
 ///
@@ -28,20 +29,28 @@ public final class AssetReader: @unchecked Sendable {
     private var _status: Status = .unknown
     private var _error: MediaError?
     private var _timeRange: TimeRange = .everything
-    let file: ReadOnlyFile
-    let movie: MovieFile
+    /// The source of MP4/MOV assets.
+    let file: ReadOnlyFile?
+    let movie: MovieFile?
+    /// The libavformat input of other assets, opened when reading starts.
+    private(set) var demuxer: PacketDemuxer?
+    private var _warnings: [String] = []
 
     /// Makes a reader for `asset`.
-    /// - Throws: `.unsupported` for assets whose samples Splice cannot read yet (containers other than MP4/MOV).
     public init(asset: Asset) throws {
         self.asset = asset
-        guard case let .isobmff(movie, file) = asset.source else {
-            throw MediaError(.unsupported, "reading samples from \(asset.format) files is not supported yet; MP4, MOV, M4A and M4V are",
-                             file: asset.url.path)
+        if case let .isobmff(movie, file) = asset.source {
+            self.file = file
+            self.movie = movie
+        } else {
+            self.file = nil
+            self.movie = nil
         }
-        self.file = file
-        self.movie = movie
     }
+
+    /// What was wrong with the input but read anyway (damaged packets of MKV, TS and other
+    /// containers read through libavformat, and what FFmpeg said of them); set when reading ends.
+    public var warnings: [String] { lock.withLock { _warnings } }
 
     public var outputs: [AssetReaderTrackOutput] { lock.withLock { _outputs } }
     public var status: Status { lock.withLock { _status } }
@@ -82,6 +91,14 @@ public final class AssetReader: @unchecked Sendable {
         }
         guard status == .reading else { return false }
         do {
+            if movie == nil {
+                guard range == .everything else {
+                    throw MediaError(.unsupported, "reading a time range of \(asset.format) files is not supported; read all of it")
+                }
+                _ = FFmpegLog.takeMessages()
+                let demuxer = try PacketDemuxer(path: asset.url.path, streams: Set(outputs.compactMap(\.track.streamIndex)))
+                lock.withLock { self.demuxer = demuxer }
+            }
             for output in outputs { try output.prepare(range: range) }
         } catch {
             fail(error as? MediaError ?? MediaError(.io, "\(error)"))
@@ -111,7 +128,14 @@ public final class AssetReader: @unchecked Sendable {
 
     func outputDidFinish() {
         lock.withLock {
-            if _status == .reading && _outputs.allSatisfy({ $0.isFinished }) { _status = .completed }
+            if _status == .reading && _outputs.allSatisfy({ $0.isFinished }) {
+                _status = .completed
+                if let demuxer {
+                    let damaged = demuxer.corruptPacketCount
+                    if damaged > 0 { _warnings.append("\(damaged) damaged packet\(damaged == 1 ? " was" : "s were") copied as read") }
+                    _warnings += FFmpegLog.takeMessages().map { "ffmpeg: \($0)" }
+                }
+            }
         }
     }
 }
@@ -136,6 +160,9 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     private var window = Data()
     private var windowStart: UInt64 = 0
     private var formats: [FormatDescription] = []
+    /// Samples of a libavformat stream.
+    private var timeline: PacketTimeline?
+    private var demuxer: PacketDemuxer?
     /// Largest single read: chunks bigger than this are read in pieces.
     static let maximumRead: UInt64 = 4 << 20
 
@@ -147,12 +174,28 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     var isFinished: Bool { lock.withLock { finished } }
 
     /// Ends this output's samples (the reader was cancelled or failed).
-    func stop() { lock.withLock { finished = true } }
+    func stop() {
+        let d: PacketDemuxer? = lock.withLock {
+            finished = true
+            return demuxer
+        }
+        if let d, let s = track.streamIndex { d.close(stream: s) }
+    }
 
     /// Positions the iterator at the first sample needed for `range`.
     func prepare(range: TimeRange) throws {
-        guard let reader, let iso = track.isoTrack else { return }
-        let trex = reader.movie.trackExtends[iso.trackID]
+        guard let reader else { return }
+        if let stream = track.streamIndex, let details = track.stream, let demuxer = reader.demuxer {
+            let t = PacketTimeline(stream: stream, timeBase: details.timeBase, conversion: details.conversion,
+                                   format: track.formatDescriptions[0])
+            lock.withLock {
+                timeline = t
+                self.demuxer = demuxer
+            }
+            return
+        }
+        guard let iso = track.isoTrack, let movie = reader.movie, let file = reader.file else { return }
+        let trex = movie.trackExtends[iso.trackID]
         var it = SampleIterator(track: iso, trackExtends: trex)
         formats = track.formatDescriptions
         if range != .everything {
@@ -175,7 +218,6 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
             for _ in 0..<syncIndex { _ = it.next() }
             endDecodeTime = end
         }
-        let file = reader.file
         lock.withLock {
             iterator = it
             self.file = file
@@ -187,6 +229,7 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     public func copyNextSampleBuffer() -> SampleBuffer? {
         lock.lock()
         defer { lock.unlock() }
+        if timeline != nil { return nextDemuxedSample() }
         guard !finished, iterator != nil, let file else { return nil }
         guard let s = iterator!.next(), s.decodeTime < endDecodeTime else {
             finished = true
@@ -224,6 +267,24 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
             lock.lock()
             return nil
         }
+    }
+
+    /// The next sample of a libavformat stream (called with the lock held).
+    private func nextDemuxedSample() -> SampleBuffer? {
+        guard !finished, let demuxer else { return nil }
+        do {
+            if let sample = try timeline!.next(from: demuxer) { return sample }
+            finished = true
+            lock.unlock()
+            reader?.outputDidFinish()
+            lock.lock()
+        } catch {
+            finished = true
+            lock.unlock()
+            reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
+            lock.lock()
+        }
+        return nil
     }
 
     /// The sample's bytes, from a window of up to 4 MiB read at once along its chunk.

@@ -35,11 +35,23 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
     let isoTrack: Track?
     /// The libavformat stream index for other sources.
     let streamIndex: Int?
+    /// What Splice knows of a libavformat stream beyond the public fields.
+    struct StreamDetails {
+        var timeBase: (num: Int32, den: Int32)
+        /// How packets become ISO samples (the format description's sample entry).
+        var conversion: PacketConversion
+        /// Why the stream has no ISO sample entry, when it has none.
+        var isoProblem: String?
+        var isHearingImpaired = false
+        var isVisualImpaired = false
+    }
+    let stream: StreamDetails?
 
     init(trackID: Int, mediaType: MediaType, formatDescriptions: [FormatDescription], languageCode: String,
          extendedLanguageTag: String?, isEnabled: Bool, alternateGroup: Int, name: String?, timeRange: TimeRange,
          naturalTimeScale: Int32, segments: [TrackSegment], sampleCount: Int?, isDefault: Bool, isForced: Bool,
-         associations: [TrackAssociationType: [Int]], isoTrack: Track?, streamIndex: Int?) {
+         associations: [TrackAssociationType: [Int]], isoTrack: Track?, streamIndex: Int?,
+         stream: StreamDetails? = nil) {
         self.trackID = trackID
         self.mediaType = mediaType
         self.formatDescriptions = formatDescriptions
@@ -57,6 +69,7 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
         self.associations = associations
         self.isoTrack = isoTrack
         self.streamIndex = streamIndex
+        self.stream = stream
     }
 
     /// The association types this track has (`tref` children), sorted.

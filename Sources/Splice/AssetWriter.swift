@@ -2,8 +2,11 @@ import Dispatch
 import Foundation
 import MediaCore
 import ISOBMFF
+import FFmpegBridge
+import Subtitles
 
-/// Writes sample buffers into a new MP4, MOV, M4A or M4V file, natively.
+/// Writes sample buffers into a new MP4, MOV, M4A or M4V file, natively, or into a Matroska,
+/// WebM, MPEG-TS or AVI file through libavformat.
 ///
 /// The file is written to a temporary file beside `outputURL` and renamed into place by
 /// `finishWriting`; a failed or cancelled writer leaves nothing behind. Tracks are
@@ -45,6 +48,7 @@ public final class AssetWriter: @unchecked Sendable {
     private var _inputs: [AssetWriterInput] = []
     private var _groups: [AssetWriterInputGroup] = []
     private var file: OutputFile?
+    private var muxer: MuxerOutput?
     private var mdatStart: UInt64 = 0
     private var sessionStart: MediaTime?
     private var sessionEnd: MediaTime?
@@ -62,6 +66,7 @@ public final class AssetWriter: @unchecked Sendable {
             throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files; Splice writes \(FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))",
                              file: outputURL.path)
         }
+        if !type.isISO { try FFmpegLibraries.load() }
         self.fileType = type
     }
 
@@ -70,6 +75,9 @@ public final class AssetWriter: @unchecked Sendable {
     public var error: MediaError? { lock.withLock { _error } }
     public var inputs: [AssetWriterInput] { lock.withLock { _inputs } }
     public var inputGroups: [AssetWriterInputGroup] { lock.withLock { _groups } }
+
+    /// The text subtitle packets of the libavformat container being written, if it takes any.
+    var muxerTextFormat: SubtitlePacketFormat? { muxer?.textFormat }
 
     // MARK: Inputs and groups
 
@@ -114,6 +122,9 @@ public final class AssetWriter: @unchecked Sendable {
         do {
             let file = try OutputFile(destination: outputURL.path, replacing: replacesExistingFile)
             self.file = file
+            if let name = fileType.muxerName {
+                muxer = try MuxerOutput(formatName: name, file: file)
+            } else {
             var w = BoxWriter()
             if !shouldOptimizeForNetworkUse {
                 (passthroughFileType ?? fileType.fileTypeBox).write(to: &w)
@@ -123,6 +134,7 @@ public final class AssetWriter: @unchecked Sendable {
             mdatStart = UInt64(w.count)
             w.u32(0); w.fourCC("mdat")
             try file.write(w.bytes)
+            }
             let durations = _inputs.map(\.preferredMediaChunkDuration).filter { $0.isNumeric && $0 > .zero }
             window = durations.min() ?? MediaTime(value: 1, timescale: 2)
             _ = updateSlowestFrontier()
@@ -215,7 +227,7 @@ public final class AssetWriter: @unchecked Sendable {
             }
             guard !input.isFinished else { throw MediaError(.invalidOperation, "append after markAsFinished()") }
             let frontier = input.frontier
-            try enqueue(sample, to: input)
+            for s in try convertText(sample, for: input) { try enqueue(s, to: input) }
             // Only a move of the slowest input can make another one ready.
             let moved = input.frontier != frontier && updateSlowestFrontier()
             if moved || input.pendingBytes >= AssetWriter.maximumPendingBytes { try flush(all: false) }
@@ -247,7 +259,8 @@ public final class AssetWriter: @unchecked Sendable {
         }
         if input.firstDecodeTime == nil { input.firstDecodeTime = dts }
         input.lastDecodeTime = dts
-        let descriptionIndex = try sampleDescriptionIndex(for: sample.formatDescription, input: input)
+        if input.firstFormat == nil { input.firstFormat = sample.formatDescription }
+        let descriptionIndex = muxer == nil ? try sampleDescriptionIndex(for: sample.formatDescription, input: input) : 1
         let window = windowIndex(dts, timescale: ts)
         input.pending.append(PendingSample(
             storage: sample.storage, length: sample.dataLength, decodeTime: dts, compositionOffset: pts - dts, duration: duration,
@@ -287,6 +300,9 @@ public final class AssetWriter: @unchecked Sendable {
         // A running block keeps itself alive; dropping it here breaks the cycle block → feeder → writer.
         input.requestBlock = nil
         if !input.isFinished {
+            if _status == .writing {
+                do { for s in finishText(for: input) { try enqueue(s, to: input) } } catch { failLocked(error) }
+            }
             input.isFinished = true
             _ = updateSlowestFrontier()
             if _status == .writing {
@@ -319,6 +335,17 @@ public final class AssetWriter: @unchecked Sendable {
             any = any || n > 0
         }
         guard any else { return }
+        if let muxer {
+            if !muxer.headerWritten {
+                try startMuxer(muxer, inputs: _inputs, groups: _groups, sessionStart: sessionStart ?? .zero)
+            }
+            try writePackets(muxer, inputs: _inputs, counts: counts)
+            for (i, input) in _inputs.enumerated() where counts[i] > 0 {
+                for s in input.pending[..<counts[i]] { if case .bytes = s.storage { input.pendingBytes -= s.length } }
+                input.pending.removeFirst(counts[i])
+            }
+            return
+        }
         var out = ChunkOutput(file: file)
         if let order = sourceOrder(counts) {
             var current: (input: Int, start: Int, end: Int)?
@@ -456,6 +483,7 @@ public final class AssetWriter: @unchecked Sendable {
         if e.file == nil { e.file = outputURL.path }
         _status = .failed
         _error = e
+        muxer = nil
         file?.discard()
         for input in _inputs { input.pending = []; input.pendingBytes = 0 }
     }
@@ -465,6 +493,7 @@ public final class AssetWriter: @unchecked Sendable {
         lock.withLock {
             guard _status == .writing || _status == .unknown else { return }
             _status = .cancelled
+            muxer = nil
             file?.discard()
             for input in _inputs { input.pending = []; input.pendingBytes = 0 }
         }
@@ -499,10 +528,21 @@ public final class AssetWriter: @unchecked Sendable {
         guard _status == .writing, let file else { return }
         do {
             for input in _inputs {
+                if !input.isFinished { for s in finishText(for: input) { try enqueue(s, to: input) } }
                 input.isFinished = true
                 input.requestBlock = nil
             }
             try flush(all: true)
+            if let muxer {
+                if !muxer.headerWritten {
+                    try startMuxer(muxer, inputs: _inputs, groups: _groups, sessionStart: sessionStart ?? .zero)
+                }
+                try muxer.context.writeTrailer()
+                self.muxer = nil
+                try file.commit()
+                _status = .completed
+                return
+            }
             let mdatSize = file.size - mdatStart
             if mdatSize > UInt64(UInt32.max) {
                 var w = BoxWriter()

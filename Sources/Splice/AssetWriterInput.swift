@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MediaCore
 import ISOBMFF
+import Subtitles
 
 /// One output track of an `AssetWriter`: takes sample buffers and says when it is ready for more.
 ///
@@ -40,6 +41,9 @@ public final class AssetWriterInput: @unchecked Sendable {
     public var preferredVolume: Float?
     /// How much media to gather per chunk before interleaving with other tracks.
     public var preferredMediaChunkDuration = MediaTime(value: 1, timescale: 2)
+    /// Forced subtitles: Matroska's forced flag; a text track converted to tx3g for MP4/MOV gets
+    /// the all-samples-forced display flag.
+    public var isForced = false
     /// The edit list to write, in movie time; `nil` for none (or one derived from the session times).
     public var segments: [TrackSegment]?
 
@@ -57,6 +61,13 @@ public final class AssetWriterInput: @unchecked Sendable {
     var builder = SampleTableBuilder()
     var entryIndex: [Data: UInt32] = [:]
     var lastFormat: (format: FormatDescription, index: UInt32)?
+    /// The first sample's format (what a libavformat stream is declared with when there is no hint).
+    var firstFormat: FormatDescription?
+    /// Text subtitles: the builder turning packets into tx3g samples (MP4/MOV), its sample format,
+    /// and the packet format of the stream (other containers).
+    var textBuilder: TimedTextBuilder?
+    var tx3gFormat: FormatDescription?
+    var textPacketFormat: SubtitlePacketFormat?
     var timescale: Int32 = 0
     var firstDecodeTime: Int64?
     var lastDecodeTime: Int64?

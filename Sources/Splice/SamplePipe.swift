@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MediaCore
 import ISOBMFF
+import Subtitles
 
 /// Anything that hands out sample buffers in decode order: a reader's track output, a subtitle reader…
 public protocol SampleBufferSource: AnyObject, Sendable {
@@ -42,6 +43,10 @@ public final class SamplePipe: @unchecked Sendable {
     private var left: [Bool] = []
     private let group = DispatchGroup()
 
+    /// The source time the writer's session starts at (the first timestamp of a libavformat
+    /// source, which MPEG-TS files put anywhere; 0 otherwise).
+    public var sessionStartTime = MediaTime.zero
+
     public init(reader: AssetReader?, writer: AssetWriter) {
         self.reader = reader
         self.writer = writer
@@ -67,7 +72,7 @@ public final class SamplePipe: @unchecked Sendable {
             reader?.cancelReading()
             throw writer.error ?? MediaError(.io, "cannot start writing", file: writer.outputURL.path)
         }
-        writer.startSession(atSourceTime: .zero)
+        writer.startSession(atSourceTime: sessionStartTime)
         let connections = lock.withLock { () -> [Connection] in
             progress = Array(repeating: 0, count: self.connections.count)
             left = Array(repeating: false, count: self.connections.count)
@@ -166,9 +171,29 @@ extension SamplePipe {
     public static func mirroring(_ asset: Asset, to outputURL: URL, fileType: FileType? = nil) throws -> SamplePipe {
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
+        try checkWritable(asset, to: writer)
         let pipe = SamplePipe(reader: reader, writer: writer)
         pipe.mirror(asset)
         return pipe
+    }
+
+    /// Checks that every track `mirrorTracks` copies can be written to `writer`'s file type.
+    /// - Throws: `.unsupported` naming the track, its codec and why (what MP4 holds, or what could
+    ///   not be read of its configuration).
+    static func checkWritable(_ asset: Asset, to writer: AssetWriter) throws {
+        guard writer.fileType.isISO else { return }
+        for track in mirroredTracks(asset) {
+            guard let format = track.formatDescriptions.first, format.sampleEntry == nil,
+                  SubtitlePacketFormat(codecName: format.codecName ?? "") == nil else { continue }
+            let reason = track.stream?.isoProblem ?? "no ISO sample description"
+            throw MediaError(.unsupported, "track \(track.trackID) (\(track.codecName)) cannot be written to \(writer.fileType.rawValue): \(reason)",
+                             file: asset.url.path)
+        }
+    }
+
+    /// The tracks a mirror copies: all of them, but the attachments (fonts, covers) of libavformat sources.
+    static func mirroredTracks(_ asset: Asset) -> [AssetTrack] {
+        asset.tracks.filter { $0.isoTrack != nil || $0.mediaType != .data }
     }
 
     /// Adds an output, an input and a connection for every track of `asset`, and its groups
@@ -198,9 +223,10 @@ extension SamplePipe {
             writer.passthroughMovieHeader = movie.movieHeader
             writer.passthroughMovieBoxes = movie.otherMovieBoxes
         }
+        if case .ffmpeg = asset.source { sessionStartTime = asset.startTime }
         var inputs: [Int: AssetWriterInput] = [:]
         var ordered: [AssetWriterInput] = []
-        for track in asset.tracks {
+        for track in SamplePipe.mirroredTracks(asset) {
             let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
             output.alwaysCopiesSampleData = false
             reader?.add(output)
@@ -211,6 +237,13 @@ extension SamplePipe {
             input.name = track.name
             input.marksOutputTrackAsEnabled = track.isEnabled
             input.mediaTimeScale = track.naturalTimeScale
+            input.isForced = track.isForced
+            // Audio from other containers is timed in samples in MP4 (its timestamps, often in
+            // milliseconds, move by less than a tick).
+            if track.isoTrack == nil, writer.fileType.isISO, track.mediaType == .audio,
+               let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
+                input.mediaTimeScale = Int32(rate)
+            }
             input.segments = track.segments.isEmpty ? nil : track.segments
             if let iso = track.isoTrack {
                 input.passthrough = TrackPassthrough(
@@ -224,10 +257,22 @@ extension SamplePipe {
             inputs[track.trackID] = input
             ordered.append(input)
         }
-        let groups = asset.trackGroups.map { group in
+        var groups = asset.trackGroups.map { group in
             AssetWriterInputGroup(inputs: group.tracks.compactMap { inputs[$0.trackID] },
                                   defaultInput: group.defaultTrack.flatMap { inputs[$0.trackID] },
                                   preferredAlternateGroup: group.alternateGroup)
+        }
+        if case .ffmpeg = asset.source {
+            // Matroska's default flags become groups the way players expect them: the audio tracks
+            // one group with its default (else first) track enabled, the subtitle tracks another with
+            // its default track enabled, or none.
+            for type in [MediaType.audio, .subtitle] {
+                let members = SamplePipe.mirroredTracks(asset).filter { $0.mediaType == type }
+                guard !members.isEmpty else { continue }
+                let chosen = members.first { $0.isDefault } ?? (type == .audio ? members.first : nil)
+                groups.append(AssetWriterInputGroup(inputs: members.compactMap { inputs[$0.trackID] },
+                                                    defaultInput: chosen.flatMap { inputs[$0.trackID] }))
+            }
         }
         for track in asset.tracks {
             guard let input = inputs[track.trackID] else { continue }

@@ -1,0 +1,157 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import FFmpegBridge
+
+/// One libavformat input shared by a reader's track outputs: packets are read in file order
+/// and queued per stream until the output of that stream asks for them.
+final class PacketDemuxer: @unchecked Sendable {
+    struct Entry {
+        var data: Data
+        var presentationTime: Int64?
+        var decodeTime: Int64?
+        var duration: Int64
+        var isKeyFrame: Bool
+    }
+
+    private let input: InputFormatContext
+    private let packet = Packet()
+    private let lock = NSLock()
+    private var queues: [Int: [Entry]] = [:]
+    private var queuedBytes = 0
+    private var ended = false
+    private var failure: MediaError?
+    /// Packets the demuxer marked damaged, per stream.
+    private(set) var corruptPackets: [Int: Int] = [:]
+    /// Most bytes held for streams whose outputs lag behind the others.
+    static let maximumQueuedBytes = 512 << 20
+
+    init(path: String, streams: Set<Int>) throws {
+        do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
+        input.discardStreams(except: streams)
+        for s in streams { queues[s] = [] }
+    }
+
+    /// The next packet of `stream`, or nil at the end of the input.
+    /// - Throws: the input's read error, or `.unsupported` when the streams are interleaved so far
+    ///   apart that more than 512 MB would have to be held.
+    func next(stream: Int) throws -> Entry? {
+        try lock.withLock { () throws -> Entry? in
+            while queues[stream]?.isEmpty ?? true {
+                if let failure { throw failure }
+                if ended { return nil }
+                do {
+                    guard try input.read(into: packet) else { ended = true; continue }
+                } catch {
+                    failure = (error as? FFmpegError)?.mediaError ?? MediaError(.io, "\(error)")
+                    continue
+                }
+                let index = packet.streamIndex
+                guard queues[index] != nil else { continue }
+                if packet.isCorrupt { corruptPackets[index, default: 0] += 1 }
+                let data = packet.data
+                queues[index]!.append(Entry(data: data, presentationTime: packet.presentationTime, decodeTime: packet.decodeTime,
+                                            duration: packet.duration, isKeyFrame: packet.isKeyFrame))
+                queuedBytes += data.count
+                if queuedBytes > PacketDemuxer.maximumQueuedBytes {
+                    failure = MediaError(.unsupported, "tracks are interleaved too far apart: more than 512 MB of one track lies before the next packet of another")
+                }
+            }
+            let entry = queues[stream]!.removeFirst()
+            queuedBytes -= entry.data.count
+            return entry
+        }
+    }
+
+    /// Drops the queue of a stream whose output stopped.
+    func close(stream: Int) {
+        lock.withLock {
+            queuedBytes -= queues[stream]?.reduce(0) { $0 + $1.data.count } ?? 0
+            queues[stream] = nil
+        }
+    }
+
+    var corruptPacketCount: Int { lock.withLock { corruptPackets.values.reduce(0, +) } }
+}
+
+/// Turns a stream's packets into sample buffers: decode times filled in where the container
+/// gives only presentation times, durations from the next decode time, bytes converted to the
+/// form of the format description's sample entry.
+struct PacketTimeline {
+    let stream: Int
+    let timeBase: (num: Int32, den: Int32)
+    let conversion: PacketConversion
+    let format: FormatDescription
+    private var pending: [PacketDemuxer.Entry] = []
+    private var ended = false
+    private var lastDecodeTime: Int64?
+    private var lastDuration: Int64 = 0
+
+    init(stream: Int, timeBase: (num: Int32, den: Int32), conversion: PacketConversion, format: FormatDescription) {
+        self.stream = stream
+        self.timeBase = timeBase
+        self.conversion = conversion
+        self.format = format
+    }
+
+    mutating func next(from demuxer: PacketDemuxer) throws -> SampleBuffer? {
+        // A sample is complete when its decode time is known and so is the next one's (or the stream ended).
+        while !ended && (pending.count < 2 || pending[0].decodeTime == nil || pending[1].decodeTime == nil) {
+            if let e = try demuxer.next(stream: stream) {
+                pending.append(e)
+                if e.decodeTime != nil { fillDecodeTimes() }
+                // A stream that never says its decode times takes its presentation times.
+                if pending.count > 256 && pending[0].decodeTime == nil { finishDecodeTimes() }
+            } else {
+                ended = true
+                finishDecodeTimes()
+            }
+        }
+        guard !pending.isEmpty else { return nil }
+        let e = pending.removeFirst()
+        let dts = e.decodeTime!
+        var duration = e.duration
+        if let next = pending.first?.decodeTime, next > dts { duration = next - dts }
+        if duration == 0 { duration = lastDuration }
+        lastDuration = duration
+        lastDecodeTime = dts
+        let pts = e.presentationTime ?? dts
+        let data = conversion == .none ? e.data : Data(conversion.apply([UInt8](e.data)))
+        return SampleBuffer(data: data, decodeTime: try time(dts), presentationTime: try time(pts),
+                            duration: try time(duration), isSync: e.isKeyFrame || format.mediaType != .video,
+                            formatDescription: format)
+    }
+
+    /// Packets before the first with a decode time get times counted back from it, one
+    /// packet duration each (Matroska stores presentation times only).
+    private mutating func fillDecodeTimes() {
+        guard let k = pending.lastIndex(where: { $0.decodeTime != nil }) else { return }
+        var t = pending[k].decodeTime!
+        var step = max(1, pending[k].duration)
+        for j in stride(from: k - 1, through: 0, by: -1) where pending[j].decodeTime == nil {
+            if pending[j].duration > 0 { step = pending[j].duration }
+            t -= step
+            pending[j].decodeTime = t
+        }
+    }
+
+    /// At the end, packets still without a decode time take their presentation time (or
+    /// follow the previous packet).
+    private mutating func finishDecodeTimes() {
+        var previous = lastDecodeTime.map { $0 + lastDuration }
+        for j in pending.indices {
+            if pending[j].decodeTime == nil {
+                pending[j].decodeTime = pending[j].presentationTime ?? previous ?? 0
+            }
+            previous = pending[j].decodeTime! + pending[j].duration
+        }
+    }
+
+    private func time(_ value: Int64) throws -> MediaTime {
+        let (v, overflow) = value.multipliedReportingOverflow(by: Int64(timeBase.num))
+        guard !overflow, timeBase.den > 0 else {
+            throw MediaError(.invalidData, "timestamp \(value) does not fit", location: "stream \(stream)")
+        }
+        return MediaTime(value: v, timescale: timeBase.den)
+    }
+}
