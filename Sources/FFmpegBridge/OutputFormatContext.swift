@@ -61,7 +61,8 @@ public final class OutputFormatContext: @unchecked Sendable {
     public static func canHold(_ codecName: String, formatName: String) -> Bool {
         guard (try? FFmpegLibraries.load()) != nil, let f = av_guess_format(formatName, nil, nil),
               let d = avcodec_descriptor_get_by_name(codecName) else { return false }
-        return avformat_query_codec(f, d.pointee.id, FF_COMPLIANCE_NORMAL) == 1
+        // 1: it can; 0: it cannot; negative: the muxer does not say (MPEG-TS), so it is tried.
+        return avformat_query_codec(f, d.pointee.id, FF_COMPLIANCE_NORMAL) != 0
     }
 
     /// Starts a `formatName` muxer (`matroska`, `webm`, `mpegts`, `avi`, …) writing into `file`.
@@ -192,8 +193,9 @@ public final class OutputFormatContext: @unchecked Sendable {
     }
 
     /// Writes one packet (times in the stream's time base), interleaved by libavformat.
+    /// - Parameter skippedSamplesAtEnd: audio samples a player drops from the end of this packet.
     public func write(_ data: Data, stream: Int, presentationTime: Int64, decodeTime: Int64, duration: Int64,
-                      isKeyFrame: Bool) throws {
+                      isKeyFrame: Bool, skippedSamplesAtEnd: Int = 0) throws {
         let r: Int32 = data.withUnsafeBytes { buf in
             let p = packet.pointer
             av_packet_unref(p)
@@ -204,6 +206,11 @@ public final class OutputFormatContext: @unchecked Sendable {
             p.pointee.dts = decodeTime
             p.pointee.duration = duration
             p.pointee.flags = isKeyFrame ? AV_PKT_FLAG_KEY : 0
+            if skippedSamplesAtEnd > 0, let side = av_packet_new_side_data(p, AV_PKT_DATA_SKIP_SAMPLES, 10) {
+                let n = UInt32(clamping: skippedSamplesAtEnd)
+                for i in 0..<10 { side[i] = 0 }
+                for i in 0..<4 { side[4 + i] = UInt8((n >> (8 * UInt32(i))) & 0xFF) }
+            }
             let r = av_interleaved_write_frame(context, p)
             p.pointee.data = nil
             p.pointee.size = 0

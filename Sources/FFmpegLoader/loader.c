@@ -98,6 +98,10 @@ VOID_STUB(UTIL, av_channel_layout_default, (AVChannelLayout *ch_layout, int nb_c
 STUB(CODEC, AVPacket *, av_packet_alloc, (void), ())
 VOID_STUB(CODEC, av_packet_free, (AVPacket **pkt), (pkt))
 VOID_STUB(CODEC, av_packet_unref, (AVPacket *pkt), (pkt))
+STUB(CODEC, uint8_t *, av_packet_get_side_data, (const AVPacket *pkt, enum AVPacketSideDataType type, size_t *size),
+     (pkt, type, size))
+STUB(CODEC, uint8_t *, av_packet_new_side_data, (AVPacket *pkt, enum AVPacketSideDataType type, size_t size),
+     (pkt, type, size))
 STUB(CODEC, const AVCodecDescriptor *, avcodec_descriptor_get_by_name, (const char *name), (name))
 STUB(FORMAT, int, av_read_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt))
 STUB(FORMAT, int, avformat_alloc_output_context2,

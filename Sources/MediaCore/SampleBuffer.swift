@@ -67,6 +67,10 @@ public struct SampleBuffer: Sendable {
     /// The `sdtp` flags when the source has them.
     public var dependency: Dependency?
     public var formatDescription: FormatDescription
+    /// Media at the start and the end of the sample that is decoded but not presented (audio
+    /// encoder delay and padding: Matroska's DiscardPadding, an MP4 edit list's trimmed end).
+    public var trimDurationAtStart = MediaTime.zero
+    public var trimDurationAtEnd = MediaTime.zero
 
     /// Makes a sample whose bytes stay in a file until they are needed.
     public init(fileRange: FileRange, decodeTime: MediaTime, presentationTime: MediaTime, duration: MediaTime,

@@ -64,11 +64,13 @@ extension Asset {
                 naturalTimeScale: s.timeBase.den > 0 ? s.timeBase.den : 1_000_000, segments: [], sampleCount: s.frameCount,
                 isDefault: s.isDefault, isForced: s.isForced, associations: [:],
                 isoTrack: nil, streamIndex: s.index, stream: AssetTrack.StreamDetails(
-                    timeBase: s.timeBase, conversion: conversion, isoProblem: isoProblem,
+                    timeBase: s.timeBase, conversion: conversion, isoProblem: isoProblem, initialPadding: s.initialPadding ?? 0,
                     isHearingImpaired: s.isHearingImpaired, isVisualImpaired: s.isVisualImpaired)))
         }
         let duration = input.durationSeconds.map { MediaTime(seconds: $0, preferredTimescale: 1_000_000) } ?? end
-        return (tracks, duration, start ?? .zero)
+        // Negative timestamps are encoder delay (Opus and AAC priming in Matroska), to be skipped
+        // on a timeline that starts at 0; positive ones (MPEG-TS) are where the timeline starts.
+        return (tracks, duration, max(.zero, start ?? .zero))
     }
 
     /// The first packet of each of `streams`, reading at most 64 MB or 10,000 packets.

@@ -25,6 +25,11 @@ public final class Asset: @unchecked Sendable {
     /// (MPEG-TS files start anywhere).
     public let startTime: MediaTime
 
+    /// Whether the file is ISO-BMFF (MP4, MOV, M4A, …), read natively; else libavformat read it.
+    public var isISOBMFF: Bool {
+        if case .isobmff = source { true } else { false }
+    }
+
     enum Source {
         case isobmff(MovieFile, ReadOnlyFile)
         case ffmpeg
@@ -96,5 +101,14 @@ public final class Asset: @unchecked Sendable {
             members[t.alternateGroup, default: []].append(t)
         }
         return order.map { TrackGroup(alternateGroup: $0, tracks: members[$0]!) }
+    }
+}
+
+/// What Splice shows of its libraries' own messages.
+public enum Diagnostics {
+    /// Prints FFmpeg's messages on stderr as `ffmpeg: …` (`true`), or keeps only its warnings and
+    /// errors for `AssetReader.warnings` (the default).
+    public static func showFFmpegMessages(_ show: Bool) {
+        FFmpegLog.setVerbose(show)
     }
 }

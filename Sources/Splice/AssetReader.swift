@@ -156,6 +156,8 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     /// The source file, once reading has started.
     private var file: ReadOnlyFile?
     private var endDecodeTime: Int64 = .max
+    /// Where a one-segment edit list ends the media (audio only): samples past it are trimmed.
+    private var editEnd: Int64?
     private var finished = false
     private var window = Data()
     private var windowStart: UInt64 = 0
@@ -186,8 +188,9 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     func prepare(range: TimeRange) throws {
         guard let reader else { return }
         if let stream = track.streamIndex, let details = track.stream, let demuxer = reader.demuxer {
-            let t = PacketTimeline(stream: stream, timeBase: details.timeBase, conversion: details.conversion,
+            var t = PacketTimeline(stream: stream, timeBase: details.timeBase, conversion: details.conversion,
                                    format: track.formatDescriptions[0])
+            t.initialPadding = details.initialPadding
             lock.withLock {
                 timeline = t
                 self.demuxer = demuxer
@@ -198,6 +201,10 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
         let trex = movie.trackExtends[iso.trackID]
         var it = SampleIterator(track: iso, trackExtends: trex)
         formats = track.formatDescriptions
+        let edits = track.segments.filter { !$0.isEmpty }
+        if track.mediaType == .audio, edits.count == 1, let source = edits[0].source, source.end.isNumeric {
+            editEnd = source.end.converted(to: track.naturalTimeScale, rounding: .up).value
+        }
         if range != .everything {
             let scale = track.naturalTimeScale
             // Movie time → media time through the first non-empty edit.
@@ -259,6 +266,9 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
                 isSync: s.isSync, dependency: s.dependency.map(SampleBuffer.Dependency.init(rawValue:)),
                 formatDescription: formats[Int(s.descriptionIndex) - 1])
             sample.storage = storage
+            if let end = editEnd, s.presentationTime < end, s.presentationTime + Int64(s.duration) > end {
+                sample.trimDurationAtEnd = MediaTime(value: s.presentationTime + Int64(s.duration) - end, timescale: scale)
+            }
             return sample
         } catch {
             finished = true

@@ -42,6 +42,8 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
         var conversion: PacketConversion
         /// Why the stream has no ISO sample entry, when it has none.
         var isoProblem: String?
+        /// Encoder delay in samples (Opus pre-skip, Matroska's CodecDelay).
+        var initialPadding = 0
         var isHearingImpaired = false
         var isVisualImpaired = false
     }

@@ -153,14 +153,17 @@ extension AssetWriter {
         let sessionStart = (start ?? .zero).converted(to: mediaScale).value
         // Media time of the session start, in the stored (zero-based) timeline.
         let mediaStart = sessionStart - first
-        var length = Int64(clamping: mediaDuration) - mediaStart
+        // The samples are presented until the latest presentation end (after reordering, less
+        // any trimmed end); an edit ends there when that is not the media's end.
+        let presented = input.presentationEnd.map { $0 - first } ?? Int64(clamping: mediaDuration)
+        var length = presented - mediaStart
         if let end, end.isNumeric { length = min(length, end.converted(to: mediaScale).value - sessionStart) }
-        if mediaStart == 0 && (end == nil || length >= Int64(clamping: mediaDuration)) { return nil }
+        if mediaStart == 0 && length >= Int64(clamping: mediaDuration) { return nil }
         var entries: [EditListEntry] = []
         if mediaStart < 0 {
             // Samples start after the session: an empty edit until they do.
             entries.append(EditListEntry(segmentDuration: UInt64(MediaTime(value: -mediaStart, timescale: mediaScale).converted(to: movieScale).value), mediaTime: -1))
-            length = Int64(clamping: mediaDuration)
+            length = presented
         }
         let duration = MediaTime(value: max(0, length), timescale: mediaScale).converted(to: movieScale).value
         entries.append(EditListEntry(segmentDuration: UInt64(duration), mediaTime: max(0, mediaStart)))

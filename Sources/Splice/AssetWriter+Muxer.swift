@@ -59,7 +59,8 @@ extension AssetWriter {
             let enabled = assignments[ObjectIdentifier(input)]?.enabled ?? input.marksOutputTrackAsEnabled
             p.isDefault = enabled
             let forcedTarget = inputs.contains { other in other.associations.contains { $0.type == .forcedSubtitlesOnly && $0.input === input } }
-            p.isForced = input.isForced || forcedTarget || (format.codec == "tx3g" && TX3G.isForcedOnly(format.sampleEntry))
+            let forcedText = [format, input.sourceFormatHint].contains { $0?.codec == "tx3g" && TX3G.isForcedOnly($0?.sampleEntry) }
+            p.isForced = input.isForced || forcedTarget || forcedText || input.sawForcedText
             if let l = input.languageCode, l != "und" {
                 p.language = muxer.formatName == "matroska" || muxer.formatName == "webm" ? AssetWriter.bibliographicLanguages[l] ?? l : l
             }
@@ -144,8 +145,13 @@ extension AssetWriter {
             case .file(let r): data = try r.file.readData(at: r.offset, count: r.length)
             }
             let dts = s.decodeTime + stream.shift
+            var skipped = 0
+            if s.trimDurationAtEnd > .zero, let rate = inputs[i].firstFormat?.sampleRate ?? inputs[i].sourceFormatHint?.sampleRate {
+                skipped = Int(min(1e9, max(0, (s.trimDurationAtEnd.seconds * rate).rounded())))
+            }
             try muxer.context.write(data, stream: stream.index, presentationTime: rescale(dts + s.compositionOffset),
-                                    decodeTime: rescale(dts), duration: rescale(s.duration), isKeyFrame: s.isSync)
+                                    decodeTime: rescale(dts), duration: rescale(s.duration), isKeyFrame: s.isSync,
+                                    skippedSamplesAtEnd: skipped)
         }
     }
 
@@ -174,7 +180,10 @@ extension AssetWriter {
             return tx3gSamples(builder.add(start: start, end: end, text: body, styles: styles), input: input)
         }
         let source: SubtitlePacketFormat?
-        if format.codec == "tx3g", format.sampleEntry != nil { source = nil } else if let t = SubtitlePacketFormat(codecName: format.codecName ?? "") { source = t } else { return [sample] }
+        if format.codec == "tx3g", format.sampleEntry != nil {
+            source = nil
+            if TX3G.isForcedOnly(format.sampleEntry) { input.sawForcedText = true }
+        } else if let t = SubtitlePacketFormat(codecName: format.codecName ?? "") { source = t } else { return [sample] }
         // The source's own text format when the container takes it, else the container's.
         if input.textPacketFormat == nil, let name = fileType.muxerName {
             input.textPacketFormat = source.flatMap { OutputFormatContext.canHold($0.rawValue, formatName: name) ? $0 : nil } ?? muxerTextFormat

@@ -259,13 +259,15 @@ public final class AssetWriter: @unchecked Sendable {
         }
         if input.firstDecodeTime == nil { input.firstDecodeTime = dts }
         input.lastDecodeTime = dts
+        let trimEnd = sample.trimDurationAtEnd > .zero ? sample.trimDurationAtEnd.converted(to: ts).value : 0
+        input.presentationEnd = max(input.presentationEnd ?? .min, pts + duration - trimEnd)
         if input.firstFormat == nil { input.firstFormat = sample.formatDescription }
         let descriptionIndex = muxer == nil ? try sampleDescriptionIndex(for: sample.formatDescription, input: input) : 1
         let window = windowIndex(dts, timescale: ts)
         input.pending.append(PendingSample(
             storage: sample.storage, length: sample.dataLength, decodeTime: dts, compositionOffset: pts - dts, duration: duration,
             isSync: sample.isSync, dependency: sample.dependency?.rawValue, descriptionIndex: descriptionIndex,
-            window: window))
+            window: window, trimDurationAtEnd: sample.trimDurationAtEnd))
         if case .bytes = sample.storage { input.pendingBytes += sample.dataLength }
         input.frontier = max(input.frontier, window)
     }

@@ -68,9 +68,12 @@ public final class AssetWriterInput: @unchecked Sendable {
     var textBuilder: TimedTextBuilder?
     var tx3gFormat: FormatDescription?
     var textPacketFormat: SubtitlePacketFormat?
+    var sawForcedText = false
     var timescale: Int32 = 0
     var firstDecodeTime: Int64?
     var lastDecodeTime: Int64?
+    /// The latest presentation end (time + duration − trimmed end) of the samples so far.
+    var presentationEnd: Int64?
     var requestQueue: DispatchQueue?
     var requestBlock: (@Sendable () -> Void)?
     var isScheduled = false
@@ -135,6 +138,7 @@ struct PendingSample {
     var dependency: UInt8?
     var descriptionIndex: UInt32
     var window: Int64
+    var trimDurationAtEnd: MediaTime = .zero
 }
 
 /// What a mirrored MP4/MOV track keeps from its source beyond the public properties.

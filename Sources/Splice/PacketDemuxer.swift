@@ -12,6 +12,7 @@ final class PacketDemuxer: @unchecked Sendable {
         var decodeTime: Int64?
         var duration: Int64
         var isKeyFrame: Bool
+        var skippedAtEnd: Int
     }
 
     private let input: InputFormatContext
@@ -51,7 +52,8 @@ final class PacketDemuxer: @unchecked Sendable {
                 if packet.isCorrupt { corruptPackets[index, default: 0] += 1 }
                 let data = packet.data
                 queues[index]!.append(Entry(data: data, presentationTime: packet.presentationTime, decodeTime: packet.decodeTime,
-                                            duration: packet.duration, isKeyFrame: packet.isKeyFrame))
+                                            duration: packet.duration, isKeyFrame: packet.isKeyFrame,
+                                            skippedAtEnd: packet.skippedSamples?.end ?? 0))
                 queuedBytes += data.count
                 if queuedBytes > PacketDemuxer.maximumQueuedBytes {
                     failure = MediaError(.unsupported, "tracks are interleaved too far apart: more than 512 MB of one track lies before the next packet of another")
@@ -87,6 +89,11 @@ struct PacketTimeline {
     private var lastDecodeTime: Int64?
     private var lastDuration: Int64 = 0
 
+    /// Encoder delay in samples: a first timestamp that is this delay rounded to the time base
+    /// (Matroska's milliseconds) is taken as exactly the delay.
+    var initialPadding = 0
+    private var first = true
+
     init(stream: Int, timeBase: (num: Int32, den: Int32), conversion: PacketConversion, format: FormatDescription) {
         self.stream = stream
         self.timeBase = timeBase
@@ -111,15 +118,35 @@ struct PacketTimeline {
         let e = pending.removeFirst()
         let dts = e.decodeTime!
         var duration = e.duration
-        if let next = pending.first?.decodeTime, next > dts { duration = next - dts }
+        // Subtitle packets last as long as they say; other samples last until the next one.
+        if format.mediaType.isLegible && duration > 0 {
+        } else if let next = pending.first?.decodeTime, next > dts {
+            duration = next - dts
+        }
         if duration == 0 { duration = lastDuration }
         lastDuration = duration
         lastDecodeTime = dts
         let pts = e.presentationTime ?? dts
         let data = conversion == .none ? e.data : Data(conversion.apply([UInt8](e.data)))
-        return SampleBuffer(data: data, decodeTime: try time(dts), presentationTime: try time(pts),
-                            duration: try time(duration), isSync: e.isKeyFrame || format.mediaType != .video,
-                            formatDescription: format)
+        var decodeTime = try time(dts), presentationTime = try time(pts), sampleDuration = try time(duration)
+        if first, initialPadding > 0, dts == pts, let rate = format.sampleRate, rate >= 1, rate <= Double(Int32.max) {
+            let delay = MediaTime(value: -Int64(initialPadding), timescale: Int32(rate))
+            let tick = MediaTime(value: Int64(timeBase.num), timescale: timeBase.den)
+            let gap = decodeTime - delay
+            if decodeTime < .zero, gap <= tick, MediaTime.zero - gap <= tick {
+                sampleDuration = sampleDuration + gap
+                decodeTime = delay
+                presentationTime = delay
+            }
+        }
+        first = false
+        var sample = SampleBuffer(data: data, decodeTime: decodeTime, presentationTime: presentationTime,
+                                  duration: sampleDuration, isSync: e.isKeyFrame || format.mediaType != .video,
+                                  formatDescription: format)
+        if e.skippedAtEnd > 0, let rate = format.sampleRate, rate >= 1, rate <= Double(Int32.max) {
+            sample.trimDurationAtEnd = MediaTime(value: Int64(e.skippedAtEnd), timescale: Int32(rate))
+        }
+        return sample
     }
 
     /// Packets before the first with a decode time get times counted back from it, one

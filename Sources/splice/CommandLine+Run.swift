@@ -40,6 +40,7 @@ extension CommandLine {
         USAGE: splice <subcommand> [<arguments>]
 
         OPTIONS:
+          --verbose               Show FFmpeg's messages (for files read or written through libavformat).
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -74,7 +75,11 @@ extension CommandLine {
             guard let c = commands.first(where: { $0.name == first }) else {
                 return report(UsageError(message: "unknown subcommand '\(first)'"))
             }
-            let rest = Array(args.dropFirst())
+            var rest = Array(args.dropFirst())
+            if let v = rest.firstIndex(of: "--verbose") {
+                rest.remove(at: v)
+                Diagnostics.showFFmpegMessages(true)
+            }
             if rest.contains("-h") || rest.contains("--help") {
                 print(c.help, terminator: "")
                 return ExitCode.success

@@ -9,26 +9,38 @@ import Glibc
 enum RemuxCommand: Command {
     static let name = "remux"
     static let abstract = "Copy a movie into a new file, losing nothing."
-    static let usage = "splice remux <input> <output> [--faststart] [--force] [--verify]"
+    static let usage = "splice remux <input> <output> [--faststart] [--force] [--verify] [--verbose]"
     static let help = """
         OVERVIEW: \(abstract)
 
-        Copies every sample of every track, byte for byte, into a new MP4, MOV, M4A or
-        M4V file, and keeps the track structure: alternate groups and their default
-        tracks, track associations (fall, forc, folw, chap, …), enabled flags,
-        languages and elng tags, names, and edit lists. The output is written to a
-        temporary file beside <output> and renamed into place only on success.
+        Copies every sample of every track, byte for byte, into a new file. MP4, MOV,
+        M4A and M4V are written natively and keep the track structure: alternate groups
+        and their default tracks, track associations (fall, forc, folw, chap, …),
+        enabled flags, languages and elng tags, names, and edit lists. Matroska (.mkv,
+        .mka), WebM, MPEG-TS and AVI are read and written through libavformat.
+
+        Between containers the bitstream changes only where the target requires it:
+        H.264/HEVC start codes become NAL lengths in MP4 (and back in TS), AAC loses its
+        ADTS headers, text subtitles become tx3g in MP4 and SRT (Matroska) or WebVTT
+        (WebM) elsewhere. Matroska default and forced flags become alternate groups
+        (audio one group, subtitles another, one track enabled per group) and back.
+
+        The output is written to a temporary file beside <output> and renamed into
+        place only on success.
 
         USAGE: \(usage)
 
         ARGUMENTS:
-          <input>                 An MP4, MOV, M4A or M4V file.
-          <output>                The file to write (.mp4, .mov, .m4a or .m4v).
+          <input>                 A movie: MP4, MOV, M4A, M4V, or anything libavformat reads.
+          <output>                The file to write: .mp4, .mov, .m4a, .m4v, .mkv, .mka, .webm,
+                                  .ts or .avi.
 
         OPTIONS:
           --faststart             Put the movie header before the media data (for streaming).
           --force                 Replace <output> if it exists (it may be <input> itself).
-          --verify                Read the output back and compare every sample with the input.
+          --verify                Read the output back and compare every sample with the input
+                                  (MP4/MOV to MP4/MOV).
+          --verbose               Show FFmpeg's messages.
           -h, --help              Show help information.
 
         EXIT STATUS: 0 success, 1 failure (output exists, write error, verification failed),
@@ -43,13 +55,19 @@ enum RemuxCommand: Command {
         }
         let inputURL = URL(fileURLWithPath: args.positionals[0])
         let outputURL = URL(fileURLWithPath: args.positionals[1])
-        guard FileType(pathExtension: outputURL.pathExtension) != nil else {
-            throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files; remux writes .mp4, .mov, .m4a and .m4v (MKV, WebM and TS come with container support)", file: outputURL.path)
+        guard let outputType = FileType(pathExtension: outputURL.pathExtension) else {
+            throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files; remux writes \(FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))", file: outputURL.path)
+        }
+        if args.flags.contains("--faststart") && !outputType.isISO {
+            throw UsageError(message: "--faststart applies to MP4, MOV, M4A and M4V outputs")
         }
         if !args.flags.contains("--force") && FileManager.default.fileExists(atPath: outputURL.path) {
             throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: outputURL.path)
         }
         let asset = try Asset(url: inputURL)
+        if args.flags.contains("--verify") && !(asset.isISOBMFF && outputType.isISO) {
+            throw UsageError(message: "--verify compares MP4/MOV files; compare other containers with ffmpeg's streamhash or framemd5")
+        }
         let pipe = try SamplePipe.mirroring(asset, to: outputURL)
         pipe.writer.shouldOptimizeForNetworkUse = args.flags.contains("--faststart")
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
@@ -70,8 +88,12 @@ enum RemuxCommand: Command {
             throw error
         }
 
+        for warning in pipe.reader?.warnings ?? [] {
+            FileHandle.standardError.write(Data("warning: \(inputURL.path): \(warning)\n".utf8))
+        }
         if args.flags.contains("--verify") {
-            let result = try SampleComparison.compare(asset, try Asset(url: outputURL))
+            let output = try Asset(url: outputURL)
+            let result = try SampleComparison.compare(asset, output)
             print("verified: \(result.tracks) tracks, \(result.samples) samples identical in bytes and timing")
         }
         return ExitCode.success
