@@ -177,6 +177,29 @@ public final class OutputFormatContext: @unchecked Sendable {
         return Int(st.pointee.index)
     }
 
+    /// Sets the file's chapters (before the header): start and end in units of 1/`timescale`.
+    public func setChapters(_ chapters: [(title: String, start: Int64, end: Int64)], timescale: Int32) throws {
+        guard let ctx = context, !chapters.isEmpty, ctx.pointee.nb_chapters == 0 else { return }
+        let size = MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride * chapters.count
+        guard let list = av_mallocz(size)?.assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self) else {
+            throw MediaError(.io, "out of memory")
+        }
+        // avformat_free_context frees the list, each chapter and its metadata.
+        ctx.pointee.chapters = list
+        for (i, c) in chapters.enumerated() {
+            guard let chapter = av_mallocz(MemoryLayout<AVChapter>.stride)?.assumingMemoryBound(to: AVChapter.self) else {
+                throw MediaError(.io, "out of memory")
+            }
+            chapter.pointee.id = Int64(i + 1)
+            chapter.pointee.time_base = AVRational(num: 1, den: timescale)
+            chapter.pointee.start = c.start
+            chapter.pointee.end = c.end
+            av_dict_set(&chapter.pointee.metadata, "title", c.title, 0)
+            list[i] = chapter
+            ctx.pointee.nb_chapters = UInt32(i + 1)
+        }
+    }
+
     /// Writes the container header; after it, streams have their final time bases.
     public func writeHeader() throws {
         var options: OpaquePointer?

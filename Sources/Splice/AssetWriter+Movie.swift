@@ -156,17 +156,22 @@ extension AssetWriter {
         // The samples are presented until the latest presentation end (after reordering, less
         // any trimmed end); an edit ends there when that is not the media's end.
         let presented = input.presentationEnd.map { $0 - first } ?? Int64(clamping: mediaDuration)
-        var length = presented - mediaStart
-        if let end, end.isNumeric { length = min(length, end.converted(to: mediaScale).value - sessionStart) }
-        if mediaStart == 0 && length >= Int64(clamping: mediaDuration) { return nil }
+        // An edit starting between frames (a source whose first frame is shown after the session
+        // starts) starts at the first frame after an empty edit instead, as readers expect.
+        var shownStart = mediaStart
+        if mediaStart > 0, let earliest = input.earliestPresentation { shownStart = max(mediaStart, earliest - first) }
+        let empty = mediaStart < 0 ? -mediaStart : shownStart - mediaStart
+        let mediaTime = max(0, shownStart)
+        var length = presented - mediaTime
+        if let end, end.isNumeric { length = min(length, end.converted(to: mediaScale).value - sessionStart - empty) }
+        if empty == 0 && mediaTime == 0 && length >= Int64(clamping: mediaDuration) { return nil }
         var entries: [EditListEntry] = []
-        if mediaStart < 0 {
-            // Samples start after the session: an empty edit until they do.
-            entries.append(EditListEntry(segmentDuration: UInt64(MediaTime(value: -mediaStart, timescale: mediaScale).converted(to: movieScale).value), mediaTime: -1))
-            length = presented
+        if empty > 0 {
+            // Samples are shown only after the session starts: an empty edit until they are.
+            entries.append(EditListEntry(segmentDuration: UInt64(MediaTime(value: empty, timescale: mediaScale).converted(to: movieScale).value), mediaTime: -1))
         }
         let duration = MediaTime(value: max(0, length), timescale: mediaScale).converted(to: movieScale).value
-        entries.append(EditListEntry(segmentDuration: UInt64(duration), mediaTime: max(0, mediaStart)))
+        entries.append(EditListEntry(segmentDuration: UInt64(duration), mediaTime: mediaTime))
         return EditList(entries: entries)
     }
 

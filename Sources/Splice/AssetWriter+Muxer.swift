@@ -17,6 +17,9 @@ final class MuxerOutput {
         self.formatName = formatName
     }
 
+    /// Whether the container has chapters.
+    var holdsChapters: Bool { formatName == "matroska" || formatName == "webm" }
+
     /// The text subtitle packets this container takes.
     var textFormat: SubtitlePacketFormat? {
         switch formatName {
@@ -76,6 +79,11 @@ extension AssetWriter {
             }
             muxer.streams.append((index, (1, 1), shift.converted(to: scale).value))
         }
+        if !chapters.isEmpty {
+            try muxer.context.setChapters(chapters.map { c in
+                (c.title, (c.start - sessionStart).converted(to: 1000).value, (c.start + c.duration - sessionStart).converted(to: 1000).value)
+            }, timescale: 1000)
+        }
         try muxer.context.writeHeader()
         for i in muxer.streams.indices { muxer.streams[i].timeBase = muxer.context.timeBase(ofStream: muxer.streams[i].index) }
         muxer.headerWritten = true
@@ -84,7 +92,7 @@ extension AssetWriter {
     private func streamParameters(_ input: AssetWriterInput, format: FormatDescription, muxer: MuxerOutput,
                                   track: Int) throws -> OutputStreamParameters {
         var p: OutputStreamParameters
-        if format.codec == "tx3g" || SubtitlePacketFormat(codecName: format.codecName ?? "") != nil {
+        if AssetWriter.isTimedText(format) || SubtitlePacketFormat(codecName: format.codecName ?? "") != nil {
             guard let text = input.textPacketFormat ?? muxer.textFormat else {
                 throw MediaError(.unsupported, "track \(track): \(muxer.formatName) files cannot hold text subtitles; mkv (SRT) and webm (WebVTT) can")
             }
@@ -155,6 +163,11 @@ extension AssetWriter {
         }
     }
 
+    /// tx3g, or QuickTime text (whose samples start the same way: a length and UTF-8 text).
+    static func isTimedText(_ format: FormatDescription) -> Bool {
+        (format.codec == "tx3g" || format.codec == "text") && format.sampleEntry != nil
+    }
+
     static func isDefaultHandlerName(_ name: String) -> Bool {
         ["VideoHandler", "SoundHandler", "SubtitleHandler", "TextHandler", "DataHandler", "MetadataHandler",
          "TimeCodeHandler", "Core Media Video", "Core Media Audio", "Core Media Text", "ISO Media file produced by Google Inc."]
@@ -180,12 +193,12 @@ extension AssetWriter {
             return tx3gSamples(builder.add(start: start, end: end, text: body, styles: styles), input: input)
         }
         let source: SubtitlePacketFormat?
-        if format.codec == "tx3g", format.sampleEntry != nil {
+        if AssetWriter.isTimedText(format) {
             source = nil
             if TX3G.isForcedOnly(format.sampleEntry) { input.sawForcedText = true }
         } else if let t = SubtitlePacketFormat(codecName: format.codecName ?? "") { source = t } else { return [sample] }
         // The source's own text format when the container takes it, else the container's.
-        if input.textPacketFormat == nil, let name = fileType.muxerName {
+        if input.textPacketFormat == nil, let name = fileType.muxerName, muxerTextFormat != nil {
             input.textPacketFormat = source.flatMap { OutputFormatContext.canHold($0.rawValue, formatName: name) ? $0 : nil } ?? muxerTextFormat
         }
         guard let target = input.textPacketFormat else { return [sample] }

@@ -41,6 +41,8 @@ public final class AssetWriter: @unchecked Sendable {
     var passthroughFileType: FileTypeBox?
     var passthroughMovieHeader: MovieHeader?
     var passthroughMovieBoxes: [RawBox] = []
+    /// Chapters for containers that have them (Matroska, WebM): from a mirrored chapter track.
+    var chapters: [(title: String, start: MediaTime, duration: MediaTime)] = []
 
     let lock = NSLock()
     private var _status: Status = .unknown
@@ -261,6 +263,7 @@ public final class AssetWriter: @unchecked Sendable {
         input.lastDecodeTime = dts
         let trimEnd = sample.trimDurationAtEnd > .zero ? sample.trimDurationAtEnd.converted(to: ts).value : 0
         input.presentationEnd = max(input.presentationEnd ?? .min, pts + duration - trimEnd)
+        input.earliestPresentation = min(input.earliestPresentation ?? .max, pts)
         if input.firstFormat == nil { input.firstFormat = sample.formatDescription }
         let descriptionIndex = muxer == nil ? try sampleDescriptionIndex(for: sample.formatDescription, input: input) : 1
         let window = windowIndex(dts, timescale: ts)

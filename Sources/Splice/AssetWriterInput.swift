@@ -74,6 +74,7 @@ public final class AssetWriterInput: @unchecked Sendable {
     var lastDecodeTime: Int64?
     /// The latest presentation end (time + duration − trimmed end) of the samples so far.
     var presentationEnd: Int64?
+    var earliestPresentation: Int64?
     var requestQueue: DispatchQueue?
     var requestBlock: (@Sendable () -> Void)?
     var isScheduled = false

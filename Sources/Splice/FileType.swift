@@ -42,6 +42,14 @@ public enum FileType: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether the file can hold text subtitle tracks (tx3g; SRT in Matroska; WebVTT in WebM).
+    public var holdsTextSubtitles: Bool {
+        switch self {
+        case .mp4, .mov, .m4v, .mkv, .webm: true
+        default: false
+        }
+    }
+
     /// Whether the file is QuickTime (Macintosh language codes, Pascal handler names).
     public var isQuickTime: Bool { self == .mov }
 

@@ -46,6 +46,8 @@ public final class SamplePipe: @unchecked Sendable {
     /// The source time the writer's session starts at (the first timestamp of a libavformat
     /// source, which MPEG-TS files put anywhere; 0 otherwise).
     public var sessionStartTime = MediaTime.zero
+    /// What the pipe set up could not carry into the output (chapters a container has no place for).
+    public private(set) var warnings: [String] = []
 
     public init(reader: AssetReader?, writer: AssetWriter) {
         self.reader = reader
@@ -191,6 +193,29 @@ extension SamplePipe {
         }
     }
 
+    /// QuickTime text tracks that are chapter lists (targets of `chap`), which become a
+    /// container's own chapters outside MP4/MOV.
+    static func chapterTracks(_ asset: Asset) -> [AssetTrack] {
+        let targets = Set(asset.tracks.flatMap { $0.associations[.chapterList] ?? [] })
+        return asset.tracks.filter { targets.contains($0.trackID) && $0.mediaType.isLegible && $0.isoTrack != nil }
+    }
+
+    /// The chapters of a chapter track: one per non-empty sample.
+    static func chapters(of track: AssetTrack) -> [(title: String, start: MediaTime, duration: MediaTime)] {
+        guard let asset = track.asset, let reader = try? AssetReader(asset: asset) else { return [] }
+        let output = AssetReaderTrackOutput(track: track)
+        reader.add(output)
+        guard reader.startReading() else { return [] }
+        var result: [(String, MediaTime, MediaTime)] = []
+        var shift = MediaTime.zero
+        if let first = track.segments.first(where: { !$0.isEmpty }), let source = first.source { shift = first.target.start - source.start }
+        while let s = output.copyNextSampleBuffer() {
+            let title = TX3G.decode(s.data).text
+            if !title.isEmpty { result.append((title, s.presentationTime + shift, s.duration)) }
+        }
+        return result
+    }
+
     /// The tracks a mirror copies: all of them, but the attachments (fonts, covers) of libavformat sources.
     static func mirroredTracks(_ asset: Asset) -> [AssetTrack] {
         asset.tracks.filter { $0.isoTrack != nil || $0.mediaType != .data }
@@ -226,7 +251,15 @@ extension SamplePipe {
         if case .ffmpeg = asset.source { sessionStartTime = asset.startTime }
         var inputs: [Int: AssetWriterInput] = [:]
         var ordered: [AssetWriterInput] = []
-        for track in SamplePipe.mirroredTracks(asset) {
+        let chapterTracks = writer.fileType.isISO ? [] : SamplePipe.chapterTracks(asset)
+        for track in chapterTracks {
+            if writer.fileType.muxerName == "matroska" || writer.fileType.muxerName == "webm" {
+                writer.chapters += SamplePipe.chapters(of: track)
+            } else {
+                warnings.append("track \(track.trackID) (chapters) is left out: \(writer.fileType.rawValue) files have no chapters")
+            }
+        }
+        for track in SamplePipe.mirroredTracks(asset) where !chapterTracks.contains(where: { $0 === track }) {
             let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
             output.alwaysCopiesSampleData = false
             reader?.add(output)

@@ -36,9 +36,10 @@ extension SamplePipe {
                                        fileType: FileType? = nil) throws -> (pipe: SamplePipe, warnings: [String]) {
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
-        guard writer.fileType != .m4a else {
-            throw MediaError(.unsupported, "M4A files carry audio only; write subtitles to .mp4, .m4v or .mov", file: outputURL.path)
+        guard writer.fileType.holdsTextSubtitles else {
+            throw MediaError(.unsupported, "\(writer.fileType.rawValue) files carry no text subtitles; write them to .mp4, .m4v, .mov, .mkv or .webm", file: outputURL.path)
         }
+        try checkWritable(asset, to: writer)
         let pipe = SamplePipe(reader: reader, writer: writer)
         let mirrored = pipe.mirrorTracks(asset)
         var warnings: [String] = []

@@ -88,6 +88,9 @@ enum RemuxCommand: Command {
             throw error
         }
 
+        for warning in pipe.warnings {
+            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+        }
         for warning in pipe.reader?.warnings ?? [] {
             FileHandle.standardError.write(Data("warning: \(inputURL.path): \(warning)\n".utf8))
         }

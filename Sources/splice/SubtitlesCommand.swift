@@ -75,8 +75,8 @@ enum SubtitlesCommand: Command {
             language = tag
         }
         let outputURL = URL(fileURLWithPath: outputPath)
-        guard let type = FileType(pathExtension: outputURL.pathExtension), type != .m4a else {
-            throw MediaError(.unsupported, "cannot write subtitles to '.\(outputURL.pathExtension)'; write .mp4, .m4v or .mov", file: outputPath)
+        guard let type = FileType(pathExtension: outputURL.pathExtension), type.holdsTextSubtitles else {
+            throw MediaError(.unsupported, "cannot write subtitles to '.\(outputURL.pathExtension)'; write .mp4, .m4v, .mov, .mkv or .webm", file: outputPath)
         }
         if !args.flags.contains("--force") && FileManager.default.fileExists(atPath: outputPath) {
             throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: outputPath)

@@ -104,7 +104,7 @@ struct AssetTests {
         #expect(asset.format.hasPrefix("matroska"))
         #expect(asset.tracks.map(\.mediaType) == [.video, .audio, .audio, .subtitle])
         #expect(asset.tracks.map(\.codecName) == ["h264", "aac", "aac", "subrip"])
-        #expect(asset.tracks.map(\.languageCode) == ["und", "eng", "spa", "fre"])
+        #expect(asset.tracks.map(\.languageCode) == ["und", "eng", "spa", "fra"])
         #expect(asset.tracks[2].name == "Commentary")
         #expect(asset.tracks[3].isForced)
         #expect(!asset.tracks[2].isDefault)

@@ -84,7 +84,7 @@ struct InspectCLITests {
         let json = try inspectJSON(try Fixtures.matroska.get())
         let tracks = try #require(json["tracks"] as? [[String: Any]])
         #expect(tracks.map { $0["codec"] as? String } == ["h264", "aac", "aac", "subrip"])
-        #expect(tracks.map { $0["language"] as? String } == ["und", "eng", "spa", "fre"])
+        #expect(tracks.map { $0["language"] as? String } == ["und", "eng", "spa", "fra"])
         #expect((json["groups"] as? [Any])?.isEmpty == true)
     }
 

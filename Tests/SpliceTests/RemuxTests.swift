@@ -116,16 +116,6 @@ struct RemuxTests {
         #expect(try RemuxTests.streamHash(output) == before)
         #expect(try leftovers(of: output).isEmpty)
     }
-
-    @Test func unsupportedContainersAreNamed() throws {
-        let r = try Tool.splice(["remux", try Fixtures.matroska.get().path, Fixtures.path("from-mkv.mp4").path])
-        #expect(r.status == 65)
-        #expect(r.stderr.contains("matroska"))
-        let out = try Tool.splice(["remux", try Fixtures.quickTime.get().path, Fixtures.path("to.mkv").path])
-        #expect(out.status == 65)
-        #expect(out.stderr.contains(".mkv"))
-        #expect(!FileManager.default.fileExists(atPath: Fixtures.path("from-mkv.mp4").path))
-    }
 }
 
 /// Temporary files left beside `url` by a writer of it.

@@ -193,7 +193,7 @@ struct WriterSessionTests {
         #expect(writer.error?.message.contains("startSession") == true)
         #expect(!FileManager.default.fileExists(atPath: url.path))
         #expect(try leftovers(of: url).isEmpty)
-        #expect(throws: MediaError.self) { _ = try AssetWriter(outputURL: Fixtures.path("x.avi")) }
+        #expect(throws: MediaError.self) { _ = try AssetWriter(outputURL: Fixtures.path("x.xyz")) }
     }
 
     @Test func cancellationLeavesNothing() throws {

@@ -79,6 +79,13 @@ enum Tool {
         return FileManager.default.currentDirectoryPath + "/.build/debug/splice"
     }
 
+    /// ffprobe's `-show_streams` as JSON objects.
+    static func ffprobeStreams(_ url: URL) throws -> [[String: Any]] {
+        let r = try check("ffprobe", ["-v", "error", "-show_streams", "-of", "json", url.path])
+        let json = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]
+        return json?["streams"] as? [[String: Any]] ?? []
+    }
+
     static func splice(_ arguments: [String]) throws -> Result {
         try run(spliceBinary, arguments)
     }

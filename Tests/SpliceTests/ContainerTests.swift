@@ -1,0 +1,334 @@
+import Foundation
+import Testing
+import Splice
+
+/// Remux between MP4 and the containers libavformat serves (Matroska, WebM, MPEG-TS, AVI),
+/// checked with ffmpeg (stream hashes, decoded-frame hashes, packet times), mkvmerge and mediainfo.
+@Suite("Containers through libavformat", .serialized)
+struct ContainerTests {
+    static let srt = "1\n00:00:00,500 --> 00:00:01,200\n<i>Hello</i> there\n\n2\n00:00:01,500 --> 00:00:02,250\nSecond line\nand more\n"
+
+    /// H.264 + AAC (eng, default) + AC-3 (deu, not default) + SRT (fra, forced), muxed by mkvmerge.
+    static let mkvmerged: Result<URL, Error> = Result {
+        let source = Fixtures.path("for-mkvmerge.mp4")
+        try Tool.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=3",
+            "-f", "lavfi", "-i", "sine=frequency=440:duration=3:sample_rate=48000",
+            "-f", "lavfi", "-i", "sine=frequency=660:duration=3:sample_rate=44100",
+            "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-g", "25",
+            "-c:a:0", "aac", "-c:a:1", "ac3", source.path,
+        ])
+        let srt = try Fixtures.write("for-mkvmerge.srt", ContainerTests.srt)
+        let url = Fixtures.path("mkvmerged.mkv")
+        try Tool.check("mkvmerge", ["-q", "-o", url.path,
+                                    "--language", "1:eng", "--default-track-flag", "1:yes",
+                                    "--language", "2:deu", "--default-track-flag", "2:no", "--track-name", "2:Kommentar", source.path,
+                                    "--language", "0:fra", "--forced-display-flag", "0:yes", srt.path])
+        return url
+    }
+
+    static let webm: Result<URL, Error> = Result {
+        let url = Fixtures.path("vp9-opus.webm")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2",
+                         "-f", "lavfi", "-i", "sine=duration=2:sample_rate=48000",
+                         "-c:v", "libvpx-vp9", "-b:v", "200k", "-c:a", "libopus", url.path])
+        return url
+    }
+
+    static let transportStream: Result<URL, Error> = Result {
+        let url = Fixtures.path("h264-aac.ts")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2",
+                         "-f", "lavfi", "-i", "sine=duration=2:sample_rate=48000",
+                         "-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-c:a", "aac", url.path])
+        return url
+    }
+
+    static let avi: Result<URL, Error> = Result {
+        let url = Fixtures.path("mpeg4-mp3.avi")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2",
+                         "-f", "lavfi", "-i", "sine=duration=2:sample_rate=44100",
+                         "-c:v", "mpeg4", "-c:a", "libmp3lame", url.path])
+        return url
+    }
+
+    // MARK: Independent measures
+
+    /// Per-stream packet hashes (video and audio), in stream order.
+    static func payloadHashes(_ url: URL) throws -> [String] {
+        try Tool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v?", "-map", "0:a?",
+                                  "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"])
+            .stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// Per-stream hashes of the decoded frames (video and audio), timestamps left out: what a
+    /// player shows and plays, whatever the container.
+    static func decodedHashes(_ url: URL) throws -> [String: [String]] {
+        let lines = try Tool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v?", "-map", "0:a?",
+                                              "-f", "framemd5", "-"]).stdout.split(separator: "\n")
+        var hashes: [String: [String]] = [:]
+        for line in lines where !line.hasPrefix("#") {
+            let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.count >= 6 else { continue }
+            hashes[fields[0], default: []].append(fields[5])
+        }
+        return hashes
+    }
+
+    /// Presentation times (seconds) of each stream's packets, sorted, from the first one.
+    static func packetTimes(_ url: URL) throws -> [[Double]] {
+        let media = Set(try Tool.ffprobeStreams(url).filter { ["video", "audio"].contains($0["codec_type"] as? String) }
+            .compactMap { $0["index"] as? Int })
+        let out = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "packet=stream_index,pts_time", "-of", "csv=p=0", url.path]).stdout
+        var times: [Int: [Double]] = [:]
+        for line in out.split(separator: "\n") {
+            let f = line.split(separator: ",")
+            guard f.count >= 2, let s = Int(f[0]), media.contains(s), let t = Double(f[1]) else { continue }
+            times[s, default: []].append(t)
+        }
+        return times.keys.sorted().map { k in times[k]!.sorted() }
+    }
+
+    /// mkvmerge's view of each track: codec, language, default and forced flags, name.
+    static func mkvmergeTracks(_ url: URL) throws -> [String] {
+        let r = try Tool.check("mkvmerge", ["-J", url.path])
+        let json = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]
+        guard json?["errors"] as? [Any] == nil || (json?["errors"] as? [Any])!.isEmpty else {
+            throw ToolError(message: "mkvmerge: \(json?["errors"] ?? "")")
+        }
+        return (json?["tracks"] as? [[String: Any]] ?? []).map { t in
+            let p = t["properties"] as? [String: Any] ?? [:]
+            return "\(t["codec"] ?? "") \(p["language"] ?? "") default=\(p["default_track"] ?? "") forced=\(p["forced_track"] ?? "") \(p["track_name"] ?? "")"
+        }
+    }
+
+    /// ffprobe's chapters: start and end (to the millisecond) and title.
+    static func chapters(_ url: URL) throws -> [String] {
+        let r = try Tool.check("ffprobe", ["-v", "error", "-show_chapters", "-of", "json", url.path])
+        let json = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]
+        return (json?["chapters"] as? [[String: Any]] ?? []).map { c in
+            let start = Double(c["start_time"] as? String ?? "") ?? -1, end = Double(c["end_time"] as? String ?? "") ?? -1
+            let title = (c["tags"] as? [String: Any])?["title"] ?? ""
+            return String(format: "%.3f-%.3f ", start, end) + "\(title)"
+        }
+    }
+
+    static func srt(of url: URL, track: Int = 0) throws -> String {
+        try Tool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:s:\(track)", "-f", "srt", "-"]).stdout
+    }
+
+    static func decodesCleanly(_ url: URL) throws -> Bool {
+        try Tool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v?", "-map", "0:a?", "-f", "null", "-"]).stderr.isEmpty
+    }
+
+    static func remux(_ input: URL, _ output: URL) throws {
+        try? FileManager.default.removeItem(at: output)
+        let r = try Tool.splice(["remux", input.path, output.path])
+        guard r.status == 0 else { throw ToolError(message: "remux \(input.lastPathComponent) → \(output.lastPathComponent): \(r.stderr)") }
+        #expect(try leftovers(of: output).isEmpty)
+    }
+
+    // MARK: Tests
+
+    @Test func matroskaToMP4AndBack() throws {
+        let mkv = try ContainerTests.mkvmerged.get()
+        let mp4 = Fixtures.path("from-mkv.mp4"), back = Fixtures.path("from-mkv-back.mkv")
+        try ContainerTests.remux(mkv, mp4)
+        try ContainerTests.remux(mp4, back)
+
+        // H.264 (avcC both sides), AAC and AC-3 payloads unchanged both ways.
+        let hashes = try ContainerTests.payloadHashes(mkv)
+        #expect(hashes.count == 3)
+        #expect(try ContainerTests.payloadHashes(mp4) == hashes)
+        #expect(try ContainerTests.payloadHashes(back) == hashes)
+        #expect(try ContainerTests.decodedHashes(mp4) == ContainerTests.decodedHashes(mkv))
+        #expect(try ContainerTests.decodedHashes(back) == ContainerTests.decodedHashes(mkv))
+
+        // Times within one tick (Matroska's millisecond) of the source, both ways.
+        let source = try ContainerTests.packetTimes(mkv)
+        for (name, url) in [("mp4", mp4), ("back", back)] {
+            let times = try ContainerTests.packetTimes(url)
+            #expect(times.count == source.count, "\(name)")
+            for (a, b) in zip(source, times) {
+                #expect(a.count == b.count, "\(name)")
+                #expect(zip(a, b).allSatisfy { abs($0 - $1) <= 0.0011 }, "\(name): \(Array(a.prefix(3))) vs \(Array(b.prefix(3)))")
+            }
+        }
+
+        // MP4: audio one group (eng enabled), subtitles another (the forced track enabled, as the
+        // Matroska default); languages in ISO 639-2/T; subtitles as tx3g with the same cues.
+        let asset = try Asset(url: mp4)
+        #expect(asset.tracks.map(\.codecName) == ["avc1", "mp4a", "ac-3", "tx3g"])
+        #expect(asset.tracks.map(\.languageCode) == ["und", "eng", "deu", "fra"])
+        #expect(asset.tracks.map(\.isEnabled) == [true, true, false, true])
+        #expect(asset.trackGroups.map { $0.tracks.map(\.trackID) } == [[2, 3], [4]])
+        #expect(asset.tracks[2].name == "Kommentar")
+        let mediainfo = try Tool.check("mediainfo", ["--Inform=Audio;%AlternateGroup%,", mp4.path]).stdout
+        #expect(mediainfo.trimmingCharacters(in: .whitespacesAndNewlines) == "1,1,")
+        let extracted = Fixtures.path("from-mkv.srt")
+        try? FileManager.default.removeItem(at: extracted)
+        #expect(try Tool.splice(["subtitles", "extract", mp4.path, "-o", extracted.path]).status == 0)
+        #expect(try String(contentsOf: extracted, encoding: .utf8) == ContainerTests.srt + "\n")
+
+        // Back in Matroska: the same tracks, languages, flags and names as mkvmerge wrote, and the SRT.
+        #expect(try ContainerTests.mkvmergeTracks(back) == ContainerTests.mkvmergeTracks(mkv))
+        #expect(try ContainerTests.srt(of: back) == ContainerTests.srt(of: mkv))
+        #expect(try ContainerTests.decodesCleanly(mp4))
+        #expect(try ContainerTests.decodesCleanly(back))
+    }
+
+    @Test func webmToMP4AndBack() throws {
+        let webm = try ContainerTests.webm.get()
+        let mp4 = Fixtures.path("from-webm.mp4"), back = Fixtures.path("from-webm-back.webm")
+        try ContainerTests.remux(webm, mp4)
+        try ContainerTests.remux(mp4, back)
+        let hashes = try ContainerTests.payloadHashes(webm)
+        #expect(try ContainerTests.payloadHashes(mp4) == hashes)
+        #expect(try ContainerTests.payloadHashes(back) == hashes)
+        let decoded = try ContainerTests.decodedHashes(webm)
+        #expect(try ContainerTests.decodedHashes(mp4)["0"] == decoded["0"])
+        #expect(try ContainerTests.decodedHashes(back)["0"] == decoded["0"])
+        // Opus: all but the last frame identical; the last is trimmed by Matroska's DiscardPadding
+        // (at a millisecond's precision) and by the MP4 edit list, which ffmpeg does not apply.
+        #expect(try ContainerTests.decodedHashes(back)["1"]?.dropLast() == decoded["1"]?.dropLast())
+        let asset = try Asset(url: mp4)
+        #expect(asset.tracks.map(\.codecName) == ["vp09", "Opus"])
+        // The Opus pre-skip (312 samples at 48 kHz) is the edit list's media time.
+        #expect(asset.tracks[1].segments.first?.source?.start == MediaTime(value: 312, timescale: 48000))
+        #expect(try ContainerTests.mkvmergeTracks(back).count == 2)
+        #expect(try ContainerTests.decodesCleanly(mp4))
+        #expect(try ContainerTests.decodesCleanly(back))
+    }
+
+    @Test func transportStreamToMP4AndBack() throws {
+        let ts = try ContainerTests.transportStream.get()
+        let mp4 = Fixtures.path("from-ts.mp4"), back = Fixtures.path("from-ts-back.ts")
+        try ContainerTests.remux(ts, mp4)
+        try ContainerTests.remux(mp4, back)
+        // Annex B → NAL lengths and ADTS → raw AAC change the bytes, not the frames.
+        let decoded = try ContainerTests.decodedHashes(ts)
+        #expect(decoded.count == 2)
+        #expect(try ContainerTests.decodedHashes(mp4) == decoded)
+        #expect(try ContainerTests.decodedHashes(back) == decoded)
+        // ADTS is added back in the TS: AAC payloads are equal again.
+        #expect(try ContainerTests.payloadHashes(back)[1] == ContainerTests.payloadHashes(ts)[1])
+        let asset = try Asset(url: mp4)
+        #expect(asset.tracks.map(\.codecName) == ["avc1", "mp4a"])
+        // Frames as far apart as in the TS (within a tick), on a timeline that starts at 0 in MP4:
+        // the TS starts at 1.4 s; the audio starts there, and the video's edit begins as far
+        // after its first decode time as the audio starts after it.
+        let source = try ContainerTests.packetTimes(ts), times = try ContainerTests.packetTimes(mp4)
+        #expect(times[1].first == 0)
+        // (to the movie timescale's millisecond, which the empty edit is counted in)
+        #expect(abs(times[0][0] - (source[0][0] - source[1][0])) <= 0.0011, "\(times[0][0])")
+        for (a, b) in zip(source, times) {
+            #expect(a.count == b.count)
+            #expect(zip(a, b).allSatisfy { abs(($0 - a[0]) - ($1 - b[0])) <= 1.0 / 48000 + 1e-6 })
+        }
+        #expect(try ContainerTests.decodesCleanly(mp4))
+        #expect(try ContainerTests.decodesCleanly(back))
+    }
+
+    @Test func aviToMP4AndBack() throws {
+        let avi = try ContainerTests.avi.get()
+        let mp4 = Fixtures.path("from-avi.mp4"), back = Fixtures.path("from-avi-back.avi")
+        try ContainerTests.remux(avi, mp4)
+        try ContainerTests.remux(mp4, back)
+        let hashes = try ContainerTests.payloadHashes(avi)
+        #expect(try ContainerTests.payloadHashes(mp4) == hashes)
+        #expect(try ContainerTests.payloadHashes(back) == hashes)
+        #expect(try ContainerTests.decodedHashes(mp4) == ContainerTests.decodedHashes(avi))
+        #expect(try Asset(url: mp4).tracks.map(\.codecName) == ["mp4v", "mp4a"])
+        #expect(try ContainerTests.decodesCleanly(mp4))
+        #expect(try ContainerTests.decodesCleanly(back))
+    }
+
+    /// MP4 tx3g subtitles become SRT in Matroska, with the same cues, flags and language; the
+    /// QuickTime chapter track becomes Matroska chapters.
+    @Test func mp4SubtitlesAndChaptersToMatroska() throws {
+        let metadata = try Fixtures.write("chapters.txt", ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1000\ntitle=One\n"
+                                          + "[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=3000\ntitle=Two\n")
+        let chaptered = Fixtures.path("chaptered.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=3", "-i", metadata.path, "-map_metadata", "1",
+                         "-c:v", "libx264", "-preset", "ultrafast", chaptered.path])
+        let withSubs = Fixtures.path("with-subs.mp4")
+        try? FileManager.default.removeItem(at: withSubs)
+        let srt = try Fixtures.write("cues.srt", ContainerTests.srt)
+        let add = try Tool.splice(["subtitles", "add", chaptered.path, srt.path, "--language", "fr", "--forced", "-o", withSubs.path])
+        #expect(add.status == 0, "\(add.stderr)")
+        let mkv = Fixtures.path("with-subs.mkv")
+        try ContainerTests.remux(withSubs, mkv)
+        // ffmpeg's SRT writer ends lines within a cue with CRLF.
+        #expect(try ContainerTests.srt(of: mkv).replacingOccurrences(of: "\r", with: "") == ContainerTests.srt + "\n")
+        let tracks = try ContainerTests.mkvmergeTracks(mkv)
+        #expect(tracks.count == 2 && tracks[1].hasPrefix("SubRip/SRT fre default=0 forced=1"), "\(tracks)")
+        #expect(try ContainerTests.payloadHashes(mkv) == ContainerTests.payloadHashes(withSubs))
+        let chapters = try ContainerTests.chapters(chaptered)
+        #expect(chapters == ["0.000-1.000 One", "1.000-3.000 Two"])
+        #expect(try ContainerTests.chapters(mkv) == chapters)
+
+        // MPEG-TS has neither chapters nor text subtitles: chapters are left out with a warning,
+        // subtitles refused.
+        let ts = Fixtures.path("chapters.ts")
+        try? FileManager.default.removeItem(at: ts)
+        let toTS = try Tool.splice(["remux", chaptered.path, ts.path])
+        #expect(toTS.status == 0 && toTS.stderr.contains("(chapters) is left out: ts files have no chapters"), "\(toTS.stderr)")
+        let subsToTS = try Tool.splice(["remux", withSubs.path, Fixtures.path("subs.ts").path])
+        #expect(subsToTS.status == 65 && subsToTS.stderr.contains("mpegts files cannot hold text subtitles"), "\(subsToTS.stderr)")
+
+        // WebM takes VP9/AV1/Opus/Vorbis only: H.264 is refused, naming the codec and who takes it.
+        let webm = Fixtures.path("with-subs.webm")
+        let r = try Tool.splice(["remux", withSubs.path, webm.path])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("webm files cannot hold h264; mp4, mkv"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: webm.path))
+        #expect(try leftovers(of: webm).isEmpty)
+    }
+
+    @Test func codecsAContainerCannotHoldAreNamed() throws {
+        let vorbis = Fixtures.path("vorbis.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=duration=1", "-c:a", "libvorbis", vorbis.path])
+        let out = Fixtures.path("vorbis.mp4")
+        let r = try Tool.splice(["remux", vorbis.path, out.path])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("track 1 (vorbis) cannot be written to mp4: vorbis cannot be stored in MP4/MOV"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+
+        let ts = Fixtures.path("subs.ts")
+        let withSubs = try ContainerTests.mkvmerged.get()
+        let t = try Tool.splice(["remux", withSubs.path, ts.path])
+        #expect(t.status == 65)
+        #expect(t.stderr.contains("mpegts files cannot hold text subtitles"), "\(t.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: ts.path))
+        #expect(try leftovers(of: ts).isEmpty)
+    }
+
+    /// The library reads libavformat sources sample by sample: counts agree with ffprobe, decode
+    /// times increase, key frames are flagged.
+    @Test func readerHandsOutMatroskaSamples() throws {
+        let asset = try Asset(url: try ContainerTests.mkvmerged.get())
+        #expect(!asset.isISOBMFF)
+        let reader = try AssetReader(asset: asset)
+        let outputs = asset.tracks.map { AssetReaderTrackOutput(track: $0) }
+        for o in outputs { reader.add(o) }
+        #expect(reader.startReading())
+        let probe = try Tool.check("ffprobe", ["-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets",
+                                               "-of", "csv=p=0", asset.url.path]).stdout
+            .split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        var counts: [Int] = []
+        for o in outputs {
+            var n = 0, keys = 0
+            var last: MediaTime?
+            while let s = o.copyNextSampleBuffer() {
+                if let last { #expect(s.decodeTime >= last) }
+                last = s.decodeTime
+                n += 1
+                if s.isSync { keys += 1 }
+                #expect(s.presentationTime >= s.decodeTime || o.track.mediaType != .video)
+            }
+            counts.append(n)
+            if o.track.mediaType == .video { #expect(keys == 3) }
+        }
+        #expect(reader.status == .completed, "\(String(describing: reader.error))")
+        #expect(counts == probe)
+    }
+}
