@@ -96,8 +96,13 @@ public enum FFmpegLog {
     }()
 
     private static func receive(_ level: Int32, _ line: String) {
-        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { return }
+        var text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        // "[mpegts @ 0x55f4…] message" → "[mpegts] message"; continuation lines of punctuation dropped.
+        if text.hasPrefix("["), let at = text.range(of: " @ 0x"), let close = text[at.upperBound...].firstIndex(of: "]") {
+            text.removeSubrange(at.lowerBound..<close)
+        }
+        let body = text.hasPrefix("[") ? text.drop { $0 != "]" }.dropFirst() : Substring(text)
+        guard body.contains(where: { $0.isLetter || $0.isNumber }) else { return }
         let show: Bool = lock.withLock {
             if level <= AV_LOG_WARNING {
                 if kept.count == capacity { kept.removeFirst() }

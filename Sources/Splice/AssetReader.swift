@@ -133,7 +133,13 @@ public final class AssetReader: @unchecked Sendable {
                 if let demuxer {
                     let damaged = demuxer.corruptPacketCount
                     if damaged > 0 { _warnings.append("\(damaged) damaged packet\(damaged == 1 ? " was" : "s were") copied as read") }
-                    _warnings += FFmpegLog.takeMessages().map { "ffmpeg: \($0)" }
+                    // Repeated messages once, with a count; at most 20 in all.
+                    var lines: [(String, Int)] = []
+                    for m in FFmpegLog.takeMessages() {
+                        if let i = lines.firstIndex(where: { $0.0 == m }) { lines[i].1 += 1 } else { lines.append((m, 1)) }
+                    }
+                    _warnings += lines.prefix(20).map { "ffmpeg: \($0.0)" + ($0.1 > 1 ? " (\($0.1) times)" : "") }
+                    if lines.count > 20 { _warnings.append("ffmpeg: … and \(lines.count - 20) other messages") }
                 }
             }
         }

@@ -302,6 +302,36 @@ struct ContainerTests {
         #expect(try leftovers(of: ts).isEmpty)
     }
 
+    /// Damaged sources are read as far as libavformat can, and the warnings say what it found.
+    @Test func damagedInputsAreReadWithWarnings() throws {
+        let mkv = [UInt8](try Data(contentsOf: try ContainerTests.mkvmerged.get()))
+        let truncated = Fixtures.path("truncated.mkv")
+        try Data(mkv.prefix(mkv.count * 2 / 3)).write(to: truncated)
+        let out = Fixtures.path("truncated.mp4")
+        try? FileManager.default.removeItem(at: out)
+        let r = try Tool.splice(["remux", truncated.path, out.path])
+        #expect(r.status == 0)
+        #expect(r.stderr == "warning: \(truncated.path): ffmpeg: [matroska,webm] File ended prematurely\n", "\(r.stderr)")
+        #expect(try ContainerTests.decodesCleanly(out))
+
+        var ts = [UInt8](try Data(contentsOf: try ContainerTests.transportStream.get()))
+        var seed: UInt64 = 7
+        for _ in 0..<60 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            ts[2000 + Int(seed >> 33) % (ts.count - 2000)] ^= 0xFF
+        }
+        let flipped = Fixtures.path("flipped.ts")
+        try Data(ts).write(to: flipped)
+        let out2 = Fixtures.path("flipped.mp4")
+        try? FileManager.default.removeItem(at: out2)
+        let r2 = try Tool.splice(["remux", flipped.path, out2.path])
+        #expect(r2.status == 0)
+        #expect(r2.stderr.contains("warning: \(flipped.path): ffmpeg: [mpegts]"), "\(r2.stderr)")
+        #expect(try Tool.run("ffprobe", ["-v", "error", out2.path]).status == 0)
+        let verbose = try Tool.splice(["remux", flipped.path, Fixtures.path("verbose.mkv").path, "--verbose"])
+        #expect(verbose.status == 0 && verbose.stderr.contains("ffmpeg: [mpegts]"), "\(verbose.stderr)")
+    }
+
     /// The library reads libavformat sources sample by sample: counts agree with ffprobe, decode
     /// times increase, key frames are flagged.
     @Test func readerHandsOutMatroskaSamples() throws {
