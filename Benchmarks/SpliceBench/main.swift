@@ -133,3 +133,29 @@ for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
     let bytes = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int ?? 0
     print(pad("", 24) + "(\(samples) samples, \(fmt(Double(bytes) / 1e6, 1)) MB)")
 }
+
+// Between containers: Matroska (made by mkvmerge) to MP4 and MP4 to Matroska, against
+// ffmpeg -c copy and mkvmerge (which writes Matroska only).
+let mp4Source = media.appendingPathComponent("video-1080p.mp4").path
+let mkvSource = media.appendingPathComponent("video-1080p.mkv").path
+if !FileManager.default.fileExists(atPath: mkvSource) {
+    shell("mkvmerge -q -o \(mkvSource) \(mp4Source)")
+}
+print("\n" + pad("job", 24) + pad("tool", 30) + pad("seconds", 9) + pad("×cp", 7) + pad("×ffmpeg", 9) + pad("×mkvmerge", 11) + "RSS MB")
+for (job, input, ext) in [("MKV → MP4", mkvSource, "mp4"), ("MP4 → MKV", mp4Source, "mkv")] {
+    let out = media.appendingPathComponent("out.\(ext)").path
+    shell("cat \(input) > /dev/null")
+    let cp = median(["cp", input, out], cleanup: out)
+    let ff = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", out], cleanup: out)
+    let mkvmerge: Measurement? = ext == "mkv" ? median(["mkvmerge", "-q", "-o", out, input], cleanup: out) : nil
+    let sp = median([binary, "remux", input, out], cleanup: out)
+    func row(_ tool: String, _ m: Measurement) {
+        print(pad(job, 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.seconds / cp.seconds), 7)
+              + pad(fmt(m.seconds / ff.seconds), 9) + pad(mkvmerge.map { fmt(m.seconds / $0.seconds) } ?? "-", 11)
+              + fmt(Double(m.maxRSSKiB) / 1024, 1))
+    }
+    row("cp", cp)
+    row("ffmpeg -c copy", ff)
+    if let mkvmerge { row("mkvmerge", mkvmerge) }
+    row("splice remux", sp)
+}
