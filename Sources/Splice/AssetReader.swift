@@ -131,6 +131,9 @@ public final class AssetReader: @unchecked Sendable {
             if _status == .reading && _outputs.allSatisfy({ $0.isFinished }) {
                 _status = .completed
                 if let demuxer {
+                    for o in _outputs where o.droppedPackets > 0 {
+                        _warnings.append("track \(o.track.trackID): \(o.droppedPackets) packet\(o.droppedPackets == 1 ? "" : "s") whose decode time went back \(o.droppedPackets == 1 ? "was" : "were") left out")
+                    }
                     let damaged = demuxer.corruptPacketCount
                     if damaged > 0 { _warnings.append("\(damaged) damaged packet\(damaged == 1 ? " was" : "s were") copied as read") }
                     // Repeated messages once, with a count; at most 20 in all.
@@ -180,6 +183,8 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     }
 
     var isFinished: Bool { lock.withLock { finished } }
+    /// Packets of a libavformat stream left out because their decode time went back.
+    var droppedPackets: Int { lock.withLock { timeline?.droppedPackets ?? 0 } }
 
     /// Ends this output's samples (the reader was cancelled or failed).
     func stop() {

@@ -95,7 +95,21 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
         case .legible: mediaType.isLegible
         case .audible: mediaType == .audio
         case .visual: mediaType == .video
+        case .describesMusicAndSoundForAccessibility:
+            stream?.isHearingImpaired ?? taggedCharacteristics.contains(AssetTrack.musicAndSoundTag)
+        case .describesVideoForAccessibility:
+            stream?.isVisualImpaired ?? taggedCharacteristics.contains(AssetTrack.videoDescriptionTag)
         }
+    }
+
+    /// Apple's tagged media characteristics (`udta/tagc`) of an MP4/MOV track.
+    static let musicAndSoundTag = "public.accessibility.describes-music-and-sound"
+    static let videoDescriptionTag = "public.accessibility.describes-video"
+
+    var taggedCharacteristics: [String] {
+        guard let udta = isoTrack?.otherTrackBoxes.first(where: { $0.type == "udta" }),
+              let boxes = try? Box.parseAll(Array(udta.bytes.dropFirst(8))) else { return [] }
+        return boxes.filter { $0.type == "tagc" }.map { String(decoding: $0.payload.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     /// The codec as a short name: the sample-entry type for MP4/MOV, FFmpeg's codec name otherwise.

@@ -133,6 +133,15 @@ extension AssetWriter {
             track.extendedLanguage = input.extendedLanguageTag
             track.mediaInformationBoxes = pass?.mediaInformationBoxes ?? [AssetWriter.mediaHeaderBox(input.mediaType)]
             track.otherTrackBoxes = pass?.otherTrackBoxes ?? []
+            // Accessibility characteristics as Apple's tagged characteristics, unless a copied udta has them.
+            let tags = [(MediaCharacteristic.describesMusicAndSoundForAccessibility, AssetTrack.musicAndSoundTag),
+                        (.describesVideoForAccessibility, AssetTrack.videoDescriptionTag)]
+                .filter { input.mediaCharacteristics.contains($0.0) }.map(\.1)
+            if !tags.isEmpty && !track.otherTrackBoxes.contains(where: { $0.type == "udta" }) {
+                var w = BoxWriter()
+                w.box("udta") { w in for t in tags { w.box("tagc") { $0.append(Array(t.utf8)) } } }
+                track.otherTrackBoxes.append(RawBox(type: "udta", bytes: w.bytes))
+            }
             track.otherMediaBoxes = pass?.otherMediaBoxes ?? []
             tracks.append(track)
         }

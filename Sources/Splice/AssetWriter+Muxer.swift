@@ -64,6 +64,8 @@ extension AssetWriter {
             let forcedTarget = inputs.contains { other in other.associations.contains { $0.type == .forcedSubtitlesOnly && $0.input === input } }
             let forcedText = [format, input.sourceFormatHint].contains { $0?.codec == "tx3g" && TX3G.isForcedOnly($0?.sampleEntry) }
             p.isForced = input.isForced || forcedTarget || forcedText || input.sawForcedText
+            p.isHearingImpaired = input.mediaCharacteristics.contains(.describesMusicAndSoundForAccessibility)
+            p.isVisualImpaired = input.mediaCharacteristics.contains(.describesVideoForAccessibility)
             if let l = input.languageCode, l != "und" {
                 p.language = muxer.formatName == "matroska" || muxer.formatName == "webm" ? AssetWriter.bibliographicLanguages[l] ?? l : l
             }

@@ -44,6 +44,9 @@ public final class AssetWriterInput: @unchecked Sendable {
     /// Forced subtitles: Matroska's forced flag; a text track converted to tx3g for MP4/MOV gets
     /// the all-samples-forced display flag.
     public var isForced = false
+    /// `.describesMusicAndSoundForAccessibility` and `.describesVideoForAccessibility` become
+    /// Matroska's hearing- and visual-impaired flags (MP4/MOV do not store them yet).
+    public var mediaCharacteristics: Set<MediaCharacteristic> = []
     /// The edit list to write, in movie time; `nil` for none (or one derived from the session times).
     public var segments: [TrackSegment]?
 

@@ -101,7 +101,19 @@ struct PacketTimeline {
         self.format = format
     }
 
+    /// Packets dropped because their decode time went back (damaged input).
+    private(set) var droppedPackets = 0
+
     mutating func next(from demuxer: PacketDemuxer) throws -> SampleBuffer? {
+        while true {
+            guard let sample = try nextInOrder(from: demuxer) else { return nil }
+            if let s = sample { return s }
+            droppedPackets += 1
+        }
+    }
+
+    /// The next sample, `.some(nil)` for a packet whose decode time goes back (dropped), or nil at the end.
+    private mutating func nextInOrder(from demuxer: PacketDemuxer) throws -> SampleBuffer?? {
         // A sample is complete when its decode time is known and so is the next one's (or the stream ended).
         while !ended && (pending.count < 2 || pending[0].decodeTime == nil || pending[1].decodeTime == nil) {
             if let e = try demuxer.next(stream: stream) {
@@ -117,6 +129,7 @@ struct PacketTimeline {
         guard !pending.isEmpty else { return nil }
         let e = pending.removeFirst()
         let dts = e.decodeTime!
+        if let last = lastDecodeTime, dts < last { return .some(nil) }
         var duration = e.duration
         // Subtitle packets last as long as they say; other samples last until the next one.
         if format.mediaType.isLegible && duration > 0 {

@@ -271,6 +271,8 @@ extension SamplePipe {
             input.marksOutputTrackAsEnabled = track.isEnabled
             input.mediaTimeScale = track.naturalTimeScale
             input.isForced = track.isForced
+            input.mediaCharacteristics = Set([MediaCharacteristic.describesMusicAndSoundForAccessibility, .describesVideoForAccessibility]
+                .filter(track.hasMediaCharacteristic))
             // Audio from other containers is timed in samples in MP4 (its timestamps, often in
             // milliseconds, move by less than a tick).
             if track.isoTrack == nil, writer.fileType.isISO, track.mediaType == .audio,

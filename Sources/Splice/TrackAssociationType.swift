@@ -35,4 +35,8 @@ public enum MediaCharacteristic: Sendable, Hashable {
     case audible
     /// Pictures.
     case visual
+    /// Subtitles or captions for the deaf and hard of hearing (Matroska's hearing-impaired flag).
+    case describesMusicAndSoundForAccessibility
+    /// Audio description for the blind (Matroska's visual-impaired flag).
+    case describesVideoForAccessibility
 }

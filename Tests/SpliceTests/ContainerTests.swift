@@ -23,7 +23,7 @@ struct ContainerTests {
         try Tool.check("mkvmerge", ["-q", "-o", url.path,
                                     "--language", "1:eng", "--default-track-flag", "1:yes",
                                     "--language", "2:deu", "--default-track-flag", "2:no", "--track-name", "2:Kommentar", source.path,
-                                    "--language", "0:fra", "--forced-display-flag", "0:yes", srt.path])
+                                    "--language", "0:fra", "--forced-display-flag", "0:yes", "--hearing-impaired-flag", "0:yes", srt.path])
         return url
     }
 
@@ -97,7 +97,8 @@ struct ContainerTests {
         }
         return (json?["tracks"] as? [[String: Any]] ?? []).map { t in
             let p = t["properties"] as? [String: Any] ?? [:]
-            return "\(t["codec"] ?? "") \(p["language"] ?? "") default=\(p["default_track"] ?? "") forced=\(p["forced_track"] ?? "") \(p["track_name"] ?? "")"
+            return "\(t["codec"] ?? "") \(p["language"] ?? "") default=\(p["default_track"] ?? "") forced=\(p["forced_track"] ?? "") "
+                + "hi=\(p["flag_hearing_impaired"] ?? "") \(p["track_name"] ?? "")"
         }
     }
 
@@ -162,6 +163,8 @@ struct ContainerTests {
         #expect(asset.tracks.map(\.isEnabled) == [true, true, false, true])
         #expect(asset.trackGroups.map { $0.tracks.map(\.trackID) } == [[2, 3], [4]])
         #expect(asset.tracks[2].name == "Kommentar")
+        // mkvmerge reads the MP4 (it does not read tx3g tracks: three of four).
+        #expect(try ContainerTests.mkvmergeTracks(mp4).count == 3)
         let mediainfo = try Tool.check("mediainfo", ["--Inform=Audio;%AlternateGroup%,", mp4.path]).stdout
         #expect(mediainfo.trimmingCharacters(in: .whitespacesAndNewlines) == "1,1,")
         let extracted = Fixtures.path("from-mkv.srt")
@@ -371,6 +374,9 @@ struct ContainerTests {
     @Test func readerHandsOutMatroskaSamples() throws {
         let asset = try Asset(url: try ContainerTests.mkvmerged.get())
         #expect(!asset.isISOBMFF)
+        #expect(asset.tracks.map(\.isDefault) == [true, true, false, true])
+        #expect(asset.tracks.map(\.isForced) == [false, false, false, true])
+        #expect(asset.tracks(withMediaCharacteristic: .describesMusicAndSoundForAccessibility).map(\.trackID) == [4])
         let reader = try AssetReader(asset: asset)
         let outputs = asset.tracks.map { AssetReaderTrackOutput(track: $0) }
         for o in outputs { reader.add(o) }
