@@ -39,6 +39,9 @@ public struct AssetReport: Encodable, Sendable {
         public var height: Int?
         public var sampleRate: Double?
         public var channels: Int?
+        /// Matroska's track flags (`default`, `forced`, `hearing-impaired`, `visual-impaired`),
+        /// for files read through libavformat; nil for MP4/MOV (see `enabled` and the groups).
+        public var flags: [String]?
 
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -59,10 +62,11 @@ public struct AssetReport: Encodable, Sendable {
             try c.encodeIfPresent(height, forKey: .height)
             try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
             try c.encodeIfPresent(channels, forKey: .channels)
+            try c.encodeIfPresent(flags, forKey: .flags)
         }
         enum CodingKeys: String, CodingKey {
             case id, mediaType, codec, language, extendedLanguage, enabled, alternateGroup, name, associations,
-                 edits, sampleCount, duration, timescale, width, height, sampleRate, channels
+                 edits, sampleCount, duration, timescale, width, height, sampleRate, channels, flags
         }
     }
 
@@ -104,7 +108,10 @@ public struct AssetReport: Encodable, Sendable {
                 },
                 sampleCount: t.sampleCount, duration: AssetReport.seconds(t.timeRange.duration),
                 timescale: Int(t.naturalTimeScale), width: f?.dimensions?.width, height: f?.dimensions?.height,
-                sampleRate: f?.sampleRate, channels: f?.channelCount)
+                sampleRate: f?.sampleRate, channels: f?.channelCount,
+                flags: asset.isISOBMFF ? nil : [(t.isDefault, "default"), (t.isForced, "forced"),
+                    (t.hasMediaCharacteristic(.describesMusicAndSoundForAccessibility), "hearing-impaired"),
+                    (t.hasMediaCharacteristic(.describesVideoForAccessibility), "visual-impaired")].filter(\.0).map(\.1))
         }
         groups = asset.trackGroups.map {
             Group(alternateGroup: $0.alternateGroup, tracks: $0.tracks.map(\.trackID), defaultTrack: $0.defaultTrack?.trackID)
@@ -126,7 +133,9 @@ public struct AssetReport: Encodable, Sendable {
     /// The report as a table a person can scan: one row per track, then the groups.
     public func table() -> String {
         var out = "\(file)\nformat \(format), duration \(AssetReport.clock(duration)), \(tracks.count) track\(tracks.count == 1 ? "" : "s")\n\n"
-        let header = ["ID", "TYPE", "CODEC", "LANG", "ENABLED", "GROUP", "NAME", "ASSOCIATIONS", "SAMPLES", "DURATION", "EDITS"]
+        let showFlags = tracks.contains { $0.flags != nil }
+        var header = ["ID", "TYPE", "CODEC", "LANG", "ENABLED", "GROUP", "NAME", "ASSOCIATIONS", "SAMPLES", "DURATION", "EDITS"]
+        if showFlags { header.insert("FLAGS", at: 5) }
         var rows: [[String]] = [header]
         for t in tracks {
             let lang = t.extendedLanguage.map { "\(t.language) (\($0))" } ?? t.language
@@ -136,10 +145,12 @@ public struct AssetReport: Encodable, Sendable {
                 let media = e.mediaTime.map { AssetReport.short($0) } ?? "empty"
                 return "\(AssetReport.short(e.segmentDuration))@\(media)" + (e.rate == 1 ? "" : "×\(e.rate)")
             }.joined(separator: " ")
-            rows.append([String(t.id), t.mediaType, t.codec, lang, t.enabled ? "yes" : "no",
-                         t.alternateGroup == 0 ? "-" : String(t.alternateGroup), t.name ?? "",
-                         assoc.isEmpty ? "-" : assoc, t.sampleCount.map(String.init) ?? "?",
-                         AssetReport.clock(t.duration), edits])
+            var row = [String(t.id), t.mediaType, t.codec, lang, t.enabled ? "yes" : "no",
+                       t.alternateGroup == 0 ? "-" : String(t.alternateGroup), t.name ?? "",
+                       assoc.isEmpty ? "-" : assoc, t.sampleCount.map(String.init) ?? "?",
+                       AssetReport.clock(t.duration), edits]
+            if showFlags { row.insert(t.flags.map { $0.isEmpty ? "-" : $0.joined(separator: ",") } ?? "-", at: 5) }
+            rows.append(row)
         }
         out += AssetReport.align(rows)
         out += "\n"

@@ -377,6 +377,10 @@ struct ContainerTests {
         #expect(asset.tracks.map(\.isDefault) == [true, true, false, true])
         #expect(asset.tracks.map(\.isForced) == [false, false, false, true])
         #expect(asset.tracks(withMediaCharacteristic: .describesMusicAndSoundForAccessibility).map(\.trackID) == [4])
+        let report = try Tool.splice(["inspect", asset.url.path, "--json"])
+        let json = try JSONSerialization.jsonObject(with: report.stdoutData) as? [String: Any]
+        let flags = (json?["tracks"] as? [[String: Any]] ?? []).map { $0["flags"] as? [String] ?? ["?"] }
+        #expect(flags == [["default"], ["default"], [], ["default", "forced", "hearing-impaired"]])
         let reader = try AssetReader(asset: asset)
         let outputs = asset.tracks.map { AssetReaderTrackOutput(track: $0) }
         for o in outputs { reader.add(o) }
