@@ -99,6 +99,15 @@ public final class InputFormatContext: @unchecked Sendable {
         }
     }
 
+    /// The file's chapters: title, start and end in 1/`timescale` units.
+    public var chapters: [(title: String, start: Int64, end: Int64, timeBase: (num: Int32, den: Int32))] {
+        guard let ctx = context, let list = ctx.pointee.chapters else { return [] }
+        return (0..<Int(ctx.pointee.nb_chapters)).compactMap { i in
+            guard let c = list[i]?.pointee else { return nil }
+            return (Dictionary(c.metadata)["title"] ?? "", c.start, c.end, (c.time_base.num, c.time_base.den))
+        }
+    }
+
     public var streams: [StreamInfo] {
         guard let ctx = context else { return [] }
         let n = Int(ctx.pointee.nb_streams)

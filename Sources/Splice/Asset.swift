@@ -25,6 +25,27 @@ public final class Asset: @unchecked Sendable {
     /// (MPEG-TS files start anywhere).
     public let startTime: MediaTime
 
+    /// A chapter: its title and where it lies on the movie timeline.
+    public struct Chapter: Sendable, Hashable {
+        public var title: String
+        public var timeRange: TimeRange
+        public init(title: String, timeRange: TimeRange) {
+            self.title = title
+            self.timeRange = timeRange
+        }
+    }
+
+    /// Container chapters (Matroska, …) for files read through libavformat.
+    private var containerChapters: [Chapter] = []
+
+    /// The movie's chapters: the container's (Matroska and others read through libavformat), or
+    /// the samples of the first chapter-list track (`chap`) of an MP4/MOV.
+    public var chapters: [Chapter] {
+        if !isISOBMFF { return containerChapters }
+        guard let track = SamplePipe.chapterTracks(self).first else { return [] }
+        return SamplePipe.chapters(of: track).map { Chapter(title: $0.title, timeRange: TimeRange(start: $0.start, duration: $0.duration)) }
+    }
+
     /// Whether the file is ISO-BMFF (MP4, MOV, M4A, …), read natively; else libavformat read it.
     public var isISOBMFF: Bool {
         if case .isobmff = source { true } else { false }
@@ -65,6 +86,12 @@ public final class Asset: @unchecked Sendable {
                 self.tracks = loaded.tracks
                 self.startTime = loaded.start
                 self.source = .ffmpeg
+                self.containerChapters = input.chapters.compactMap { c in
+                    guard c.timeBase.den > 0, c.end >= c.start else { return nil }
+                    let start = MediaTime(value: c.start * Int64(c.timeBase.num), timescale: c.timeBase.den)
+                    let end = MediaTime(value: c.end * Int64(c.timeBase.num), timescale: c.timeBase.den)
+                    return Chapter(title: c.title, timeRange: TimeRange(start: start, duration: end - start))
+                }
             }
         } catch let error as MediaError {
             throw error.inFile(path)

@@ -309,6 +309,21 @@ extension SamplePipe {
                                                     defaultInput: chosen.flatMap { inputs[$0.trackID] }))
             }
         }
+        if writer.fileType.isISO, !asset.isISOBMFF, !asset.chapters.isEmpty {
+            // Container chapters become a QuickTime chapter track, referred to by `chap` from
+            // every audio and video track (as QuickTime and ffmpeg write them).
+            let source = ChapterSamples(asset.chapters)
+            let input = AssetWriterInput(mediaType: .text, outputSettings: nil, sourceFormatHint: source.formatDescription)
+            input.marksOutputTrackAsEnabled = false
+            input.name = "Chapters"
+            input.mediaTimeScale = 1000
+            writer.add(input)
+            connect(source, to: input, duration: asset.duration)
+            for other in ordered where other.mediaType == .audio || other.mediaType == .video {
+                other.addTrackAssociation(withTrackOf: input, type: .chapterList)
+            }
+            ordered.append(input)
+        }
         for track in asset.tracks {
             guard let input = inputs[track.trackID] else { continue }
             for type in track.availableTrackAssociationTypes {
@@ -318,5 +333,42 @@ extension SamplePipe {
             }
         }
         return Mirrored(inputs: ordered, inputsByTrackID: inputs, groups: groups)
+    }
+}
+
+/// The samples of a QuickTime chapter track: one per chapter (a 16-bit length and the UTF-8
+/// title), gaps between chapters as empty samples.
+final class ChapterSamples: SampleBufferSource, @unchecked Sendable {
+    /// A QuickTime text sample entry, as QuickTime and ffmpeg write it for chapters.
+    static let sampleEntry = Data([
+        0x00, 0x00, 0x00, 0x3B, 0x74, 0x65, 0x78, 0x74, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+        0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x0D, 0x66, 0x74, 0x61, 0x62, 0x00, 0x01, 0x00, 0x01, 0x00,
+    ])
+    let formatDescription = FormatDescription(mediaType: .text, codec: "text", sampleEntry: ChapterSamples.sampleEntry)
+    private let lock = NSLock()
+    private var samples: [(text: String, start: MediaTime, duration: MediaTime)] = []
+
+    init(_ chapters: [Asset.Chapter]) {
+        var t = MediaTime.zero
+        for c in chapters.sorted(by: { $0.timeRange.start < $1.timeRange.start }) {
+            let start = max(c.timeRange.start, t)
+            if start > t { samples.append(("", t, start - t)) }
+            let end = max(start, c.timeRange.end)
+            samples.append((c.title, start, end - start))
+            t = end
+        }
+    }
+
+    func copyNextSampleBuffer() -> SampleBuffer? {
+        lock.withLock {
+            guard !samples.isEmpty else { return nil }
+            let s = samples.removeFirst()
+            let utf8 = Array(s.text.utf8.prefix(0xFFFF))
+            let data = Data([UInt8(utf8.count >> 8), UInt8(utf8.count & 0xFF)] + utf8)
+            return SampleBuffer(data: data, decodeTime: s.start, presentationTime: s.start, duration: s.duration,
+                                isSync: true, formatDescription: formatDescription)
+        }
     }
 }

@@ -20,7 +20,8 @@ struct ContainerTests {
         ])
         let srt = try Fixtures.write("for-mkvmerge.srt", ContainerTests.srt)
         let url = Fixtures.path("mkvmerged.mkv")
-        try Tool.check("mkvmerge", ["-q", "-o", url.path,
+        let chapters = try Fixtures.write("chapters.ogm", "CHAPTER01=00:00:00.000\nCHAPTER01NAME=Intro\nCHAPTER02=00:00:01.500\nCHAPTER02NAME=Main part\n")
+        try Tool.check("mkvmerge", ["-q", "-o", url.path, "--chapters", chapters.path,
                                     "--language", "1:eng", "--default-track-flag", "1:yes",
                                     "--language", "2:deu", "--default-track-flag", "2:no", "--track-name", "2:Kommentar", source.path,
                                     "--language", "0:fra", "--forced-display-flag", "0:yes", "--hearing-impaired-flag", "0:yes", srt.path])
@@ -158,9 +159,10 @@ struct ContainerTests {
         // MP4: audio one group (eng enabled), subtitles another (the forced track enabled, as the
         // Matroska default); languages in ISO 639-2/T; subtitles as tx3g with the same cues.
         let asset = try Asset(url: mp4)
-        #expect(asset.tracks.map(\.codecName) == ["avc1", "mp4a", "ac-3", "tx3g"])
-        #expect(asset.tracks.map(\.languageCode) == ["und", "eng", "deu", "fra"])
-        #expect(asset.tracks.map(\.isEnabled) == [true, true, false, true])
+        #expect(asset.tracks.map(\.codecName) == ["avc1", "mp4a", "ac-3", "tx3g", "text"])
+        #expect(asset.tracks.map(\.languageCode) == ["und", "eng", "deu", "fra", "und"])
+        #expect(asset.tracks.map(\.isEnabled) == [true, true, false, true, false])
+        #expect(asset.tracks[0].associations[.chapterList] == [5])
         #expect(asset.trackGroups.map { $0.tracks.map(\.trackID) } == [[2, 3], [4]])
         #expect(asset.tracks[2].name == "Kommentar")
         // mkvmerge reads the MP4 (it does not read tx3g tracks: three of four).
@@ -175,6 +177,12 @@ struct ContainerTests {
         // Back in Matroska: the same tracks, languages, flags and names as mkvmerge wrote, and the SRT.
         #expect(try ContainerTests.mkvmergeTracks(back) == ContainerTests.mkvmergeTracks(mkv))
         #expect(try ContainerTests.srt(of: back) == ContainerTests.srt(of: mkv))
+        // Matroska chapters → a QuickTime chapter track (`chap` from audio and video) → chapters.
+        let chapters = try ContainerTests.chapters(mkv)
+        #expect(chapters.count == 2 && chapters[1].hasSuffix("Main part"), "\(chapters)")
+        #expect(try ContainerTests.chapters(mp4) == chapters)
+        #expect(try ContainerTests.chapters(back) == chapters)
+        #expect(try Asset(url: mp4).chapters.map(\.title) == ["Intro", "Main part"])
         #expect(try ContainerTests.decodesCleanly(mp4))
         #expect(try ContainerTests.decodesCleanly(back))
     }
