@@ -45,6 +45,8 @@ public struct StreamInfo: Sendable {
     public var isFullRange: Bool?
     /// The AVChromaLocation / subsampling is not kept; `pixelFormat` is FFmpeg's name when known.
     public var pixelFormat: Int?
+    /// Frames of reordering (B-frames) a decoder must allow for; 0 when none or unknown.
+    public var videoDelay = 0
 }
 
 /// An opened input file (`AVFormatContext` from `avformat_open_input`), closed on `deinit`.
@@ -162,6 +164,7 @@ extension StreamInfo {
         matrixCoefficients = Int(par.color_space.rawValue)
         isFullRange = par.color_range == AVCOL_RANGE_JPEG ? true : par.color_range == AVCOL_RANGE_MPEG ? false : nil
         pixelFormat = par.format >= 0 ? Int(par.format) : nil
+        videoDelay = Int(max(0, par.video_delay))
         if let extra = par.extradata, par.extradata_size > 0 {
             extradata = Data(bytes: extra, count: Int(par.extradata_size))
         } else {

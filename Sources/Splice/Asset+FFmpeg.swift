@@ -65,6 +65,7 @@ extension Asset {
                 isDefault: s.isDefault, isForced: s.isForced, associations: [:],
                 isoTrack: nil, streamIndex: s.index, stream: AssetTrack.StreamDetails(
                     timeBase: s.timeBase, conversion: conversion, isoProblem: isoProblem, initialPadding: s.initialPadding ?? 0,
+                    reordersFrames: s.videoDelay > 0,
                     isHearingImpaired: s.isHearingImpaired, isVisualImpaired: s.isVisualImpaired)))
         }
         let duration = input.durationSeconds.map { MediaTime(seconds: $0, preferredTimescale: 1_000_000) } ?? end

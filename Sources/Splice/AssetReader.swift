@@ -202,6 +202,7 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
             var t = PacketTimeline(stream: stream, timeBase: details.timeBase, conversion: details.conversion,
                                    format: track.formatDescriptions[0])
             t.initialPadding = details.initialPadding
+            t.reordersFrames = details.reordersFrames
             lock.withLock {
                 timeline = t
                 self.demuxer = demuxer

@@ -44,6 +44,8 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
         var isoProblem: String?
         /// Encoder delay in samples (Opus pre-skip, Matroska's CodecDelay).
         var initialPadding = 0
+        /// Video whose frames are reordered (B-frames).
+        var reordersFrames = false
         var isHearingImpaired = false
         var isVisualImpaired = false
     }

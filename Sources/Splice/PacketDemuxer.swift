@@ -92,6 +92,8 @@ struct PacketTimeline {
     /// Encoder delay in samples: a first timestamp that is this delay rounded to the time base
     /// (Matroska's milliseconds) is taken as exactly the delay.
     var initialPadding = 0
+    /// Video with B-frames: a stream without any timestamps cannot be put in order.
+    var reordersFrames = false
     private var first = true
 
     init(stream: Int, timeBase: (num: Int32, den: Int32), conversion: PacketConversion, format: FormatDescription) {
@@ -120,10 +122,10 @@ struct PacketTimeline {
                 pending.append(e)
                 if e.decodeTime != nil { fillDecodeTimes() }
                 // A stream that never says its decode times takes its presentation times.
-                if pending.count > 256 && pending[0].decodeTime == nil { finishDecodeTimes() }
+                if pending.count > 256 && pending[0].decodeTime == nil { try finishDecodeTimes() }
             } else {
                 ended = true
-                finishDecodeTimes()
+                try finishDecodeTimes()
             }
         }
         guard !pending.isEmpty else { return nil }
@@ -177,7 +179,10 @@ struct PacketTimeline {
 
     /// At the end, packets still without a decode time take their presentation time (or
     /// follow the previous packet).
-    private mutating func finishDecodeTimes() {
+    private mutating func finishDecodeTimes() throws {
+        if reordersFrames, lastDecodeTime == nil, !pending.isEmpty, pending.allSatisfy({ $0.decodeTime == nil && $0.presentationTime == nil }) {
+            throw MediaError(.unsupported, "stream \(stream) has B-frames but no timestamps (a raw elementary stream): the order in which its frames are shown is unknown without decoding them")
+        }
         var previous = lastDecodeTime.map { $0 + lastDuration }
         for j in pending.indices {
             if pending[j].decodeTime == nil {

@@ -329,6 +329,26 @@ struct ContainerTests {
         #expect(try ContainerTests.decodesCleanly(mp4))
     }
 
+    /// Raw H.264 (no container, no timestamps): without B-frames it remuxes, frames equal; with
+    /// B-frames the display order cannot be known without decoding, which is said.
+    @Test func rawElementaryStreams() throws {
+        for bFrames in ["0", "2"] {
+            let raw = Fixtures.path("raw-bf\(bFrames).h264"), mp4 = Fixtures.path("raw-bf\(bFrames).mp4")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=1", "-c:v", "libx264", "-bf", bFrames, raw.path])
+            try? FileManager.default.removeItem(at: mp4)
+            let r = try Tool.splice(["remux", raw.path, mp4.path])
+            if bFrames == "0" {
+                #expect(r.status == 0, "\(r.stderr)")
+                #expect(try ContainerTests.decodedHashes(mp4) == ContainerTests.decodedHashes(raw))
+            } else {
+                #expect(r.status == 65)
+                #expect(r.stderr.contains("has B-frames but no timestamps"), "\(r.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: mp4.path))
+                #expect(try leftovers(of: mp4).isEmpty)
+            }
+        }
+    }
+
     @Test func codecsAContainerCannotHoldAreNamed() throws {
         let vorbis = Fixtures.path("vorbis.mkv")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=duration=1", "-c:a", "libvorbis", vorbis.path])
