@@ -3,6 +3,7 @@
 
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
+#include <libavcodec/bsf.h>
 #include <libavutil/avutil.h>
 #include <libavutil/error.h>
 #include <libavutil/dict.h>
@@ -15,6 +16,7 @@
 /* Macros Swift cannot import, as functions. */
 static inline int splice_averror(int errnum) { return AVERROR(errnum); }
 static inline int splice_averror_eof(void) { return AVERROR_EOF; }
+static inline int splice_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int splice_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int64_t splice_av_nopts_value(void) { return AV_NOPTS_VALUE; }
 

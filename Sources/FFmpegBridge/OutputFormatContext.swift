@@ -41,6 +41,8 @@ public final class OutputFormatContext: @unchecked Sendable {
     private var io: UnsafeMutablePointer<AVIOContext>?
     private let sink: Sink
     private let packet = Packet()
+    /// Bitstream filters between Splice's packets and the muxer, per stream.
+    private var filters: [Int: UnsafeMutablePointer<AVBSFContext>] = [:]
     public let formatName: String
 
     /// The position-keeping writer behind the AVIO callbacks.
@@ -115,6 +117,10 @@ public final class OutputFormatContext: @unchecked Sendable {
     }
 
     deinit {
+        for (_, f) in filters {
+            var p: UnsafeMutablePointer<AVBSFContext>? = f
+            av_bsf_free(&p)
+        }
         if let io {
             av_free(io.pointee.buffer)
             var p: UnsafeMutablePointer<AVIOContext>? = io
@@ -174,7 +180,42 @@ public final class OutputFormatContext: @unchecked Sendable {
         if p.isHearingImpaired { disposition |= AV_DISPOSITION_HEARING_IMPAIRED }
         if p.isVisualImpaired { disposition |= AV_DISPOSITION_VISUAL_IMPAIRED }
         st.pointee.disposition = disposition
-        return Int(st.pointee.index)
+        let index = Int(st.pointee.index)
+        // AVI takes H.264/HEVC with start codes only (MPEG-TS converts by itself): libavcodec's
+        // mp4toannexb filters turn NAL lengths and avcC/hvcC into start codes and in-band parameter sets.
+        if formatName == "avi", p.codecName == "h264" || p.codecName == "hevc", p.extradata?.first == 1 {
+            try addFilter("\(p.codecName)_mp4toannexb", stream: st)
+        }
+        return index
+    }
+
+    private func addFilter(_ name: String, stream st: UnsafeMutablePointer<AVStream>) throws {
+        guard let filter = av_bsf_get_by_name(name) else { throw MediaError(.unsupported, "FFmpeg has no '\(name)' filter") }
+        var ctx: UnsafeMutablePointer<AVBSFContext>?
+        var r = av_bsf_alloc(filter, &ctx)
+        guard r >= 0, let ctx else { throw FFmpegError(code: r, operation: "cannot start the \(name) filter").mediaError }
+        filters[Int(st.pointee.index)] = ctx
+        r = avcodec_parameters_copy(ctx.pointee.par_in, st.pointee.codecpar)
+        if r >= 0 {
+            ctx.pointee.time_base_in = st.pointee.time_base
+            r = av_bsf_init(ctx)
+        }
+        if r >= 0 { r = avcodec_parameters_copy(st.pointee.codecpar, ctx.pointee.par_out) }
+        if r < 0 { throw FFmpegError(code: r, operation: "cannot start the \(name) filter").mediaError }
+    }
+
+    /// Sends `p` (or the end, when nil) through a stream's filter and writes what comes out.
+    private func filterAndWrite(_ filter: UnsafeMutablePointer<AVBSFContext>, _ p: UnsafeMutablePointer<AVPacket>?) -> Int32 {
+        var r = av_bsf_send_packet(filter, p)
+        if r < 0 { return r }
+        let out = Packet()
+        while true {
+            r = av_bsf_receive_packet(filter, out.pointer)
+            if r == splice_averror_eagain() || r == splice_averror_eof() { return 0 }
+            if r < 0 { return r }
+            r = av_interleaved_write_frame(context, out.pointer)
+            if r < 0 { return r }
+        }
     }
 
     /// Sets the file's chapters (before the header): start and end in units of 1/`timescale`.
@@ -234,6 +275,22 @@ public final class OutputFormatContext: @unchecked Sendable {
                 for i in 0..<10 { side[i] = 0 }
                 for i in 0..<4 { side[4 + i] = UInt8((n >> (8 * UInt32(i))) & 0xFF) }
             }
+            if let filter = filters[stream] {
+                // Filters take reference-counted packets: copy the bytes into one.
+                let side = p.pointee.side_data, sides = p.pointee.side_data_elems
+                p.pointee.data = nil
+                p.pointee.size = 0
+                let flags = p.pointee.flags
+                guard av_new_packet(p, Int32(buf.count)) >= 0 else { return splice_averror(ENOMEM) }
+                if buf.count > 0 { p.pointee.data.update(from: buf.bindMemory(to: UInt8.self).baseAddress!, count: buf.count) }
+                _ = (side, sides)
+                p.pointee.stream_index = Int32(stream)
+                p.pointee.pts = presentationTime
+                p.pointee.dts = decodeTime
+                p.pointee.duration = duration
+                p.pointee.flags = flags
+                return filterAndWrite(filter, p)
+            }
             let r = av_interleaved_write_frame(context, p)
             p.pointee.data = nil
             p.pointee.size = 0
@@ -244,6 +301,10 @@ public final class OutputFormatContext: @unchecked Sendable {
 
     /// Flushes the interleaving queue and writes the container's index and trailer.
     public func writeTrailer() throws {
+        for (stream, filter) in filters.sorted(by: { $0.key < $1.key }) {
+            let r = filterAndWrite(filter, nil)
+            if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot finish the filter of stream \(stream)")) }
+        }
         let r = av_write_trailer(context)
         if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot finish the \(formatName) file")) }
         avio_flush(io)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <libavcodec/avcodec.h>
+#include <libavcodec/bsf.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
 #include <libavutil/dict.h>
@@ -103,6 +104,14 @@ STUB(CODEC, uint8_t *, av_packet_get_side_data, (const AVPacket *pkt, enum AVPac
 STUB(CODEC, uint8_t *, av_packet_new_side_data, (AVPacket *pkt, enum AVPacketSideDataType type, size_t size),
      (pkt, type, size))
 STUB(CODEC, const AVCodecDescriptor *, avcodec_descriptor_get_by_name, (const char *name), (name))
+STUB(CODEC, const AVBitStreamFilter *, av_bsf_get_by_name, (const char *name), (name))
+STUB(CODEC, int, av_bsf_alloc, (const AVBitStreamFilter *filter, AVBSFContext **ctx), (filter, ctx))
+STUB(CODEC, int, av_bsf_init, (AVBSFContext *ctx), (ctx))
+STUB(CODEC, int, av_bsf_send_packet, (AVBSFContext *ctx, AVPacket *pkt), (ctx, pkt))
+STUB(CODEC, int, av_bsf_receive_packet, (AVBSFContext *ctx, AVPacket *pkt), (ctx, pkt))
+VOID_STUB(CODEC, av_bsf_free, (AVBSFContext **ctx), (ctx))
+STUB(CODEC, int, avcodec_parameters_copy, (AVCodecParameters *dst, const AVCodecParameters *src), (dst, src))
+STUB(CODEC, int, av_new_packet, (AVPacket *pkt, int size), (pkt, size))
 STUB(FORMAT, int, av_read_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt))
 STUB(FORMAT, int, avformat_alloc_output_context2,
      (AVFormatContext **ctx, const AVOutputFormat *oformat, const char *format_name, const char *filename),

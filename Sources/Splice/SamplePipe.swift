@@ -339,13 +339,14 @@ extension SamplePipe {
 /// The samples of a QuickTime chapter track: one per chapter (a 16-bit length and the UTF-8
 /// title), gaps between chapters as empty samples.
 final class ChapterSamples: SampleBufferSource, @unchecked Sendable {
-    /// A QuickTime text sample entry, as QuickTime and ffmpeg write it for chapters.
-    static let sampleEntry = Data([
+    /// A QuickTime text sample entry, as QuickTime and ffmpeg write it for chapters. (Made anew
+    /// each time: a `Data` kept in a global is reported as a leak by LeakSanitizer.)
+    static var sampleEntry: Data { Data([
         0x00, 0x00, 0x00, 0x3B, 0x74, 0x65, 0x78, 0x74, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
         0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
         0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
         0x00, 0x0D, 0x66, 0x74, 0x61, 0x62, 0x00, 0x01, 0x00, 0x01, 0x00,
-    ])
+    ]) }
     let formatDescription = FormatDescription(mediaType: .text, codec: "text", sampleEntry: ChapterSamples.sampleEntry)
     private let lock = NSLock()
     private var samples: [(text: String, start: MediaTime, duration: MediaTime)] = []

@@ -249,6 +249,11 @@ struct ContainerTests {
         #expect(try ContainerTests.payloadHashes(back) == hashes)
         #expect(try ContainerTests.decodedHashes(mp4) == ContainerTests.decodedHashes(avi))
         #expect(try Asset(url: mp4).tracks.map(\.codecName) == ["mp4v", "mp4a"])
+        // H.264 from MP4 into AVI goes through libavcodec's h264_mp4toannexb: the same frames.
+        _ = try ContainerTests.mkvmerged.get()
+        let h264 = Fixtures.path("for-mkvmerge.mp4"), h264AVI = Fixtures.path("from-mp4-h264.avi")
+        try ContainerTests.remux(h264, h264AVI)
+        #expect(try ContainerTests.decodedHashes(h264AVI)["0"] == ContainerTests.decodedHashes(h264)["0"])
         #expect(try ContainerTests.decodesCleanly(mp4))
         #expect(try ContainerTests.decodesCleanly(back))
     }

@@ -42,14 +42,26 @@ struct RemuxFailureTests {
         #expect(r.status == 1)
         #expect(r.stderr.contains("cannot create a file in"), "\(r.stderr)")
 
-        guard getuid() != 0 else { return }  // root writes into read-only directories
+        // A read-only directory. Root writes into one anyway, so as root the remux runs as
+        // `nobody` (setpriv), from a copy of the binary that nobody can reach.
         let dir = Fixtures.path("read-only")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: dir.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.path) }
         let out = dir.appendingPathComponent("out.mp4")
-        let ro = try Tool.splice(["remux", input.path, out.path])
+        let ro: Tool.Result
+        if getuid() == 0 {
+            let binary = Fixtures.path("splice-for-nobody")
+            try? FileManager.default.removeItem(at: binary)
+            try FileManager.default.copyItem(atPath: Tool.spliceBinary, toPath: binary.path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: Fixtures.directory.path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: input.path)
+            ro = try Tool.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path, "remux", input.path, out.path])
+        } else {
+            ro = try Tool.splice(["remux", input.path, out.path])
+        }
         #expect(ro.status == 1)
+        #expect(ro.stderr.contains("cannot create a file in \(dir.path): Permission denied"), "\(ro.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
