@@ -277,13 +277,11 @@ public final class OutputFormatContext: @unchecked Sendable {
             }
             if let filter = filters[stream] {
                 // Filters take reference-counted packets: copy the bytes into one.
-                let side = p.pointee.side_data, sides = p.pointee.side_data_elems
                 p.pointee.data = nil
                 p.pointee.size = 0
                 let flags = p.pointee.flags
                 guard av_new_packet(p, Int32(buf.count)) >= 0 else { return splice_averror(ENOMEM) }
                 if buf.count > 0 { p.pointee.data.update(from: buf.bindMemory(to: UInt8.self).baseAddress!, count: buf.count) }
-                _ = (side, sides)
                 p.pointee.stream_index = Int32(stream)
                 p.pointee.pts = presentationTime
                 p.pointee.dts = decodeTime
