@@ -56,7 +56,7 @@ sanitize: deps-test
 ## Crashes land in Fuzz/crashes/; make each a regression fixture named after its bug.
 FUZZ_SECONDS ?= 60
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -seed=1,-max_total_time=$(FUZZ_SECONDS))
-FUZZ_TARGETS := Boxes SampleTables Subtitles Writer
+FUZZ_TARGETS := Boxes SampleTables Subtitles Writer Codecs
 fuzz-build: deps-test
 	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 	Fuzz/seed.sh
@@ -66,7 +66,7 @@ fuzz: fuzz-build
 	for t in $(FUZZ_TARGETS); do \
 		corpus=Fuzz/work/$$t; mkdir -p $$corpus; \
 		case $$t in Boxes) cp -n Fuzz/corpus/boxes/* $$corpus/ ;; SampleTables) cp -n Fuzz/corpus/tables/* $$corpus/ ;; \
-		            Subtitles) cp -n Fuzz/corpus/subtitles/* $$corpus/ ;; esac; \
+		            Subtitles) cp -n Fuzz/corpus/subtitles/* $$corpus/ ;; Codecs) cp -n Fuzz/corpus/codecs/* $$corpus/ ;; esac; \
 		echo "fuzzing $$t ($(FUZZ_LIMIT))"; \
 		SWIFT_BACKTRACE=enable=no Fuzz/.build/release/Fuzz$$t $(FUZZ_LIMIT) -timeout=10 \
 			-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$t- $$corpus \

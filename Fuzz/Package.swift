@@ -12,6 +12,7 @@ let package = Package(
         .executableTarget(name: "FuzzBoxes", dependencies: ["FuzzSupport", .product(name: "SpliceInternals", package: "Splice")]),
         .executableTarget(name: "FuzzSampleTables", dependencies: ["FuzzSupport", .product(name: "Splice", package: "Splice")]),
         .executableTarget(name: "FuzzSubtitles", dependencies: ["FuzzSupport", .product(name: "SpliceInternals", package: "Splice")]),
+        .executableTarget(name: "FuzzCodecs", dependencies: ["FuzzSupport", .product(name: "SpliceInternals", package: "Splice")]),
         .executableTarget(name: "FuzzWriter", dependencies: ["FuzzSupport", .product(name: "Splice", package: "Splice"),
                                                              .product(name: "SpliceInternals", package: "Splice")]),
     ],

@@ -17,3 +17,27 @@ if [ ! -f corpus/boxes/tiny.mp4 ]; then
     cp ../Samples/Media/grouped.mp4 corpus/boxes/grouped.mp4
     cp corpus/boxes/*.mp4 corpus/boxes/*.mov corpus/tables/
 fi
+# Codec seeds for FuzzCodecs: byte 0 picks the codec (its index in FuzzCodecs' table), byte 1
+# the split between extradata and first packet (0: all packet), then a stream's first bytes.
+mkdir -p corpus/codecs
+seed() {  # seed <index> <split> <file> [bytes]
+    { printf "\\x$(printf %02x "$1")\\x$(printf %02x "$2")"; head -c "${4:-4096}" "$3"; } > "corpus/codecs/$(basename "$3").bin"
+}
+if [ ! -f corpus/codecs/seed.h264.bin ]; then
+    t=$(mktemp -d)
+    v="-f lavfi -i testsrc=size=64x48:rate=5:duration=0.4"
+    a="-f lavfi -i sine=duration=0.2:sample_rate=48000"
+    ff $v -c:v libx264 -preset ultrafast "$t/seed.h264"
+    ff $v -c:v libx265 -x265-params log-level=none "$t/seed.hevc"
+    ff $v -c:v libaom-av1 -cpu-used 8 -f obu "$t/seed.obu"
+    ff $v -c:v libvpx-vp9 "$t/seed.ivf" && tail -c +45 "$t/seed.ivf" > "$t/seed.vp9"  # IVF: 32-byte file, 12-byte frame headers
+    ff $a -c:a aac "$t/seed.aac"
+    ff $a -c:a ac3 "$t/seed.ac3"
+    ff $a -c:a eac3 -f eac3 "$t/seed.eac3"
+    ff $a -c:a flac "$t/seed.flac"
+    printf 'OpusHead\x01\x02\x38\x01\x80\xbb\x00\x00\x00\x00\x00' > "$t/seed.opus"
+    seed 0 0 "$t/seed.h264"; seed 1 0 "$t/seed.hevc"; seed 2 0 "$t/seed.obu"; seed 3 0 "$t/seed.vp9"
+    seed 5 0 "$t/seed.aac"; seed 8 0 "$t/seed.ac3"; seed 9 0 "$t/seed.eac3"
+    seed 6 255 "$t/seed.opus" 19; seed 7 255 "$t/seed.flac" 42
+    rm -rf "$t"
+fi
