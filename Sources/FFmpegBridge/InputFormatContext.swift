@@ -137,7 +137,7 @@ extension StreamInfo {
         channelCount = par.ch_layout.nb_channels > 0 ? Int(par.ch_layout.nb_channels) : nil
         let metadata = Dictionary(stream.metadata)
         language = metadata["language"]
-        title = metadata["title"] ?? metadata["handler_name"]
+        title = metadata["title"] ?? metadata["handler_name"] ?? metadata["filename"]
         let d = stream.disposition
         isDefault = d & AV_DISPOSITION_DEFAULT != 0
         isForced = d & AV_DISPOSITION_FORCED != 0

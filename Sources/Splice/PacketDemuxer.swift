@@ -29,6 +29,8 @@ final class PacketDemuxer: @unchecked Sendable {
 
     init(path: String, streams: Set<Int>) throws {
         do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
+        // What probing said was already said when the asset was loaded: keep what reading says.
+        _ = FFmpegLog.takeMessages()
         input.discardStreams(except: streams)
         for s in streams { queues[s] = [] }
     }

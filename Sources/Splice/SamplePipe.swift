@@ -251,6 +251,9 @@ extension SamplePipe {
         if case .ffmpeg = asset.source { sessionStartTime = asset.startTime }
         var inputs: [Int: AssetWriterInput] = [:]
         var ordered: [AssetWriterInput] = []
+        for track in asset.tracks where !SamplePipe.mirroredTracks(asset).contains(where: { $0 === track }) {
+            warnings.append("track \(track.trackID) (\(track.codecName)\(track.name.map { ", " + $0 } ?? "")) is left out: attachments and data streams are not copied")
+        }
         let chapterTracks = writer.fileType.isISO ? [] : SamplePipe.chapterTracks(asset)
         for track in chapterTracks {
             if writer.fileType.muxerName == "matroska" || writer.fileType.muxerName == "webm" {

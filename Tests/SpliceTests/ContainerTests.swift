@@ -402,6 +402,21 @@ struct ContainerTests {
         #expect(verbose.status == 0 && verbose.stderr.contains("ffmpeg: [mpegts]"), "\(verbose.stderr)")
     }
 
+    /// Matroska attachments are not copied, and the warning says which.
+    @Test func attachmentsAreLeftOutWithAWarning() throws {
+        let font = try Fixtures.write("font.ttf", "not really a font")
+        let mkv = Fixtures.path("attached.mkv")
+        try? FileManager.default.removeItem(at: mkv)
+        try Tool.check("mkvmerge", ["-q", "-o", mkv.path, try ContainerTests.webm.get().path, "--attachment-mime-type", "font/ttf",
+                                    "--attach-file", font.path])
+        let out = Fixtures.path("attached-copy.mkv")
+        try? FileManager.default.removeItem(at: out)
+        let r = try Tool.splice(["remux", mkv.path, out.path])
+        #expect(r.status == 0)
+        #expect(r.stderr == "warning: track 3 (none, font.ttf) is left out: attachments and data streams are not copied\n", "\(r.stderr)")
+        #expect(try ContainerTests.payloadHashes(out) == ContainerTests.payloadHashes(mkv))
+    }
+
     /// The library reads libavformat sources sample by sample: counts agree with ffprobe, decode
     /// times increase, key frames are flagged.
     @Test func readerHandsOutMatroskaSamples() throws {
