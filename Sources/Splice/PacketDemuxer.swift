@@ -18,7 +18,26 @@ final class PacketDemuxer: @unchecked Sendable {
     private let input: InputFormatContext
     private let packet = Packet()
     private let lock = NSLock()
-    private var queues: [Int: [Entry]] = [:]
+    /// A first-in first-out queue: removing from the front is O(1) (amortised).
+    struct Queue {
+        private var items: [Entry] = []
+        private var head = 0
+        var isEmpty: Bool { head == items.count }
+        var bytes: Int { items[head...].reduce(0) { $0 + $1.data.count } }
+        mutating func append(_ e: Entry) { items.append(e) }
+        mutating func removeFirst() -> Entry {
+            let e = items[head]
+            items[head].data = Data()
+            head += 1
+            if head >= 1024 && head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            return e
+        }
+    }
+
+    private var queues: [Int: Queue] = [:]
     private var queuedBytes = 0
     private var ended = false
     private var failure: MediaError?
@@ -32,7 +51,7 @@ final class PacketDemuxer: @unchecked Sendable {
         // What probing said was already said when the asset was loaded: keep what reading says.
         _ = FFmpegLog.takeMessages()
         input.discardStreams(except: streams)
-        for s in streams { queues[s] = [] }
+        for s in streams { queues[s] = Queue() }
     }
 
     /// The next packet of `stream`, or nil at the end of the input.
@@ -70,7 +89,7 @@ final class PacketDemuxer: @unchecked Sendable {
     /// Drops the queue of a stream whose output stopped.
     func close(stream: Int) {
         lock.withLock {
-            queuedBytes -= queues[stream]?.reduce(0) { $0 + $1.data.count } ?? 0
+            queuedBytes -= queues[stream]?.bytes ?? 0
             queues[stream] = nil
         }
     }

@@ -174,6 +174,12 @@ struct ContainerTests {
         #expect(try Tool.splice(["subtitles", "extract", mp4.path, "-o", extracted.path]).status == 0)
         #expect(try String(contentsOf: extracted, encoding: .utf8) == ContainerTests.srt + "\n")
 
+        // mediainfo reads the Matroska output: the same track kinds and languages as the source.
+        let info = { (url: URL) throws -> String in
+            try Tool.check("mediainfo", ["--Output=General;%VideoCount% %AudioCount% %TextCount%", url.path]).stdout
+        }
+        #expect(try info(back) == info(mkv))
+        #expect(try info(back).trimmingCharacters(in: .whitespacesAndNewlines) == "1 2 1")
         // Back in Matroska: the same tracks, languages, flags and names as mkvmerge wrote, and the SRT.
         #expect(try ContainerTests.mkvmergeTracks(back) == ContainerTests.mkvmergeTracks(mkv))
         #expect(try ContainerTests.srt(of: back) == ContainerTests.srt(of: mkv))
