@@ -48,7 +48,7 @@ public enum PacketConversion: Sendable, Hashable {
 /// (`dac3`, `dec3`), the Opus, FLAC, VP9 and AV1 ISO-BMFF bindings say the configuration box holds.
 public enum CodecMapping {
     /// FFmpeg codec names MP4 can carry, for error messages.
-    public static let isoCodecs = ["h264", "hevc", "mpeg4", "vp9", "av1", "aac", "mp3", "mp2", "opus", "ac3", "eac3", "flac", "alac", "pcm_s16le", "pcm_s16be", "mov_text"]
+    public static let isoCodecs = ["h264", "hevc", "mpeg4", "mpeg2video", "mpeg1video", "vp9", "av1", "aac", "mp3", "mp2", "opus", "ac3", "eac3", "flac", "alac", "pcm_s16le", "pcm_s16be", "mov_text"]
 
     /// The sample entry for `p`, and how its packets must change to fit it.
     /// - Parameter firstPacket: the stream's first packet, for codecs whose configuration is read
@@ -68,6 +68,11 @@ public enum CodecMapping {
             return (visual("hvc1", p, box("hvcC", try HEVCConfiguration.record(fromAnnexB: source))), .annexBToLengthPrefixed)
         case "mpeg4":
             return (visual("mp4v", p, esds(objectType: 0x20, streamType: 4, p, specificInfo: p.extradata)), .none)
+        case "mpeg2video":
+            // ISO/IEC 13818-2 Main profile (0x61), the object type players read for any MPEG-2 video.
+            return (visual("mp4v", p, esds(objectType: 0x61, streamType: 4, p, specificInfo: p.extradata)), .none)
+        case "mpeg1video":
+            return (visual("mp4v", p, esds(objectType: 0x6A, streamType: 4, p, specificInfo: p.extradata)), .none)
         case "vp9":
             return (visual("vp09", p, try vpcC(p, keyFrame: packet)), .none)
         case "av1":
@@ -142,6 +147,8 @@ public enum CodecMapping {
             guard let esds = child("esds"), let d = ESDescriptor(esds) else { return nil }
             switch d.objectType {
             case 0x20: p.codecName = "mpeg4"
+            case 0x60...0x65: p.codecName = "mpeg2video"
+            case 0x6A: p.codecName = "mpeg1video"
             case 0x40, 0x66, 0x67, 0x68: p.codecName = "aac"
             case 0x69: p.codecName = "mp2"
             case 0x6B: p.codecName = "mp3"

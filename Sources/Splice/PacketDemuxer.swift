@@ -109,6 +109,7 @@ struct PacketTimeline {
     private var ended = false
     private var lastDecodeTime: Int64?
     private var lastDuration: Int64 = 0
+    private var lastCompositionOffset: Int64 = 0
 
     /// Encoder delay in samples: a first timestamp that is this delay rounded to the time base
     /// (Matroska's milliseconds) is taken as exactly the delay.
@@ -162,7 +163,10 @@ struct PacketTimeline {
         if duration == 0 { duration = lastDuration }
         lastDuration = duration
         lastDecodeTime = dts
-        let pts = e.presentationTime ?? dts
+        // A packet without a presentation time (MPEG-PS writes one per PES packet, not per frame)
+        // keeps the previous packet's distance between the two.
+        let pts = e.presentationTime ?? dts + lastCompositionOffset
+        lastCompositionOffset = pts - dts
         let data = conversion == .none ? e.data : Data(conversion.apply([UInt8](e.data)))
         var decodeTime = try time(dts), presentationTime = try time(pts), sampleDuration = try time(duration)
         if first, initialPadding > 0, dts == pts, let rate = format.sampleRate, rate >= 1, rate <= Double(Int32.max) {

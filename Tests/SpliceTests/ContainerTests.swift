@@ -174,7 +174,7 @@ struct ContainerTests {
         #expect(try Tool.splice(["subtitles", "extract", mp4.path, "-o", extracted.path]).status == 0)
         #expect(try String(contentsOf: extracted, encoding: .utf8) == ContainerTests.srt + "\n")
 
-        // mediainfo reads the Matroska output: the same track kinds and languages as the source.
+        // mediainfo reads the Matroska output: as many video, audio and text tracks as the source.
         let info = { (url: URL) throws -> String in
             try Tool.check("mediainfo", ["--Output=General;%VideoCount% %AudioCount% %TextCount%", url.path]).stdout
         }
@@ -313,6 +313,8 @@ struct ContainerTests {
         ("hevc.mkv", ["-c:v", "libx265", "-x265-params", "log-level=none"]),
         ("av1.ivf", ["-c:v", "libaom-av1", "-cpu-used", "8"]),
         ("av1.mkv", ["-c:v", "libaom-av1", "-cpu-used", "8"]),
+        ("mpeg2.mpg", ["-c:v", "mpeg2video"]),
+        ("h264.flv", ["-c:v", "libx264"]),
         ("flac.flac", ["-c:a", "flac"]),
         ("eac3.mkv", ["-c:a", "eac3"]),
         ("ac3.ac3", ["-c:a", "ac3"]),
