@@ -211,7 +211,7 @@ struct ContainerTests {
         #expect(asset.tracks.map(\.codecName) == ["vp09", "Opus"])
         // The Opus pre-skip (312 samples at 48 kHz) is the edit list's media time.
         #expect(asset.tracks[1].segments.first?.source?.start == MediaTime(value: 312, timescale: 48000))
-        #expect(try ContainerTests.mkvmergeTracks(back).count == 2)
+        try ContainerTests.expectAccepted([mp4, back], tracks: 2)
         #expect(try ContainerTests.decodesCleanly(mp4))
         #expect(try ContainerTests.decodesCleanly(back))
     }
@@ -243,6 +243,17 @@ struct ContainerTests {
         }
         #expect(try ContainerTests.decodesCleanly(mp4))
         #expect(try ContainerTests.decodesCleanly(back))
+        try ContainerTests.expectAccepted([mp4, back], tracks: 2)
+    }
+
+    /// mkvmerge and mediainfo read each file and see `tracks` tracks.
+    static func expectAccepted(_ urls: [URL], tracks: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for url in urls {
+            #expect(try ContainerTests.mkvmergeTracks(url).count == tracks, "\(url.lastPathComponent)", sourceLocation: sourceLocation)
+            let counts = try Tool.check("mediainfo", ["--Output=General;%VideoCount% %AudioCount%", url.path]).stdout
+                .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
+            #expect(counts.reduce(0, +) == tracks, "\(url.lastPathComponent): \(counts)", sourceLocation: sourceLocation)
+        }
     }
 
     @Test func aviToMP4AndBack() throws {
@@ -262,6 +273,7 @@ struct ContainerTests {
         #expect(try ContainerTests.decodedHashes(h264AVI)["0"] == ContainerTests.decodedHashes(h264)["0"])
         #expect(try ContainerTests.decodesCleanly(mp4))
         #expect(try ContainerTests.decodesCleanly(back))
+        try ContainerTests.expectAccepted([mp4, back], tracks: 2)
     }
 
     /// MP4 tx3g subtitles become SRT in Matroska, with the same cues, flags and language; the
