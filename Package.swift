@@ -27,7 +27,7 @@ let package = Package(
         .executableTarget(name: "splice-bench", path: "Benchmarks/SpliceBench"),
         .executableTarget(name: "SubtitleWriter", dependencies: ["Splice"], path: "Samples/SubtitleWriter"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
-        .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF"]),
+        .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF"], exclude: ["Regressions"]),
         .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles"], exclude: ["Regressions"]),
         .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF"]),
     ],

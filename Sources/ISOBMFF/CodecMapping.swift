@@ -487,7 +487,8 @@ enum HEVCConfiguration {
         if chromaFormat == 3 { r.skip(1) }
         _ = r.ue(); _ = r.ue()                      // picture size
         if r.flag() { for _ in 0..<4 { _ = r.ue() } }
-        let lumaDepth = r.ue() + 8, chromaDepth = r.ue() + 8
+        // Exp-Golomb values from the file can be near 2^32: add in Int.
+        let lumaDepth = Int(r.ue()) + 8, chromaDepth = Int(r.ue()) + 8
         guard !r.isOverrun, chromaFormat <= 3, lumaDepth <= 16, chromaDepth <= 16 else {
             throw MediaError(.invalidData, "HEVC sequence parameter set cannot be read")
         }
