@@ -251,10 +251,7 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
         if timeline != nil { return nextDemuxedSample() }
         guard !finished, iterator != nil, let file else { return nil }
         guard let s = iterator!.next(), s.decodeTime < endDecodeTime else {
-            finished = true
-            lock.unlock()
-            reader?.outputDidFinish()
-            lock.lock()
+            end()
             return nil
         }
         do {
@@ -283,10 +280,7 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
             }
             return sample
         } catch {
-            finished = true
-            lock.unlock()
-            reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
-            lock.lock()
+            end(error)
             return nil
         }
     }
@@ -296,17 +290,24 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
         guard !finished, let demuxer else { return nil }
         do {
             if let sample = try timeline!.next(from: demuxer) { return sample }
-            finished = true
-            lock.unlock()
-            reader?.outputDidFinish()
-            lock.lock()
+            end()
         } catch {
-            finished = true
-            lock.unlock()
-            reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
-            lock.lock()
+            end(error)
         }
         return nil
+    }
+
+    /// Ends this output's samples (called with the lock held, which is let go meanwhile): the
+    /// reader hears that this output finished, or that reading failed with `error`.
+    private func end(_ error: Error? = nil) {
+        finished = true
+        lock.unlock()
+        if let error {
+            reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
+        } else {
+            reader?.outputDidFinish()
+        }
+        lock.lock()
     }
 
     /// The sample's bytes, from a window of up to 4 MiB read at once along its chunk.

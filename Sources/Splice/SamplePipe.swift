@@ -251,7 +251,8 @@ extension SamplePipe {
         if case .ffmpeg = asset.source { sessionStartTime = asset.startTime }
         var inputs: [Int: AssetWriterInput] = [:]
         var ordered: [AssetWriterInput] = []
-        for track in asset.tracks where !SamplePipe.mirroredTracks(asset).contains(where: { $0 === track }) {
+        let mirrored = SamplePipe.mirroredTracks(asset)
+        for track in asset.tracks where !mirrored.contains(where: { $0 === track }) {
             warnings.append("track \(track.trackID) (\(track.codecName)\(track.name.map { ", " + $0 } ?? "")) is left out: attachments and data streams are not copied")
         }
         let chapterTracks = writer.fileType.isISO ? [] : SamplePipe.chapterTracks(asset)
@@ -262,7 +263,7 @@ extension SamplePipe {
                 warnings.append("track \(track.trackID) (chapters) is left out: \(writer.fileType.rawValue) files have no chapters")
             }
         }
-        for track in SamplePipe.mirroredTracks(asset) where !chapterTracks.contains(where: { $0 === track }) {
+        for track in mirrored where !chapterTracks.contains(where: { $0 === track }) {
             let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
             output.alwaysCopiesSampleData = false
             reader?.add(output)
@@ -305,7 +306,7 @@ extension SamplePipe {
             // one group with its default (else first) track enabled, the subtitle tracks another with
             // its default track enabled, or none.
             for type in [MediaType.audio, .subtitle] {
-                let members = SamplePipe.mirroredTracks(asset).filter { $0.mediaType == type }
+                let members = mirrored.filter { $0.mediaType == type }
                 guard !members.isEmpty else { continue }
                 let chosen = members.first { $0.isDefault } ?? (type == .audio ? members.first : nil)
                 groups.append(AssetWriterInputGroup(inputs: members.compactMap { inputs[$0.trackID] },
