@@ -96,6 +96,7 @@ VOID_STUB(UTIL, av_log_set_callback, (void (*callback)(void *, int, const char *
 STUB(UTIL, int, av_log_format_line2, (void *ptr, int level, const char *fmt, va_list vl, char *line, int line_size,
      int *print_prefix), (ptr, level, fmt, vl, line, line_size, print_prefix))
 VOID_STUB(UTIL, av_channel_layout_default, (AVChannelLayout *ch_layout, int nb_channels), (ch_layout, nb_channels))
+STUB(UTIL, int, av_channel_layout_from_mask, (AVChannelLayout *channel_layout, uint64_t mask), (channel_layout, mask))
 STUB(CODEC, AVPacket *, av_packet_alloc, (void), ())
 VOID_STUB(CODEC, av_packet_free, (AVPacket **pkt), (pkt))
 VOID_STUB(CODEC, av_packet_unref, (AVPacket *pkt), (pkt))

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// Languages for subtitle tracks: ISO 639-1, ISO 639-2 (B or T) or a BCP 47 tag, turned into
 /// the ISO 639-2/T code `mdhd` holds plus the full tag for `elng` when it says more.
 public struct LanguageTag: Sendable, Hashable {
@@ -38,14 +40,7 @@ public struct LanguageTag: Sendable, Hashable {
         "xh": "xho", "yi": "yid", "yo": "yor", "za": "zha", "zh": "zho", "zu": "zul",
     ]
 
-    /// ISO 639-2/B → ISO 639-2/T, where they differ.
-    static let bibliographic: [String: String] = [
-        "alb": "sqi", "arm": "hye", "baq": "eus", "bur": "mya", "chi": "zho", "cze": "ces", "dut": "nld",
-        "fre": "fra", "geo": "kat", "ger": "deu", "gre": "ell", "ice": "isl", "mac": "mkd", "mao": "mri",
-        "may": "msa", "per": "fas", "rum": "ron", "slo": "slk", "tib": "bod", "wel": "cym",
-    ]
-
-    static let known3: Set<String> = Set(twoLetter.values).union(bibliographic.keys).union(["und", "mul", "zxx", "yue", "cmn", "fil"])
+    static let known3: Set<String> = Set(twoLetter.values).union(ISO639.terminologyForBibliographic.keys).union(["und", "mul", "zxx", "yue", "cmn", "fil"])
 
     /// Parses `en`, `eng`, `fre`, `pt-BR`, `zh-Hant-TW`; `nil` for anything else.
     public init?(_ tag: String) {
@@ -60,7 +55,7 @@ public struct LanguageTag: Sendable, Hashable {
             code = c
         case 3:
             guard LanguageTag.known3.contains(primary) else { return nil }
-            code = LanguageTag.bibliographic[primary] ?? primary
+            code = ISO639.terminology(primary)
         default:
             return nil
         }

@@ -1,0 +1,142 @@
+import CFFmpeg
+import FFmpegLoader
+import Foundation
+import MediaCore
+
+/// What a container says of a stream beyond its codec: language, title and flags. Read from
+/// inputs, and written to the streams of outputs.
+public struct StreamMetadata: Sendable, Hashable {
+    /// ISO 639-2 as the container stores it (Matroska: the bibliographic form).
+    public var language: String?
+    public var title: String?
+    public var isDefault = false
+    public var isForced = false
+    public var isHearingImpaired = false
+    public var isVisualImpaired = false
+    public init() {}
+}
+
+/// One stream of an input as libavformat describes it.
+public struct StreamInfo: Sendable {
+    public var index: Int
+    public var codec: CodecParameters
+    public var metadata: StreamMetadata
+    /// Stream time base as numerator / denominator.
+    public var timeBase: (num: Int32, den: Int32)
+    /// In `timeBase` units, when known.
+    public var duration: Int64?
+    public var startTime: Int64?
+    /// Packets, when the container says (`nb_frames`, or Matroska's statistics tags).
+    public var frameCount: Int?
+
+    public var mediaType: MediaType { codec.mediaType }
+}
+
+/// An opened input file (`AVFormatContext` from `avformat_open_input`), closed on `deinit`.
+public final class InputFormatContext: @unchecked Sendable {
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    public let path: String
+
+    /// Opens `path` and reads its stream information.
+    /// - Throws: `FFmpegError` from `avformat_open_input` or `avformat_find_stream_info`.
+    public init(path: String) throws(FFmpegError) {
+        self.path = path
+        try FFmpegLibraries.load()
+        _ = FFmpegLog.installed
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_open_input(&ctx, path, nil, nil), "cannot open")
+        self.context = ctx
+        try check(avformat_find_stream_info(ctx, nil), "cannot read stream information")
+    }
+
+    deinit {
+        if context != nil { avformat_close_input(&context) }
+    }
+
+    /// The demuxer's name: `matroska,webm`, `mpegts`, `avi`, …
+    public var formatName: String {
+        guard let iformat = context?.pointee.iformat, let name = iformat.pointee.name else { return "unknown" }
+        return String(cString: name)
+    }
+
+    /// Duration of the whole input in seconds, when known.
+    public var durationSeconds: Double? {
+        guard let d = context?.pointee.duration, d != splice_av_nopts_value(), d >= 0 else { return nil }
+        return Double(d) / Double(AV_TIME_BASE)
+    }
+
+    /// Reads the next packet of the streams not discarded into `packet`.
+    /// - Returns: `false` at the end of the input.
+    /// - Throws: `FFmpegError` when the input cannot be read further.
+    public func read(into packet: Packet) throws(FFmpegError) -> Bool {
+        packet.unref()
+        let result = av_read_frame(context, packet.pointer)
+        if result == splice_averror_eof() { return false }
+        try check(result, "cannot read a packet")
+        return true
+    }
+
+    /// Makes the demuxer skip every stream but `keep` (their packets are never returned).
+    public func discardStreams(except keep: Set<Int>) {
+        guard let ctx = context else { return }
+        for i in 0..<Int(ctx.pointee.nb_streams) where !keep.contains(i) {
+            ctx.pointee.streams[i]?.pointee.discard = AVDISCARD_ALL
+        }
+    }
+
+    /// The file's chapters: title, start and end in 1/`timescale` units.
+    public var chapters: [(title: String, start: Int64, end: Int64, timeBase: (num: Int32, den: Int32))] {
+        guard let ctx = context, let list = ctx.pointee.chapters else { return [] }
+        return (0..<Int(ctx.pointee.nb_chapters)).compactMap { i in
+            guard let c = list[i]?.pointee else { return nil }
+            return (Dictionary(c.metadata)["title"] ?? "", c.start, c.end, (c.time_base.num, c.time_base.den))
+        }
+    }
+
+    public var streams: [StreamInfo] {
+        guard let ctx = context else { return [] }
+        let n = Int(ctx.pointee.nb_streams)
+        return (0..<n).compactMap { i in
+            guard let stream = ctx.pointee.streams[i], let par = stream.pointee.codecpar else { return nil }
+            return StreamInfo(stream: stream.pointee, parameters: par.pointee, index: i)
+        }
+    }
+}
+
+extension StreamInfo {
+    init(stream: AVStream, parameters: AVCodecParameters, index: Int) {
+        self.index = index
+        codec = CodecParameters(parameters)
+        let tags = Dictionary(stream.metadata)
+        metadata = StreamMetadata()
+        metadata.language = tags["language"]
+        metadata.title = tags["title"] ?? tags["handler_name"] ?? tags["filename"]
+        let d = stream.disposition
+        metadata.isDefault = d & AV_DISPOSITION_DEFAULT != 0
+        metadata.isForced = d & AV_DISPOSITION_FORCED != 0
+        metadata.isHearingImpaired = d & AV_DISPOSITION_HEARING_IMPAIRED != 0
+        metadata.isVisualImpaired = d & AV_DISPOSITION_VISUAL_IMPAIRED != 0
+        timeBase = (stream.time_base.num, stream.time_base.den)
+        duration = stream.duration != splice_av_nopts_value() ? stream.duration : nil
+        startTime = stream.start_time != splice_av_nopts_value() ? stream.start_time : nil
+        if stream.nb_frames > 0 {
+            frameCount = Int(stream.nb_frames)
+        } else if let tag = tags.first(where: { $0.key.hasPrefix("NUMBER_OF_FRAMES") })?.value {
+            frameCount = Int(tag)
+        }
+    }
+}
+
+extension Dictionary where Key == String, Value == String {
+    /// The entries of an `AVDictionary`.
+    init(_ dictionary: OpaquePointer?) {
+        self.init()
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let e = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            if let k = e.pointee.key, let v = e.pointee.value {
+                self[String(cString: k)] = String(cString: v)
+            }
+            entry = e
+        }
+    }
+}

@@ -1,0 +1,256 @@
+import CFFmpeg
+import FFmpegLoader
+import Foundation
+import MediaCore
+
+/// A file being written by one of libavformat's muxers (`AVFormatContext` for output).
+///
+/// Bytes go through a custom AVIO context into an `OutputFile`, so that the output is a
+/// temporary file renamed into place on success, like everything Splice writes.
+public final class OutputFormatContext: @unchecked Sendable {
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var io: UnsafeMutablePointer<AVIOContext>?
+    private let sink: Sink
+    private let packet = Packet()
+    /// Bitstream filters between Splice's packets and the muxer, per stream.
+    private var filters: [Int: UnsafeMutablePointer<AVBSFContext>] = [:]
+    public let formatName: String
+
+    /// The position-keeping writer behind the AVIO callbacks.
+    private final class Sink {
+        let file: OutputFile
+        var position: UInt64 = 0
+        var error: MediaError?
+        init(file: OutputFile) { self.file = file }
+    }
+
+    /// The muxer libavformat would pick for a file named `fileName` (by its extension), if any.
+    public static func formatName(forFileName fileName: String) -> String? {
+        guard (try? FFmpegLibraries.load()) != nil, let f = av_guess_format(nil, fileName, nil), let name = f.pointee.name else { return nil }
+        return String(cString: name)
+    }
+
+    /// Whether the muxer `formatName` can hold `codecName` (libavformat's own answer).
+    public static func canHold(_ codecName: String, formatName: String) -> Bool {
+        guard (try? FFmpegLibraries.load()) != nil, let f = av_guess_format(formatName, nil, nil),
+              let d = avcodec_descriptor_get_by_name(codecName) else { return false }
+        // 1: it can; 0: it cannot; negative: the muxer does not say (MPEG-TS), so it is tried.
+        return avformat_query_codec(f, d.pointee.id, FF_COMPLIANCE_NORMAL) != 0
+    }
+
+    /// Starts a `formatName` muxer (`matroska`, `webm`, `mpegts`, `avi`, …) writing into `file`.
+    public init(formatName: String, file: OutputFile) throws(FFmpegError) {
+        try FFmpegLibraries.load()
+        _ = FFmpegLog.installed
+        self.formatName = formatName
+        sink = Sink(file: file)
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_alloc_output_context2(&ctx, nil, formatName, nil), "no muxer named '\(formatName)'")
+        context = ctx
+        let size: Int32 = 1 << 16
+        guard let buffer = av_malloc(Int(size))?.assumingMemoryBound(to: UInt8.self) else {
+            throw FFmpegError(code: splice_averror(ENOMEM), operation: "cannot allocate an I/O buffer")
+        }
+        let opaque = Unmanaged.passUnretained(sink).toOpaque()
+        io = avio_alloc_context(buffer, size, 1, opaque, nil, { opaque, buf, count in
+            let sink = Unmanaged<Sink>.fromOpaque(opaque!).takeUnretainedValue()
+            guard let buf, count > 0 else { return 0 }
+            do {
+                let bytes = UnsafeRawBufferPointer(start: buf, count: Int(count))
+                if sink.position == sink.file.size {
+                    try sink.file.write(bytes)
+                } else {
+                    try sink.file.write(bytes, at: sink.position)
+                }
+                sink.position += UInt64(count)
+                return count
+            } catch {
+                sink.error = error as? MediaError ?? MediaError(.io, "\(error)")
+                return splice_averror(EIO)
+            }
+        }, { opaque, offset, whence in
+            let sink = Unmanaged<Sink>.fromOpaque(opaque!).takeUnretainedValue()
+            switch whence & ~AVSEEK_FORCE {
+            case AVSEEK_SIZE: return Int64(sink.file.size)
+            case SEEK_SET: guard offset >= 0 else { return Int64(splice_averror(EINVAL)) }; sink.position = UInt64(offset)
+            case SEEK_CUR: sink.position = UInt64(max(0, Int64(sink.position) + offset))
+            case SEEK_END: sink.position = UInt64(max(0, Int64(sink.file.size) + offset))
+            default: return Int64(splice_averror(EINVAL))
+            }
+            return Int64(sink.position)
+        })
+        guard io != nil else {
+            av_free(buffer)
+            throw FFmpegError(code: splice_averror(ENOMEM), operation: "cannot allocate an I/O context")
+        }
+        ctx!.pointee.pb = io
+        ctx!.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+    }
+
+    deinit {
+        for (_, f) in filters {
+            var p: UnsafeMutablePointer<AVBSFContext>? = f
+            av_bsf_free(&p)
+        }
+        if let io {
+            av_free(io.pointee.buffer)
+            var p: UnsafeMutablePointer<AVIOContext>? = io
+            avio_context_free(&p)
+        }
+        if let context {
+            context.pointee.pb = nil
+            avformat_free_context(context)
+        }
+    }
+
+    /// A write error from the file, in place of FFmpeg's generic EIO.
+    private func failure(_ e: FFmpegError) -> Error {
+        sink.error ?? e.mediaError
+    }
+
+    /// Adds a stream of `codec` with `metadata`; returns its index.
+    /// - Parameter timeBase: the time base Splice would like (the muxer may pick another; see
+    ///   `timeBase(ofStream:)`).
+    /// - Throws: `.unsupported` when FFmpeg does not know the codec.
+    public func addStream(_ codec: CodecParameters, metadata: StreamMetadata, timeBase: (num: Int32, den: Int32)) throws -> Int {
+        guard let st = avformat_new_stream(context, nil), let par = st.pointee.codecpar else {
+            throw MediaError(.io, "cannot add a stream")
+        }
+        try codec.copy(into: par)
+        st.pointee.time_base = AVRational(num: timeBase.num, den: timeBase.den)
+        if let l = metadata.language { av_dict_set(&st.pointee.metadata, "language", l, 0) }
+        if let t = metadata.title, !t.isEmpty { av_dict_set(&st.pointee.metadata, "title", t, 0) }
+        var disposition: Int32 = 0
+        if metadata.isDefault { disposition |= AV_DISPOSITION_DEFAULT }
+        if metadata.isForced { disposition |= AV_DISPOSITION_FORCED }
+        if metadata.isHearingImpaired { disposition |= AV_DISPOSITION_HEARING_IMPAIRED }
+        if metadata.isVisualImpaired { disposition |= AV_DISPOSITION_VISUAL_IMPAIRED }
+        st.pointee.disposition = disposition
+        // AVI takes H.264/HEVC with start codes only (MPEG-TS converts by itself): libavcodec's
+        // mp4toannexb filters turn NAL lengths and avcC/hvcC into start codes and in-band parameter sets.
+        if formatName == "avi", codec.codecName == "h264" || codec.codecName == "hevc", codec.extradata.first == 1 {
+            try addFilter("\(codec.codecName)_mp4toannexb", stream: st)
+        }
+        return Int(st.pointee.index)
+    }
+
+    private func addFilter(_ name: String, stream st: UnsafeMutablePointer<AVStream>) throws {
+        guard let filter = av_bsf_get_by_name(name) else { throw MediaError(.unsupported, "FFmpeg has no '\(name)' filter") }
+        var ctx: UnsafeMutablePointer<AVBSFContext>?
+        var r = av_bsf_alloc(filter, &ctx)
+        guard r >= 0, let ctx else { throw FFmpegError(code: r, operation: "cannot start the \(name) filter").mediaError }
+        filters[Int(st.pointee.index)] = ctx
+        r = avcodec_parameters_copy(ctx.pointee.par_in, st.pointee.codecpar)
+        if r >= 0 {
+            ctx.pointee.time_base_in = st.pointee.time_base
+            r = av_bsf_init(ctx)
+        }
+        if r >= 0 { r = avcodec_parameters_copy(st.pointee.codecpar, ctx.pointee.par_out) }
+        if r < 0 { throw FFmpegError(code: r, operation: "cannot start the \(name) filter").mediaError }
+    }
+
+    /// Sends `p` (or the end, when nil) through a stream's filter and writes what comes out.
+    private func filterAndWrite(_ filter: UnsafeMutablePointer<AVBSFContext>, _ p: UnsafeMutablePointer<AVPacket>?) -> Int32 {
+        var r = av_bsf_send_packet(filter, p)
+        if r < 0 { return r }
+        let out = Packet()
+        while true {
+            r = av_bsf_receive_packet(filter, out.pointer)
+            if r == splice_averror_eagain() || r == splice_averror_eof() { return 0 }
+            if r < 0 { return r }
+            r = av_interleaved_write_frame(context, out.pointer)
+            if r < 0 { return r }
+        }
+    }
+
+    /// Sets the file's chapters (before the header): start and end in units of 1/`timescale`.
+    public func setChapters(_ chapters: [(title: String, start: Int64, end: Int64)], timescale: Int32) throws {
+        guard let ctx = context, !chapters.isEmpty, ctx.pointee.nb_chapters == 0 else { return }
+        let size = MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride * chapters.count
+        guard let list = av_mallocz(size)?.assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self) else {
+            throw MediaError(.io, "out of memory")
+        }
+        // avformat_free_context frees the list, each chapter and its metadata.
+        ctx.pointee.chapters = list
+        for (i, c) in chapters.enumerated() {
+            guard let chapter = av_mallocz(MemoryLayout<AVChapter>.stride)?.assumingMemoryBound(to: AVChapter.self) else {
+                throw MediaError(.io, "out of memory")
+            }
+            chapter.pointee.id = Int64(i + 1)
+            chapter.pointee.time_base = AVRational(num: 1, den: timescale)
+            chapter.pointee.start = c.start
+            chapter.pointee.end = c.end
+            av_dict_set(&chapter.pointee.metadata, "title", c.title, 0)
+            list[i] = chapter
+            ctx.pointee.nb_chapters = UInt32(i + 1)
+        }
+    }
+
+    /// Writes the container header; after it, streams have their final time bases.
+    public func writeHeader() throws {
+        var options: OpaquePointer?
+        // Keep timestamps as given (no shifting of negative ones is needed by what Splice sends
+        // except where the container cannot store them, which the muxer then handles itself).
+        let r = avformat_write_header(context, &options)
+        if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot write the \(formatName) header")) }
+    }
+
+    /// The time base the muxer chose for stream `index`.
+    public func timeBase(ofStream index: Int) -> (num: Int32, den: Int32) {
+        guard let st = context?.pointee.streams[index] else { return (1, 1000) }
+        return (st.pointee.time_base.num, st.pointee.time_base.den)
+    }
+
+    /// Writes one packet (times in the stream's time base), interleaved by libavformat.
+    /// - Parameter skippedSamplesAtEnd: audio samples a player drops from the end of this packet.
+    public func write(_ data: Data, stream: Int, presentationTime: Int64, decodeTime: Int64, duration: Int64,
+                      isKeyFrame: Bool, skippedSamplesAtEnd: Int = 0) throws {
+        let r: Int32 = data.withUnsafeBytes { buf in
+            let p = packet.pointer
+            av_packet_unref(p)
+            p.pointee.data = UnsafeMutablePointer(mutating: buf.bindMemory(to: UInt8.self).baseAddress)
+            p.pointee.size = Int32(buf.count)
+            p.pointee.stream_index = Int32(stream)
+            p.pointee.pts = presentationTime
+            p.pointee.dts = decodeTime
+            p.pointee.duration = duration
+            p.pointee.flags = isKeyFrame ? AV_PKT_FLAG_KEY : 0
+            if skippedSamplesAtEnd > 0, let side = av_packet_new_side_data(p, AV_PKT_DATA_SKIP_SAMPLES, 10) {
+                let n = UInt32(clamping: skippedSamplesAtEnd)
+                for i in 0..<10 { side[i] = 0 }
+                for i in 0..<4 { side[4 + i] = UInt8((n >> (8 * UInt32(i))) & 0xFF) }
+            }
+            if let filter = filters[stream] {
+                // Filters take reference-counted packets: copy the bytes into one.
+                p.pointee.data = nil
+                p.pointee.size = 0
+                let flags = p.pointee.flags
+                guard av_new_packet(p, Int32(buf.count)) >= 0 else { return splice_averror(ENOMEM) }
+                if buf.count > 0 { p.pointee.data.update(from: buf.bindMemory(to: UInt8.self).baseAddress!, count: buf.count) }
+                p.pointee.stream_index = Int32(stream)
+                p.pointee.pts = presentationTime
+                p.pointee.dts = decodeTime
+                p.pointee.duration = duration
+                p.pointee.flags = flags
+                return filterAndWrite(filter, p)
+            }
+            let r = av_interleaved_write_frame(context, p)
+            p.pointee.data = nil
+            p.pointee.size = 0
+            return r
+        }
+        if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot write a packet of stream \(stream)")) }
+    }
+
+    /// Flushes the interleaving queue and writes the container's index and trailer.
+    public func writeTrailer() throws {
+        for (stream, filter) in filters.sorted(by: { $0.key < $1.key }) {
+            let r = filterAndWrite(filter, nil)
+            if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot finish the filter of stream \(stream)")) }
+        }
+        let r = av_write_trailer(context)
+        if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot finish the \(formatName) file")) }
+        avio_flush(io)
+        if let e = sink.error { throw e }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import MediaCore
+
+/// One libavformat input shared by a reader's track outputs: packets are read in file order
+/// and queued per stream until the output of that stream asks for them.
+public final class PacketDemuxer: @unchecked Sendable {
+    /// One packet as read, in the stream's time base.
+    public struct Entry: Sendable {
+        public var data: Data
+        public var presentationTime: Int64?
+        public var decodeTime: Int64?
+        public var duration: Int64
+        public var isKeyFrame: Bool
+        public var skippedAtEnd: Int
+    }
+
+    private let input: InputFormatContext
+    private let packet = Packet()
+    private let lock = NSLock()
+    /// A first-in first-out queue: removing from the front is O(1) (amortised).
+    struct Queue {
+        private var items: [Entry] = []
+        private var head = 0
+        var isEmpty: Bool { head == items.count }
+        var bytes: Int { items[head...].reduce(0) { $0 + $1.data.count } }
+        mutating func append(_ e: Entry) { items.append(e) }
+        mutating func removeFirst() -> Entry {
+            let e = items[head]
+            items[head].data = Data()
+            head += 1
+            if head >= 1024 && head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            return e
+        }
+    }
+
+    private var queues: [Int: Queue] = [:]
+    private var queuedBytes = 0
+    private var ended = false
+    private var failure: MediaError?
+    /// Packets the demuxer marked damaged, per stream.
+    private(set) var corruptPackets: [Int: Int] = [:]
+    /// Most bytes held for streams whose outputs lag behind the others.
+    static let maximumQueuedBytes = 512 << 20
+
+    /// Opens `path` for reading `streams` (stream indexes); the others are discarded by the demuxer.
+    public init(path: String, streams: Set<Int>) throws {
+        do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
+        // What probing said was already said when the asset was loaded: keep what reading says.
+        _ = FFmpegLog.takeMessages()
+        input.discardStreams(except: streams)
+        for s in streams { queues[s] = Queue() }
+    }
+
+    /// The next packet of `stream`, or nil at the end of the input.
+    /// - Throws: the input's read error, or `.unsupported` when the streams are interleaved so far
+    ///   apart that more than 512 MB would have to be held.
+    public func next(stream: Int) throws -> Entry? {
+        try lock.withLock { () throws -> Entry? in
+            while queues[stream]?.isEmpty ?? true {
+                if let failure { throw failure }
+                if ended { return nil }
+                do throws(FFmpegError) {
+                    guard try input.read(into: packet) else { ended = true; continue }
+                } catch {
+                    failure = error.mediaError
+                    continue
+                }
+                let index = packet.streamIndex
+                guard queues[index] != nil else { continue }
+                if packet.isCorrupt { corruptPackets[index, default: 0] += 1 }
+                let data = packet.data
+                queues[index]!.append(Entry(data: data, presentationTime: packet.presentationTime, decodeTime: packet.decodeTime,
+                                            duration: packet.duration, isKeyFrame: packet.isKeyFrame,
+                                            skippedAtEnd: packet.skippedSamples?.end ?? 0))
+                queuedBytes += data.count
+                if queuedBytes > PacketDemuxer.maximumQueuedBytes {
+                    failure = MediaError(.unsupported, "tracks are interleaved too far apart: more than 512 MB of one track lies before the next packet of another")
+                }
+            }
+            let entry = queues[stream]!.removeFirst()
+            queuedBytes -= entry.data.count
+            return entry
+        }
+    }
+
+    /// Drops the queue of a stream whose output stopped.
+    public func close(stream: Int) {
+        lock.withLock {
+            queuedBytes -= queues[stream]?.bytes ?? 0
+            queues[stream] = nil
+        }
+    }
+
+    /// Packets the demuxer marked damaged, in all streams.
+    public var corruptPacketCount: Int { lock.withLock { corruptPackets.values.reduce(0, +) } }
+}
+

@@ -1,0 +1,43 @@
+import MediaCore
+
+/// The fixed layouts of ISO/IEC 14496-12 sample entries (§12.1.3 VisualSampleEntry, §12.2.3
+/// AudioSampleEntry), around the codec's configuration boxes.
+enum SampleEntryBuilder {
+    /// A plain box of `type` around `payload`.
+    static func box(_ type: FourCC, _ payload: [UInt8]) -> [UInt8] {
+        var w = BoxWriter()
+        w.box(type) { $0.append(payload) }
+        return w.bytes
+    }
+
+    /// A VisualSampleEntry of `type`, sized from `p`, with `children` (the configuration boxes).
+    static func visual(_ type: FourCC, _ p: CodecParameters, _ children: [UInt8]) -> [UInt8] {
+        var w = BoxWriter()
+        w.box(type) { w in
+            w.zeros(6); w.u16(1)                      // reserved, data_reference_index
+            w.zeros(16)                               // pre_defined, reserved
+            w.u16(UInt16(clamping: p.width)); w.u16(UInt16(clamping: p.height))
+            w.u32(0x0048_0000); w.u32(0x0048_0000)   // 72 dpi
+            w.u32(0); w.u16(1)                        // reserved, frame_count
+            w.zeros(32)                               // compressorname
+            w.u16(0x18); w.i16(-1)                    // depth, pre_defined
+            w.append(children)
+        }
+        return w.bytes
+    }
+
+    /// An AudioSampleEntry (version 0) of `type` with `p`'s channels and rate, and `children`.
+    static func audio(_ type: FourCC, _ p: CodecParameters, _ children: [UInt8]) -> [UInt8] {
+        var w = BoxWriter()
+        w.box(type) { w in
+            w.zeros(6); w.u16(1)
+            w.zeros(8)
+            w.u16(UInt16(clamping: max(1, p.channelCount))); w.u16(16)
+            w.u32(0)
+            // 16.16 fixed point; rates above 65535 Hz do not fit and are written as 0.
+            w.u32(p.sampleRate <= 0xFFFF ? UInt32(p.sampleRate) << 16 : 0)
+            w.append(children)
+        }
+        return w.bytes
+    }
+}

@@ -1,0 +1,55 @@
+/// A codec and its parameters, the way every layer of Splice describes a stream: what is read
+/// from a container, what the ISO codec mapping builds sample entries from, and what both
+/// muxers declare their streams with. Names are FFmpeg's (`h264`, `aac`, `opus`, `subrip`), the
+/// configuration bytes are FFmpeg's `extradata` (`avcC` payload for H.264, AudioSpecificConfig
+/// for AAC, `OpusHead` for Opus).
+///
+/// A plain value: copied into and out of libav's `AVCodecParameters` by FFmpegBridge, read and
+/// written by ISOBMFF without FFmpeg.
+public struct CodecParameters: Sendable, Hashable {
+    public var mediaType: MediaType
+    /// FFmpeg's codec name.
+    public var codecName: String
+    /// The container's own code for the codec, when it has one (AVI's FourCC, MP4's sample entry type).
+    public var codecTag: FourCC?
+    /// Codec configuration (FFmpeg's `extradata`); empty when the stream has none.
+    public var extradata: [UInt8] = []
+    /// Video: the coded picture size; 0 when unknown.
+    public var width = 0
+    public var height = 0
+    /// Audio: samples per second and channels; 0 when unknown.
+    public var sampleRate = 0
+    public var channelCount = 0
+    /// Audio: the channel layout as a mask of WAVE/FFmpeg channel bits; 0 when unknown or not
+    /// a plain mask (the encoder then takes the default layout for `channelCount`).
+    public var channelLayoutMask: UInt64 = 0
+    /// Bits per second; 0 when unknown.
+    public var bitRate = 0
+    /// Audio samples the decoder drops at the start (encoder delay, Opus pre-skip).
+    public var initialPadding = 0
+    /// ISO/IEC 23091-2 colour code points (2: unspecified) and range (nil: unknown).
+    public var colorPrimaries = 2
+    public var transferCharacteristics = 2
+    public var matrixCoefficients = 2
+    public var isFullRange: Bool?
+    /// Video: frames a decoder holds back to reorder them (B-frames); 0 when none or unknown.
+    public var reorderDelay = 0
+
+    public init(mediaType: MediaType, codecName: String) {
+        self.mediaType = mediaType
+        self.codecName = codecName
+    }
+
+    /// The picture size, when both sides are known.
+    public var dimensions: Dimensions? {
+        width > 0 && height > 0 ? Dimensions(width: width, height: height) : nil
+    }
+}
+
+/// The pixel size of video or of a text box.
+public struct Dimensions: Sendable, Hashable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) { self.width = width; self.height = height }
+    public var description: String { "\(width)x\(height)" }
+}

@@ -1,0 +1,191 @@
+import CSystem
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file being written: a temporary file beside the destination, renamed over it
+/// only by `commit()`. Until then the destination is untouched; `discard()` (or
+/// deinit) removes the temporary file, so a failed or cancelled job leaves nothing.
+public final class OutputFile: @unchecked Sendable {
+    public let destination: String
+    public private(set) var temporaryPath: String
+    /// Bytes written so far (the position of the next `write`).
+    public private(set) var size: UInt64 = 0
+    private var fd: Int32
+    private let replacing: Bool
+    private var done = false
+
+    /// Creates the temporary file in the destination's directory.
+    /// - Parameter replacing: whether `commit()` may replace an existing destination.
+    /// - Throws: `.io` when the directory cannot be written, `.invalidOperation` when the
+    ///   destination exists and `replacing` is false.
+    public init(destination: String, replacing: Bool) throws {
+        self.destination = destination
+        self.replacing = replacing
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw MediaError(.invalidOperation, "is a directory", file: destination) }
+            if !replacing { throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: destination) }
+        }
+        (fd, temporaryPath) = try OutputFile.createTemporary(beside: destination)
+    }
+
+    private static func createTemporary(beside destination: String) throws -> (Int32, String) {
+        let url = URL(fileURLWithPath: destination)
+        let directory = url.deletingLastPathComponent().path
+        for _ in 0..<16 {
+            let path = directory + "/." + url.lastPathComponent + ".splice-" + String(UInt32.random(in: 0...UInt32.max), radix: 36) + ".tmp"
+            do {
+                return (try SystemCall.retrying { open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }, path)
+            } catch where error != .exists {
+                throw MediaError.io("cannot create a file in \(directory)", error, file: destination)
+            } catch {}
+        }
+        throw MediaError(.io, "cannot create a temporary file in \(directory)", file: destination)
+    }
+
+    deinit { discard() }
+
+    private func ioError(_ what: String, _ cause: Errno) -> MediaError {
+        MediaError.io(what, cause, file: destination)
+    }
+
+    /// How far writeback has been started; see `startWriteback()`.
+    private var writebackStart: UInt64 = 0
+
+    /// Starts writing what has been written so far to disk in the background once another
+    /// 16 MiB have piled up, so that the final `fsync` has little left to wait for.
+    private func startWriteback() {
+        guard size - writebackStart >= 16 << 20 else { return }
+        _ = splice_start_writeback(fd, Int64(writebackStart), Int64(size - writebackStart))
+        writebackStart = size
+    }
+
+    /// Appends `bytes`.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
+        defer { startWriteback() }
+        do { try SystemCall.writeAll(fd, bytes) } catch { throw ioError("write failed", error) }
+        size += UInt64(bytes.count)
+    }
+
+    public func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
+    public func write(_ data: Data) throws { try data.withUnsafeBytes { try write($0) } }
+
+    /// Appends `length` bytes of `file` from `offset`, in the kernel where it can
+    /// (`copy_file_range`: no copy through user space), else by reading and writing.
+    public func append(from file: ReadOnlyFile, offset: UInt64, length: Int) throws {
+        guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
+        var copied = 0
+        while copied < length && canCopyInKernel {
+            let n: Int64
+            do {
+                n = try SystemCall.retrying { splice_copy_file_range(file.fileDescriptor, Int64(offset) + Int64(copied), fd, Int64(length - copied)) }
+            } catch where [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EBADF].contains(error.code) {
+                // Not between these files: copy through memory instead.
+                canCopyInKernel = false
+                break
+            } catch {
+                throw ioError("write failed", error)
+            }
+            if n == 0 { throw MediaError(.truncated, "source ended at \(offset + UInt64(copied))", file: file.path) }
+            copied += Int(n)
+        }
+        size += UInt64(copied)
+        startWriteback()
+        if copied < length {
+            let rest = try file.readData(at: offset + UInt64(copied), count: length - copied)
+            try write(rest)
+        }
+    }
+
+    private var canCopyInKernel = ProcessInfo.processInfo.environment["SPLICE_NO_COPY_FILE_RANGE"] == nil
+
+    /// Overwrites bytes already written, at `offset`.
+    public func write(_ bytes: [UInt8], at offset: UInt64) throws {
+        try bytes.withUnsafeBytes { try write($0, at: offset) }
+    }
+
+    /// Writes at `offset`, over bytes already written and past the end if need be.
+    public func write(_ buf: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
+        do { try SystemCall.writeAll(fd, buf, at: offset) } catch { throw ioError("write failed", error) }
+        size = max(size, offset + UInt64(buf.count))
+    }
+
+    /// The file system's block size: what `prepend` pads to.
+    public var blockSize: UInt64 {
+        var st = stat()
+        return fstat(fd, &st) == 0 && st.st_blksize > 0 ? UInt64(st.st_blksize) : 4096
+    }
+
+    /// Puts `header` (a multiple of `blockSize` bytes) before everything written so far.
+    ///
+    /// On file systems that can insert a range into a file (ext4, XFS) this moves no data;
+    /// elsewhere the content is copied once into a new temporary file after the header.
+    /// - Returns: whether the content had to be copied.
+    @discardableResult
+    public func prepend(_ header: [UInt8]) throws -> Bool {
+        precondition(UInt64(header.count) % blockSize == 0, "prepend needs whole blocks")
+        if ProcessInfo.processInfo.environment["SPLICE_NO_INSERT_RANGE"] == nil,
+           splice_insert_range(fd, 0, Int64(header.count)) == 0 {
+            try write(header, at: 0)
+            size += UInt64(header.count)
+            return false
+        }
+        // Copy: a second temporary file holding header + content.
+        let (newFD, newPath) = try OutputFile.createTemporary(beside: destination)
+        var ok = false
+        defer {
+            if !ok { close(newFD); unlink(newPath) }
+        }
+        try header.withUnsafeBytes { buf in
+            do throws(Errno) { try SystemCall.writeAll(newFD, buf) } catch { throw ioError("write failed", error) }
+        }
+        var copied: UInt64 = 0
+        while copied < size {
+            let n: Int64
+            do {
+                n = try SystemCall.retrying { splice_copy_file_range(fd, Int64(copied), newFD, Int64(min(size - copied, 1 << 30))) }
+            } catch {
+                throw ioError("copy failed", error)
+            }
+            if n == 0 { throw MediaError(.io, "copy ended early at \(copied) of \(size) bytes", file: destination) }
+            copied += UInt64(n)
+        }
+        close(fd)
+        unlink(temporaryPath)
+        fd = newFD
+        temporaryPath = newPath
+        size += UInt64(header.count)
+        ok = true
+        return true
+    }
+
+    /// Flushes the file to disk and renames it to the destination.
+    public func commit() throws {
+        guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
+        do { try SystemCall.retrying { fsync(fd) } } catch { discard(); throw ioError("cannot flush to disk", error) }
+        close(fd)
+        done = true
+        do {
+            try SystemCall.retrying { replacing ? rename(temporaryPath, destination) : splice_rename_noreplace(temporaryPath, destination) }
+        } catch {
+            unlink(temporaryPath)
+            if error == .exists { throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: destination) }
+            throw ioError("cannot rename into place", error)
+        }
+        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 { fsync(dfd); close(dfd) }
+    }
+
+    /// Removes the temporary file; the destination is left as it was. Safe to call twice.
+    public func discard() {
+        guard !done else { return }
+        done = true
+        close(fd)
+        unlink(temporaryPath)
+    }
+}

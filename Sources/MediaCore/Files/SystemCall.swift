@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The system calls of Splice's file layer, checked in one place (the way swift-system wraps
+/// them): a call interrupted by a signal (`EINTR`) is made again, a failure throws its `errno`
+/// as an `Errno`, and `MediaError.io(_:_:file:)` keeps that `Errno` as the error's cause.
+/// No other file retries or reads `errno` by hand.
+
+/// An `errno` value: the cause underneath a failed file operation.
+public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
+    public let code: Int32
+    public init(_ code: Int32) { self.code = code }
+    /// `strerror`'s text: "No space left on device".
+    public var description: String { String(cString: strerror(code)) }
+
+    public static let interrupted = Errno(EINTR)
+    public static let exists = Errno(EEXIST)
+    public static let noSuchFile = Errno(ENOENT)
+    public static let notDirectory = Errno(ENOTDIR)
+}
+
+enum SystemCall {
+    /// Makes `call` until it is not interrupted; returns its result, or throws the `errno` of a
+    /// failure (a negative result).
+    @discardableResult
+    static func retrying<T: FixedWidthInteger & SignedInteger>(_ call: () -> T) throws(Errno) -> T {
+        while true {
+            let result = call()
+            if result >= 0 { return result }
+            let code = errno
+            if code != EINTR { throw Errno(code) }
+        }
+    }
+
+    /// Writes all of `buffer` to `fd`: at its position, or at `offset` (`pwrite`); short writes
+    /// are continued.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: UInt64? = nil) throws(Errno) {
+        guard let base = buffer.baseAddress else { return }
+        var done = 0
+        while done < buffer.count {
+            let n = try retrying {
+                if let offset { pwrite(fd, base + done, buffer.count - done, off_t(offset) + off_t(done)) }
+                else { Glibc.write(fd, base + done, buffer.count - done) }
+            }
+            done += n
+        }
+    }
+
+    /// Reads exactly `buffer.count` bytes at `offset`; returns how many were read before the
+    /// file ended (fewer than asked only at the end of the file).
+    static func readAll(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(Errno) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var done = 0
+        while done < buffer.count {
+            let n = try retrying { pread(fd, base + done, buffer.count - done, off_t(offset) + off_t(done)) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+}
+
+extension MediaError {
+    /// An I/O failure: `what` and the system's reason, with the `Errno` kept as the cause.
+    public static func io(_ what: String, _ cause: Errno, file: String?) -> MediaError {
+        MediaError(.io, "\(what): \(cause)", file: file, underlying: cause)
+    }
+}

@@ -1,0 +1,229 @@
+/// A point or span on a media timeline: a rational number `value / timescale` seconds.
+///
+/// `MediaTime` is exact: comparison and arithmetic work on the rational values
+/// (with 128-bit intermediates), never on floating point. Conversions to
+/// another timescale say how they round.
+///
+/// ```swift
+/// let a = MediaTime(value: 1001, timescale: 30000)   // one NTSC frame
+/// let b = a.converted(to: 90000, rounding: .nearest) // 3003/90000
+/// assert(a == b)
+/// ```
+public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Special values outside the numeric timeline.
+    public enum Kind: Sendable, Hashable {
+        case numeric
+        case invalid
+        case positiveInfinity
+        case negativeInfinity
+    }
+
+    /// How a conversion to a coarser timescale rounds.
+    public enum Rounding: Sendable {
+        case nearest, towardZero, awayFromZero, down, up
+    }
+
+    public let value: Int64
+    /// Units per second; always greater than zero for a numeric time.
+    public let timescale: Int32
+    public let kind: Kind
+
+    public init(value: Int64, timescale: Int32) {
+        if timescale > 0 {
+            self.value = value
+            self.timescale = timescale
+            self.kind = .numeric
+        } else {
+            self.value = 0
+            self.timescale = 0
+            self.kind = .invalid
+        }
+    }
+
+    private init(kind: Kind) {
+        self.value = 0
+        self.timescale = 0
+        self.kind = kind
+    }
+
+    /// Makes a time from seconds, rounded to the nearest unit of `timescale`.
+    public init(seconds: Double, preferredTimescale timescale: Int32) {
+        guard seconds.isFinite, timescale > 0 else {
+            self = seconds.isNaN || timescale <= 0 ? .invalid : (seconds > 0 ? .positiveInfinity : .negativeInfinity)
+            return
+        }
+        let scaled = (seconds * Double(timescale)).rounded()
+        if scaled >= 9.2e18 { self = .positiveInfinity; return }
+        if scaled <= -9.2e18 { self = .negativeInfinity; return }
+        self.init(value: Int64(scaled), timescale: timescale)
+    }
+
+    public static let zero = MediaTime(value: 0, timescale: 1)
+    public static let invalid = MediaTime(kind: .invalid)
+    public static let positiveInfinity = MediaTime(kind: .positiveInfinity)
+    public static let negativeInfinity = MediaTime(kind: .negativeInfinity)
+
+    public var isValid: Bool { kind != .invalid }
+    public var isNumeric: Bool { kind == .numeric }
+
+    /// The time in seconds (`.nan` for invalid, `±.infinity` for the infinities).
+    public var seconds: Double {
+        switch kind {
+        case .numeric: return Double(value) / Double(timescale)
+        case .invalid: return .nan
+        case .positiveInfinity: return .infinity
+        case .negativeInfinity: return -.infinity
+        }
+    }
+
+    /// This time expressed in `newTimescale` units, rounded as asked.
+    /// Values beyond the 64-bit range become the matching infinity.
+    public func converted(to newTimescale: Int32, rounding: Rounding = .nearest) -> MediaTime {
+        guard kind == .numeric else { return self }
+        guard newTimescale > 0 else { return .invalid }
+        if newTimescale == timescale { return self }
+        let numerator = Int128(value) * Int128(newTimescale)
+        let q = MediaTime.divide(numerator, Int128(timescale), rounding)
+        return MediaTime.make(q, newTimescale)
+    }
+
+    /// This time as a count of ticks of `numerator`/`denominator` seconds (a libav time base),
+    /// rounded as asked; values beyond the 64-bit range are clamped to it.
+    public func ticks(numerator: Int32, denominator: Int32, rounding: Rounding = .nearest) -> Int64 {
+        guard kind == .numeric, numerator > 0, denominator > 0 else { return 0 }
+        let q = MediaTime.divide(Int128(value) * Int128(denominator), Int128(timescale) * Int128(numerator), rounding)
+        return Int64(clamping: q)
+    }
+
+    // MARK: Arithmetic
+
+    public static func + (a: MediaTime, b: MediaTime) -> MediaTime {
+        combine(a, b, sign: 1)
+    }
+
+    public static func - (a: MediaTime, b: MediaTime) -> MediaTime {
+        combine(a, b, sign: -1)
+    }
+
+    public static prefix func - (a: MediaTime) -> MediaTime {
+        switch a.kind {
+        case .numeric:
+            return a.value == .min ? .positiveInfinity : MediaTime(value: -a.value, timescale: a.timescale)
+        case .invalid: return .invalid
+        case .positiveInfinity: return .negativeInfinity
+        case .negativeInfinity: return .positiveInfinity
+        }
+    }
+
+    public static func += (a: inout MediaTime, b: MediaTime) { a = a + b }
+    public static func -= (a: inout MediaTime, b: MediaTime) { a = a - b }
+
+    /// The time multiplied by `multiplier`, keeping the timescale.
+    public static func * (a: MediaTime, multiplier: Int64) -> MediaTime {
+        switch a.kind {
+        case .numeric: return make(Int128(a.value) * Int128(multiplier), a.timescale)
+        case .invalid: return .invalid
+        case .positiveInfinity, .negativeInfinity:
+            if multiplier == 0 { return .invalid }
+            return (a.kind == .positiveInfinity) == (multiplier > 0) ? .positiveInfinity : .negativeInfinity
+        }
+    }
+
+    private static func combine(_ a: MediaTime, _ b: MediaTime, sign: Int128) -> MediaTime {
+        switch (a.kind, b.kind) {
+        case (.invalid, _), (_, .invalid): return .invalid
+        case (.numeric, .numeric): break
+        default:
+            let bInf: Kind = sign > 0 ? b.kind : (-b).kind
+            if a.kind == .numeric { return MediaTime(kind: bInf) }
+            if b.kind == .numeric { return a }
+            return a.kind == bInf ? a : .invalid
+        }
+        if a.timescale == b.timescale {
+            return make(Int128(a.value) + sign * Int128(b.value), a.timescale)
+        }
+        // Least common multiple when it fits, else the finer timescale (rounded).
+        let lcm = Int128(a.timescale) / Int128(gcd(Int64(a.timescale), Int64(b.timescale))) * Int128(b.timescale)
+        if lcm <= Int128(Int32.max) {
+            let scale = Int32(lcm)
+            let av = Int128(a.value) * (lcm / Int128(a.timescale))
+            let bv = Int128(b.value) * (lcm / Int128(b.timescale))
+            return make(av + sign * bv, scale)
+        }
+        let scale = max(a.timescale, b.timescale)
+        let num = (Int128(a.value) * Int128(b.timescale) + sign * Int128(b.value) * Int128(a.timescale)) * Int128(scale)
+        return make(divide(num, Int128(a.timescale) * Int128(b.timescale), .nearest), scale)
+    }
+
+    private static func make(_ value: Int128, _ timescale: Int32) -> MediaTime {
+        if value > Int128(Int64.max) { return .positiveInfinity }
+        if value < Int128(Int64.min) { return .negativeInfinity }
+        return MediaTime(value: Int64(value), timescale: timescale)
+    }
+
+    static func divide(_ n: Int128, _ d: Int128, _ rounding: Rounding) -> Int128 {
+        let q = n / d, r = n % d
+        if r == 0 { return q }
+        let negative = (n < 0) != (d < 0)
+        switch rounding {
+        case .towardZero: return q
+        case .awayFromZero: return negative ? q - 1 : q + 1
+        case .down: return negative ? q - 1 : q
+        case .up: return negative ? q : q + 1
+        case .nearest:
+            let twice = (r < 0 ? -r : r) * 2, ad = d < 0 ? -d : d
+            if twice >= ad { return negative ? q - 1 : q + 1 }
+            return q
+        }
+    }
+
+    // MARK: Comparison
+
+    private var order: Int {
+        switch kind {
+        case .negativeInfinity: return 0
+        case .numeric: return 1
+        case .positiveInfinity: return 2
+        case .invalid: return 3
+        }
+    }
+
+    /// Exact comparison of the rational values; invalid sorts after everything.
+    public static func < (a: MediaTime, b: MediaTime) -> Bool {
+        if a.kind != .numeric || b.kind != .numeric { return a.order < b.order }
+        return Int128(a.value) * Int128(b.timescale) < Int128(b.value) * Int128(a.timescale)
+    }
+
+    /// Two times are equal when they name the same instant: 1/2 == 2/4.
+    public static func == (a: MediaTime, b: MediaTime) -> Bool {
+        if a.kind != .numeric || b.kind != .numeric { return a.kind == b.kind }
+        return Int128(a.value) * Int128(b.timescale) == Int128(b.value) * Int128(a.timescale)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        if kind == .numeric {
+            let g = MediaTime.gcd(value, Int64(timescale))
+            hasher.combine(value / g)
+            hasher.combine(Int64(timescale) / g)
+        }
+    }
+
+    public var description: String {
+        switch kind {
+        case .numeric: return "\(value)/\(timescale)"
+        case .invalid: return "invalid"
+        case .positiveInfinity: return "+inf"
+        case .negativeInfinity: return "-inf"
+        }
+    }
+
+    static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
+        var x = a.magnitude, y = b.magnitude
+        while y != 0 { (x, y) = (y, x % y) }
+        return x == 0 ? 1 : Int64(truncatingIfNeeded: x)
+    }
+}
+
+public func min(_ a: MediaTime, _ b: MediaTime) -> MediaTime { b < a ? b : a }
+public func max(_ a: MediaTime, _ b: MediaTime) -> MediaTime { b > a ? b : a }

@@ -1,0 +1,134 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import FFmpegBridge
+
+/// A movie file: its format, duration, tracks, track groups and associations.
+///
+/// MP4, QuickTime, M4A/M4V and 3GP files are read natively (every box Splice
+/// knows is parsed, the rest kept byte-exact); every other container is read
+/// through libavformat.
+///
+/// ```swift
+/// let asset = try Asset(url: URL(fileURLWithPath: "movie.mp4"))
+/// for group in asset.trackGroups {
+///     print(group.alternateGroup, group.tracks.map(\.trackID), group.defaultTrack?.trackID ?? 0)
+/// }
+/// ```
+public final class Asset: @unchecked Sendable {
+    public let url: URL
+    /// Short container name: `mp4`, `mov`, `m4a`, `m4v`, `3gp`, or libavformat's demuxer name.
+    public let format: String
+    public let duration: MediaTime
+    public let tracks: [AssetTrack]
+    /// Where the timeline starts: 0 for MP4/MOV, the earliest timestamp of other containers
+    /// (MPEG-TS files start anywhere).
+    public let startTime: MediaTime
+
+    /// A chapter: its title and where it lies on the movie timeline.
+    public struct Chapter: Sendable, Hashable {
+        public var title: String
+        public var timeRange: TimeRange
+        public init(title: String, timeRange: TimeRange) {
+            self.title = title
+            self.timeRange = timeRange
+        }
+    }
+
+    /// Where the samples come from.
+    let source: any AssetSource
+    private let lock = NSLock()
+    private var loadedChapters: [Chapter]?
+
+    /// The movie's chapters: the container's (Matroska and others read through libavformat), or
+    /// the samples of the first chapter-list track (`chap`) of an MP4/MOV. Read once, on first use.
+    public var chapters: [Chapter] {
+        lock.withLock {
+            if let loadedChapters { return loadedChapters }
+            let chapters = source.containerChapters ?? ChapterTrack.chapters(of: self)
+            loadedChapters = chapters
+            return chapters
+        }
+    }
+
+    /// Whether the file is ISO-BMFF (MP4, MOV, M4A, …), read natively; else libavformat read it.
+    public var isISOBMFF: Bool { source is ISOMovieSource }
+
+    /// Extensions read natively even when the content does not look like ISO-BMFF (to report why).
+    static let isoExtensions: Set<String> = ["mp4", "mov", "m4a", "m4v", "m4b", "3gp", "3g2", "qt"]
+
+    /// Opens and reads the structure of the movie at `url`.
+    /// - Throws: `MediaError` naming the file and what is wrong: `.fileNotFound`, `.invalidData`
+    ///   (with the box path), `.truncated`, `.unsupported`.
+    public init(url: URL) throws {
+        self.url = url
+        let path = url.path
+        let loaded: LoadedAsset
+        do {
+            let file = try ReadOnlyFile(path: path)
+            let prefix = try file.read(at: 0, count: Int(min(file.size, 16)))
+            if MovieFile.sniff(prefix) || Asset.isoExtensions.contains(url.pathExtension.lowercased()) {
+                loaded = try ISOMovieSource.load(file)
+            } else {
+                loaded = try FormatSource.load(path)
+            }
+        } catch let error as MediaError {
+            throw error.inFile(path)
+        }
+        format = loaded.format
+        duration = loaded.duration
+        tracks = loaded.tracks
+        startTime = loaded.startTime
+        source = loaded.source
+        for t in tracks { t.asset = self }
+    }
+
+    /// Opens and reads the structure of the movie at `url` without blocking the caller.
+    public static func load(_ url: URL) async throws -> Asset {
+        try await Task.detached { try Asset(url: url) }.value
+    }
+
+    /// The track with `trackID`, if there is one.
+    public func track(withTrackID trackID: Int) -> AssetTrack? {
+        tracks.first { $0.trackID == trackID }
+    }
+
+    /// The tracks of `mediaType`, in file order.
+    public func tracks(withMediaType mediaType: MediaType) -> [AssetTrack] {
+        tracks.filter { $0.mediaType == mediaType }
+    }
+
+    /// The tracks that have `characteristic`, in file order.
+    public func tracks(withMediaCharacteristic characteristic: MediaCharacteristic) -> [AssetTrack] {
+        tracks.filter { $0.hasMediaCharacteristic(characteristic) }
+    }
+
+    /// Tracks sharing a non-zero alternate group, one group per number, in order of first appearance.
+    public var trackGroups: [TrackGroup] {
+        var order: [Int] = []
+        var members: [Int: [AssetTrack]] = [:]
+        for t in tracks where t.alternateGroup != 0 {
+            if members[t.alternateGroup] == nil { order.append(t.alternateGroup) }
+            members[t.alternateGroup, default: []].append(t)
+        }
+        return order.map { TrackGroup(alternateGroup: $0, tracks: members[$0]!) }
+    }
+}
+
+/// What a source's loader found: the asset's properties and the source to read samples from.
+struct LoadedAsset {
+    var format: String
+    var duration: MediaTime
+    var startTime: MediaTime
+    var tracks: [AssetTrack]
+    var source: any AssetSource
+}
+
+/// What Splice shows of its libraries' own messages.
+public enum Diagnostics {
+    /// Prints FFmpeg's messages on stderr as `ffmpeg: …` (`true`), or keeps only its warnings and
+    /// errors for `AssetReader.warnings` (the default).
+    public static func showFFmpegMessages(_ show: Bool) {
+        FFmpegLog.setVerbose(show)
+    }
+}

@@ -1,0 +1,43 @@
+import MediaCore
+
+/// Where an asset's samples come from, behind one interface for every kind of source: the
+/// native MP4/MOV reader (`ISOMovieSource`), libavformat (`FormatSource`), and — next — a
+/// composition or a decoder. `Asset`, `AssetTrack` and `AssetReader` never ask which one it is.
+protocol AssetSource: AnyObject, Sendable {
+    /// Opens what one reader reads through (a file handle, a demuxer) for `tracks`.
+    /// - Throws: when the source cannot be read, or cannot read `timeRange`.
+    func makeSession(reading tracks: [AssetTrack], timeRange: TimeRange) throws -> any ReadSession
+    /// The source's own chapters (a container's chapter list), if it has any.
+    var containerChapters: [Asset.Chapter]? { get }
+}
+
+/// What one `AssetReader` reads through: a cursor per output, and when reading ends, what was
+/// wrong with the input but read anyway.
+protocol ReadSession: AnyObject, Sendable {
+    /// A cursor over `track`'s samples, positioned for `timeRange`.
+    /// - Parameter copiesSampleData: `false` leaves sample bytes in the file where they are.
+    func makeCursor(for track: AssetTrack, timeRange: TimeRange, copiesSampleData: Bool) throws -> any SampleCursor
+    /// Warnings of the whole read, once every cursor has ended.
+    func warnings() -> [String]
+}
+
+/// A track's samples in decode order.
+protocol SampleCursor: AnyObject {
+    /// The next sample, or nil at the end.
+    func next() throws -> SampleBuffer?
+    /// Stops early (the reader was cancelled or failed); frees what the cursor holds.
+    func close()
+}
+
+/// What a track's source keeps of it beyond `AssetTrack`'s public properties.
+protocol TrackBacking: Sendable {
+    /// The boxes and header fields of an MP4/MOV track that a mirror copies as they are; nil for
+    /// tracks of other sources.
+    var isoStructure: TrackPassthrough? { get }
+    /// Why the track's samples have no ISO sample entry, when they have none.
+    var isoProblem: String? { get }
+    /// The accessibility characteristics the container stores for the track.
+    var accessibility: Set<MediaCharacteristic> { get }
+    /// An attachment (font, cover) or data stream, which a mirror leaves out.
+    var isAttachment: Bool { get }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+
+/// QuickTime chapter tracks: text tracks that audio and video tracks refer to with `chap`, one
+/// sample per chapter. Read into `Asset.chapters`, and made from a container's chapters.
+enum ChapterTrack {
+    /// The chapter-list tracks of an MP4/MOV (text tracks that are targets of `chap`).
+    static func tracks(of asset: Asset) -> [AssetTrack] {
+        let targets = Set(asset.tracks.flatMap { $0.associations[.chapterList] ?? [] })
+        return asset.tracks.filter { targets.contains($0.trackID) && $0.mediaType.isLegible && $0.backing.isoStructure != nil }
+    }
+
+    /// The chapters of the asset's first chapter track.
+    static func chapters(of asset: Asset) -> [Asset.Chapter] {
+        tracks(of: asset).first.map(chapters(of:)) ?? []
+    }
+
+    /// The chapters of a chapter track: one per non-empty sample, on the movie timeline.
+    static func chapters(of track: AssetTrack) -> [Asset.Chapter] {
+        guard let asset = track.asset, let reader = try? AssetReader(asset: asset) else { return [] }
+        let output = AssetReaderTrackOutput(track: track)
+        reader.add(output)
+        guard reader.startReading() else { return [] }
+        var result: [Asset.Chapter] = []
+        while let s = output.copyNextSampleBuffer() {
+            let title = TX3G.decode(s.data).text
+            if !title.isEmpty {
+                result.append(Asset.Chapter(title: title, timeRange: TimeRange(start: s.presentationTime + track.firstEditShift, duration: s.duration)))
+            }
+        }
+        return result
+    }
+}
+
+/// The samples of a QuickTime chapter track: one per chapter (a 16-bit length and the UTF-8
+/// title), gaps between chapters as empty samples.
+final class ChapterSamples: SampleBufferSource, @unchecked Sendable {
+    /// A QuickTime text sample entry, as QuickTime and ffmpeg write it for chapters. (Made anew
+    /// each time: a `Data` kept in a global is reported as a leak by LeakSanitizer.)
+    static var sampleEntry: Data { Data([
+        0x00, 0x00, 0x00, 0x3B, 0x74, 0x65, 0x78, 0x74, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+        0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x0D, 0x66, 0x74, 0x61, 0x62, 0x00, 0x01, 0x00, 0x01, 0x00,
+    ]) }
+    let formatDescription = FormatDescription(mediaType: .text, codec: "text", sampleEntry: ChapterSamples.sampleEntry)
+    private let lock = NSLock()
+    private var samples: [(text: String, start: MediaTime, duration: MediaTime)] = []
+
+    init(_ chapters: [Asset.Chapter]) {
+        var t = MediaTime.zero
+        for c in chapters.sorted(by: { $0.timeRange.start < $1.timeRange.start }) {
+            let start = max(c.timeRange.start, t)
+            if start > t { samples.append(("", t, start - t)) }
+            let end = max(start, c.timeRange.end)
+            samples.append((c.title, start, end - start))
+            t = end
+        }
+    }
+
+    func copyNextSampleBuffer() -> SampleBuffer? {
+        lock.withLock {
+            guard !samples.isEmpty else { return nil }
+            let s = samples.removeFirst()
+            let utf8 = Array(s.text.utf8.prefix(0xFFFF))
+            let data = Data([UInt8(utf8.count >> 8), UInt8(utf8.count & 0xFF)] + utf8)
+            return SampleBuffer(data: data, decodeTime: s.start, presentationTime: s.start, duration: s.duration,
+                                isSync: true, formatDescription: formatDescription)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import Subtitles
+import FFmpegBridge
+
+/// A file of any other container (MKV, WebM, MPEG-TS, AVI, …) read through libavformat: its
+/// streams become tracks whose samples are in ISO form (see `DemuxSession`).
+final class FormatSource: AssetSource, @unchecked Sendable {
+    let path: String
+    /// libavformat's demuxer name.
+    let format: String
+    let containerChapters: [Asset.Chapter]?
+
+    private init(path: String, format: String, chapters: [Asset.Chapter]) {
+        self.path = path
+        self.format = format
+        self.containerChapters = chapters
+    }
+
+    /// Opens `path` with libavformat and describes its streams.
+    static func load(_ path: String) throws -> LoadedAsset {
+        let input: InputFormatContext
+        do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
+        let streams = input.streams
+        let first = firstPackets(of: input, for: streams.filter(needsFirstPacket).map(\.index))
+        var start: MediaTime?
+        var end = MediaTime.zero
+        var tracks: [AssetTrack] = []
+        for s in streams {
+            if let t = s.startTime, s.timeBase.den > 0, s.mediaType != .data {
+                let time = MediaTime(value: t * Int64(s.timeBase.num), timescale: s.timeBase.den)
+                start = min(start ?? time, time)
+            }
+            let track = makeTrack(s, firstPacket: first[s.index], inputDuration: input.durationSeconds)
+            end = max(end, track.timeRange.end)
+            tracks.append(track)
+        }
+        let chapters = input.chapters.compactMap { c -> Asset.Chapter? in
+            guard c.timeBase.den > 0, c.end >= c.start else { return nil }
+            let start = MediaTime(value: c.start * Int64(c.timeBase.num), timescale: c.timeBase.den)
+            let end = MediaTime(value: c.end * Int64(c.timeBase.num), timescale: c.timeBase.den)
+            return Asset.Chapter(title: c.title, timeRange: TimeRange(start: start, duration: end - start))
+        }
+        let duration = input.durationSeconds.map { MediaTime(seconds: $0, preferredTimescale: 1_000_000) } ?? end
+        // Negative timestamps are encoder delay (Opus and AAC priming in Matroska), to be skipped
+        // on a timeline that starts at 0; positive ones (MPEG-TS) are where the timeline starts.
+        return LoadedAsset(format: input.formatName, duration: duration, startTime: max(.zero, start ?? .zero),
+                           tracks: tracks, source: FormatSource(path: path, format: input.formatName, chapters: chapters))
+    }
+
+    private static func makeTrack(_ s: StreamInfo, firstPacket: [UInt8]?, inputDuration: Double?) -> AssetTrack {
+        let duration: MediaTime
+        if let d = s.duration, s.timeBase.den > 0 {
+            duration = MediaTime(value: d * Int64(s.timeBase.num), timescale: s.timeBase.den)
+        } else if let total = inputDuration {
+            duration = MediaTime(seconds: total, preferredTimescale: 1_000_000)
+        } else {
+            duration = .zero
+        }
+        var format = FormatDescription(parameters: s.codec, codec: s.codec.codecTag)
+        var backing = StreamBacking(stream: s)
+        if SubtitlePacketFormat(codecName: s.codec.codecName) == nil {
+            do {
+                let made = try CodecMapping.sampleEntry(for: s.codec, firstPacket: firstPacket)
+                format.sampleEntry = Data(made.entry)
+                backing.conversion = made.conversion
+            } catch {
+                backing.isoProblem = (error as? MediaError)?.message ?? "\(error)"
+            }
+        }
+        var p = AssetTrack.Properties(trackID: s.index + 1, mediaType: s.mediaType, formatDescriptions: [format],
+                                      timeRange: TimeRange(start: .zero, duration: duration),
+                                      naturalTimeScale: s.timeBase.den > 0 ? s.timeBase.den : 1_000_000)
+        p.languageCode = s.metadata.language.map { ISO639.terminology(primaryLanguage($0)) } ?? "und"
+        p.name = s.metadata.title
+        p.sampleCount = s.frameCount
+        p.isDefault = s.metadata.isDefault
+        p.isForced = s.metadata.isForced
+        return AssetTrack(p, backing: backing)
+    }
+
+    /// Codecs whose ISO sample entry is read from the first packet when `extradata` does not say.
+    private static func needsFirstPacket(_ s: StreamInfo) -> Bool {
+        switch s.codec.codecName {
+        case "ac3", "eac3", "vp9": true
+        case "aac", "h264", "hevc", "av1": s.codec.extradata.isEmpty
+        default: false
+        }
+    }
+
+    /// The first packet of each of `streams`, reading at most 64 MB or 10,000 packets.
+    private static func firstPackets(of input: InputFormatContext, for streams: [Int]) -> [Int: [UInt8]] {
+        guard !streams.isEmpty else { return [:] }
+        var found: [Int: [UInt8]] = [:]
+        let packet = Packet()
+        var bytes = 0
+        for _ in 0..<10_000 {
+            guard found.count < streams.count, bytes < 64 << 20, (try? input.read(into: packet)) == true else { break }
+            bytes += packet.size
+            if streams.contains(packet.streamIndex), found[packet.streamIndex] == nil {
+                found[packet.streamIndex] = [UInt8](packet.data)
+            }
+        }
+        return found
+    }
+
+    /// Container languages are ISO 639-2 already (Matroska allows B forms and BCP 47 too; keep the primary subtag).
+    static func primaryLanguage(_ language: String) -> String {
+        let primary = language.split(separator: "-").first.map(String.init) ?? language
+        return primary.isEmpty ? "und" : primary.lowercased()
+    }
+
+    // MARK: Reading
+
+    func makeSession(reading tracks: [AssetTrack], timeRange: TimeRange) throws -> any ReadSession {
+        guard timeRange == .everything else {
+            throw MediaError(.unsupported, "reading a time range of \(format) files is not supported; read all of it")
+        }
+        return try DemuxSession(path: path, streams: Set(tracks.compactMap { ($0.backing as? StreamBacking)?.stream.index }))
+    }
+}
+
+/// A libavformat stream: what it is, and how its packets become ISO samples.
+struct StreamBacking: TrackBacking {
+    let stream: StreamInfo
+    /// How packets become ISO samples (the format description's sample entry).
+    var conversion = PacketConversion.none
+    var isoProblem: String?
+
+    init(stream: StreamInfo) { self.stream = stream }
+
+    var isoStructure: TrackPassthrough? { nil }
+    var isAttachment: Bool { stream.mediaType == .data }
+    var accessibility: Set<MediaCharacteristic> {
+        var c: Set<MediaCharacteristic> = []
+        if stream.metadata.isHearingImpaired { c.insert(.describesMusicAndSoundForAccessibility) }
+        if stream.metadata.isVisualImpaired { c.insert(.describesVideoForAccessibility) }
+        return c
+    }
+}

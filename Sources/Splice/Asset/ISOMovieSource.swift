@@ -1,0 +1,139 @@
+import MediaCore
+import ISOBMFF
+
+/// An MP4/MOV/M4A/3GP file read natively: its `moov` parsed into tracks, its samples read
+/// through the sample tables (`ISOSampleCursor`).
+final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
+    let movie: MovieFile
+    let file: ReadOnlyFile
+
+    private init(movie: MovieFile, file: ReadOnlyFile) {
+        self.movie = movie
+        self.file = file
+    }
+
+    /// Parses the movie in `file` and its tracks.
+    static func load(_ file: ReadOnlyFile) throws -> LoadedAsset {
+        let movie = try MovieFile(file: file)
+        guard movie.movieHeader.timescale <= UInt32(Int32.max) else {
+            throw MediaError(.unsupported, "timescale \(movie.movieHeader.timescale) is too large", location: "moov/mvhd")
+        }
+        let movieScale = Int32(movie.movieHeader.timescale)
+        let tracks = try movie.tracks.enumerated().map { i, t in
+            try AssetTrack(properties(of: t, path: "moov/trak[\(i + 1)]", movieScale: movieScale), backing: ISOTrackBacking(track: t))
+        }
+        let end = tracks.map(\.timeRange.end).max() ?? .zero
+        var duration = MediaTime(value: Int64(clamping: movie.movieHeader.duration), timescale: movieScale)
+        if movie.movieHeader.duration == 0 || movie.movieHeader.duration == .max {
+            if let fragmentDuration = movie.fragmentDuration, fragmentDuration > 0 {
+                duration = MediaTime(value: Int64(clamping: fragmentDuration), timescale: movieScale)
+            } else {
+                duration = max(.zero, end)
+            }
+        }
+        let brand = movie.fileType?.majorBrand.description ?? ""
+        return LoadedAsset(format: brand.hasPrefix("3g") ? "3gp" : FileType(movie.fileType).rawValue, duration: duration,
+                           startTime: .zero, tracks: tracks, source: ISOMovieSource(movie: movie, file: file))
+    }
+
+    private static func properties(of t: Track, path: String, movieScale: Int32) throws -> AssetTrack.Properties {
+        guard t.mediaHeader.timescale <= UInt32(Int32.max) else {
+            throw MediaError(.unsupported, "timescale \(t.mediaHeader.timescale) is too large", location: path + "/mdia/mdhd")
+        }
+        let mediaScale = Int32(t.mediaHeader.timescale)
+        let mediaDuration = MediaTime(value: Int64(clamping: t.mediaDuration), timescale: mediaScale)
+        let segments = self.segments(of: t, movieScale: movieScale, mediaDuration: mediaDuration)
+        let timeRange: TimeRange
+        if let last = segments.last {
+            let start = segments.first { !$0.isEmpty }?.target.start ?? last.target.end
+            timeRange = TimeRange(start: start, end: last.target.end)
+        } else {
+            timeRange = TimeRange(start: .zero, duration: mediaDuration)
+        }
+        var associations: [TrackAssociationType: [Int]] = [:]
+        for ref in t.references {
+            associations[TrackAssociationType(rawValue: ref.type), default: []] += ref.trackIDs.map { Int($0) }
+        }
+        var p = AssetTrack.Properties(
+            trackID: Int(t.trackID), mediaType: t.mediaType,
+            formatDescriptions: t.sampleTable.sampleEntries.map { $0.formatDescription(mediaType: t.mediaType) },
+            timeRange: timeRange, naturalTimeScale: mediaScale)
+        p.languageCode = t.mediaHeader.language
+        p.extendedLanguageTag = t.extendedLanguage
+        p.isEnabled = t.header.isEnabled
+        p.alternateGroup = Int(t.header.alternateGroup)
+        p.name = t.handler.name.isEmpty ? nil : t.handler.name
+        p.segments = segments
+        p.sampleCount = t.sampleCount
+        p.isDefault = t.header.isEnabled
+        p.associations = associations
+        return p
+    }
+
+    /// The edit list as segments of the movie timeline.
+    private static func segments(of t: Track, movieScale: Int32, mediaDuration: MediaTime) -> [TrackSegment] {
+        let entries = t.editList?.entries ?? []
+        let mediaScale = mediaDuration.timescale
+        var segments: [TrackSegment] = []
+        var cursor = MediaTime.zero
+        for e in entries {
+            var length = MediaTime(value: Int64(clamping: e.segmentDuration), timescale: movieScale)
+            if e.segmentDuration == 0 && !e.isEmpty && entries.count == 1 {
+                // Fragmented files leave the duration open: the edit runs to the end of the media.
+                length = (mediaDuration - MediaTime(value: e.mediaTime, timescale: mediaScale)).converted(to: movieScale)
+            }
+            let source: TimeRange? = e.isEmpty ? nil : TimeRange(
+                start: MediaTime(value: e.mediaTime, timescale: mediaScale),
+                duration: e.rate == 0 ? .zero : length.converted(to: mediaScale))
+            segments.append(TrackSegment(target: TimeRange(start: cursor, duration: length), source: source, rate: e.rate))
+            cursor = cursor + length
+        }
+        return segments
+    }
+
+    // MARK: Reading
+
+    var containerChapters: [Asset.Chapter]? { nil }
+
+    func makeSession(reading tracks: [AssetTrack], timeRange: TimeRange) throws -> any ReadSession { self }
+
+    func makeCursor(for track: AssetTrack, timeRange: TimeRange, copiesSampleData: Bool) throws -> any SampleCursor {
+        guard let backing = track.backing as? ISOTrackBacking else {
+            throw MediaError(.invalidOperation, "track \(track.trackID) is not a track of this movie")
+        }
+        return ISOSampleCursor(track: track, iso: backing.track, trackExtends: movie.trackExtends[backing.track.trackID],
+                               file: file, timeRange: timeRange, copiesSampleData: copiesSampleData)
+    }
+
+    func warnings() -> [String] { [] }
+}
+
+/// An MP4/MOV track: the parsed `trak`.
+struct ISOTrackBacking: TrackBacking {
+    let track: Track
+
+    var isoStructure: TrackPassthrough? {
+        TrackPassthrough(header: track.header, mediaHeader: track.mediaHeader, handler: track.handler,
+                         mediaInformationBoxes: track.mediaInformationBoxes, otherTrackBoxes: track.otherTrackBoxes,
+                         otherMediaBoxes: track.otherMediaBoxes, sampleTableBoxes: track.sampleTable.otherBoxes,
+                         expectedSampleCount: track.sampleCount)
+    }
+    var isoProblem: String? { nil }
+    var isAttachment: Bool { false }
+
+    /// Apple's tagged media characteristics (`udta/tagc`).
+    var accessibility: Set<MediaCharacteristic> {
+        guard let udta = track.otherTrackBoxes.first(where: { $0.type == "udta" }),
+              let boxes = try? Box.parseAll(Array(udta.bytes.dropFirst(8))) else { return [] }
+        let tags = boxes.filter { $0.type == "tagc" }.map { String(decoding: $0.payload.prefix { $0 != 0 }, as: UTF8.self) }
+        return Set(MediaCharacteristic.taggedCharacteristics.filter { tags.contains($0.value) }.map(\.key))
+    }
+}
+
+extension MediaCharacteristic {
+    /// Apple's tagged characteristics (`udta/tagc` strings) of the accessibility characteristics.
+    static let taggedCharacteristics: [MediaCharacteristic: String] = [
+        .describesMusicAndSoundForAccessibility: "public.accessibility.describes-music-and-sound",
+        .describesVideoForAccessibility: "public.accessibility.describes-video",
+    ]
+}

@@ -1,0 +1,164 @@
+import Dispatch
+import Foundation
+import MediaCore
+
+/// Anything that hands out sample buffers in decode order: a reader's track output, a subtitle reader…
+public protocol SampleBufferSource: AnyObject, Sendable {
+    /// The next sample, or `nil` when there are no more (or reading failed).
+    func copyNextSampleBuffer() -> SampleBuffer?
+}
+
+extension AssetReaderTrackOutput: SampleBufferSource {}
+
+/// The plumbing between sources and a writer, as in AVFoundation's sample code: for each
+/// (source, input) pair a serial queue that copies samples into the input while it is ready,
+/// marks it finished at the end, and leaves a `DispatchGroup`; when the group is empty the
+/// writer finishes. Reader and writer errors end the run; `cancel()` stops it and leaves no output.
+///
+/// ```swift
+/// let pipe = try SamplePipe.mirroring(asset, to: URL(fileURLWithPath: "copy.mp4"))
+/// pipe.progressHandler = { print(Int($0 * 100), "%") }
+/// try pipe.run()
+/// ```
+public final class SamplePipe: @unchecked Sendable {
+    public let reader: AssetReader?
+    public let writer: AssetWriter
+    /// Called with the fraction done (0…1), from the pipe's queues.
+    public var progressHandler: (@Sendable (Double) -> Void)?
+
+    private struct Connection {
+        let source: any SampleBufferSource
+        let input: AssetWriterInput
+        let queue: DispatchQueue
+        /// Expected media duration, for progress.
+        let duration: MediaTime?
+    }
+
+    private let lock = NSLock()
+    private var connections: [Connection] = []
+    private var isCancelled = false
+    private var progress: [Double] = []
+    private var left: [Bool] = []
+    private let group = DispatchGroup()
+
+    /// The source time the writer's session starts at (the first timestamp of a libavformat
+    /// source, which MPEG-TS files put anywhere; 0 otherwise).
+    public var sessionStartTime = MediaTime.zero
+    /// What the pipe set up could not carry into the output (chapters a container has no place for).
+    public internal(set) var warnings: [String] = []
+
+    public init(reader: AssetReader?, writer: AssetWriter) {
+        self.reader = reader
+        self.writer = writer
+    }
+
+    /// Feeds `input` from `source` (on its own serial queue) when the pipe runs.
+    /// - Parameter duration: how much media the source holds, for `progressHandler`.
+    public func connect(_ source: any SampleBufferSource, to input: AssetWriterInput, duration: MediaTime? = nil) {
+        lock.withLock {
+            let queue = DispatchQueue(label: "splice.pipe.\(connections.count)")
+            connections.append(Connection(source: source, input: input, queue: queue, duration: duration))
+        }
+    }
+
+    /// Runs the pipe to the end and finishes the writer.
+    /// - Throws: the reader's or writer's error, or `.cancelled` after `cancel()`; the output is then not created.
+    public func run() throws {
+        if let reader, !reader.startReading() {
+            writer.cancelWriting()
+            throw reader.error ?? MediaError(.cancelled, "reading was cancelled")
+        }
+        guard writer.startWriting() else {
+            reader?.cancelReading()
+            throw writer.error ?? MediaError(.io, "cannot start writing", file: writer.outputURL.path)
+        }
+        writer.startSession(atSourceTime: sessionStartTime)
+        let connections = lock.withLock { () -> [Connection] in
+            progress = Array(repeating: 0, count: self.connections.count)
+            left = Array(repeating: false, count: self.connections.count)
+            return self.connections
+        }
+        for (i, c) in connections.enumerated() {
+            group.enter()
+            c.input.requestMediaDataWhenReady(on: c.queue) { [self] in pump(i, c) }
+        }
+        group.wait()
+        // Let each queue finish the block that left the group, so nothing of this run is still
+        // running (or holding the writer) when `run()` returns.
+        for c in connections { c.queue.sync {} }
+        try finishRun()
+    }
+
+    /// Runs the pipe without blocking the caller; see `run()`.
+    public func run() async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+            DispatchQueue.global().async {
+                do { try self.run(); c.resume() } catch { c.resume(throwing: error) }
+            }
+        }
+    }
+
+    /// Stops the run: the reader and writer are cancelled and no output is left.
+    public func cancel() {
+        lock.withLock { isCancelled = true }
+        reader?.cancelReading()
+        writer.cancelWriting()
+    }
+
+    private var cancelled: Bool { lock.withLock { isCancelled } }
+
+    private func pump(_ i: Int, _ c: Connection) {
+        while c.input.isReadyForMoreMediaData && !cancelled {
+            guard let sample = c.source.copyNextSampleBuffer() else {
+                c.input.markAsFinished()
+                report(i, 1)
+                leave(i)
+                return
+            }
+            if !c.input.append(sample) { break }
+            if progressHandler != nil, let d = c.duration, d > .zero {
+                report(i, min(1, (sample.decodeTime + sample.duration).seconds / d.seconds))
+            }
+        }
+        let readerStopped = reader.map { $0.status == .failed || $0.status == .cancelled } ?? false
+        if cancelled || writer.status != .writing || readerStopped {
+            leave(i)
+        }
+    }
+
+    private func leave(_ i: Int) {
+        let first: Bool = lock.withLock {
+            guard !left[i] else { return false }
+            left[i] = true
+            return true
+        }
+        if first { group.leave() }
+    }
+
+    private func report(_ i: Int, _ fraction: Double) {
+        guard let handler = progressHandler else { return }
+        let total: Double = lock.withLock {
+            progress[i] = fraction
+            return progress.reduce(0, +) / Double(max(1, progress.count))
+        }
+        handler(total)
+    }
+
+    private func finishRun() throws {
+        if cancelled {
+            writer.cancelWriting()
+            throw MediaError(.cancelled, "cancelled", file: writer.outputURL.path)
+        }
+        if let reader, reader.status == .failed || reader.status == .cancelled {
+            writer.cancelWriting()
+            throw reader.error ?? MediaError(.cancelled, "reading was cancelled")
+        }
+        guard writer.status == .writing else {
+            throw writer.error ?? MediaError(.cancelled, "writing was cancelled", file: writer.outputURL.path)
+        }
+        writer.finish()
+        guard writer.status == .completed else {
+            throw writer.error ?? MediaError(.cancelled, "writing was cancelled", file: writer.outputURL.path)
+        }
+    }
+}

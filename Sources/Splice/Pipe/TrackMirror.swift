@@ -1,0 +1,166 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import Subtitles
+
+/// The policy of a lossless copy: which tracks are copied, how each becomes a writer input, how
+/// groups and associations are rebuilt, and what becomes of chapters and of Matroska's flags.
+/// It configures the reader, writer and pipe through their public API only.
+struct TrackMirror {
+    let asset: Asset
+
+    /// The tracks a mirror copies: all of them, but the attachments (fonts, covers) of libavformat sources.
+    var copiedTracks: [AssetTrack] { asset.tracks.filter { !$0.backing.isAttachment } }
+
+    /// Checks that every copied track can be written to `fileType`.
+    /// - Throws: `.unsupported` naming the track, its codec and why (what MP4 holds, or what could
+    ///   not be read of its configuration).
+    func checkWritable(to fileType: FileType) throws {
+        guard fileType.isISO else { return }
+        for track in copiedTracks {
+            guard let format = track.formatDescriptions.first, format.sampleEntry == nil,
+                  SubtitlePacketFormat(codecName: format.codecName ?? "") == nil else { continue }
+            let reason = track.backing.isoProblem ?? "no ISO sample description"
+            throw MediaError(.unsupported, "track \(track.trackID) (\(track.codecName)) cannot be written to \(fileType.rawValue): \(reason)",
+                             file: asset.url.path)
+        }
+    }
+
+    /// Adds an output, an input and a connection to `pipe` for every copied track, and returns
+    /// the inputs and the groups (not yet added to the writer).
+    func apply(to pipe: SamplePipe) -> SamplePipe.Mirrored {
+        let writer = pipe.writer
+        writer.copyMovieStructure(of: asset)
+        if !asset.isISOBMFF { pipe.sessionStartTime = asset.startTime }
+        for track in asset.tracks where track.backing.isAttachment {
+            pipe.warnings.append("track \(track.trackID) (\(track.codecName)\(track.name.map { ", " + $0 } ?? "")) is left out: attachments and data streams are not copied")
+        }
+        let chapterTracks = writer.fileType.isISO ? [] : carryChapters(into: pipe)
+        var inputs: [Int: AssetWriterInput] = [:]
+        var ordered: [AssetWriterInput] = []
+        for track in copiedTracks where !chapterTracks.contains(where: { $0 === track }) {
+            let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
+            output.alwaysCopiesSampleData = false
+            pipe.reader?.add(output)
+            let input = AssetWriterInput(copying: track)
+            // Audio from other containers is timed in samples in MP4 (its timestamps, often in
+            // milliseconds, move by less than a tick).
+            if !asset.isISOBMFF, writer.fileType.isISO, track.mediaType == .audio,
+               let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
+                input.mediaTimeScale = Int32(rate)
+            }
+            writer.add(input)
+            pipe.connect(output, to: input, duration: track.timeRange.duration)
+            inputs[track.trackID] = input
+            ordered.append(input)
+        }
+        let groups = self.groups(inputs)
+        if writer.fileType.isISO, !asset.isISOBMFF, !asset.chapters.isEmpty {
+            ordered.append(addChapterTrack(to: pipe, referredToBy: ordered))
+        }
+        for track in asset.tracks {
+            guard let input = inputs[track.trackID] else { continue }
+            for type in track.availableTrackAssociationTypes {
+                for id in track.associations[type] ?? [] {
+                    if let target = inputs[id] { input.addTrackAssociation(withTrackOf: target, type: type) }
+                }
+            }
+        }
+        return SamplePipe.Mirrored(inputs: ordered, inputsByTrackID: inputs, groups: groups)
+    }
+
+    /// QuickTime chapter tracks become the writer's chapters (Matroska, WebM), or are left out
+    /// with a warning; returns them (they are not copied as tracks).
+    private func carryChapters(into pipe: SamplePipe) -> [AssetTrack] {
+        let tracks = ChapterTrack.tracks(of: asset)
+        for track in tracks {
+            if pipe.writer.fileType.holdsChapters {
+                pipe.writer.chapters += ChapterTrack.chapters(of: track)
+            } else {
+                pipe.warnings.append("track \(track.trackID) (chapters) is left out: \(pipe.writer.fileType.rawValue) files have no chapters")
+            }
+        }
+        return tracks
+    }
+
+    /// The source's groups as writer groups; for Matroska sources, the default flags become
+    /// groups the way players expect them: the audio tracks one group with its default (else
+    /// first) track enabled, the subtitle tracks another with its default track enabled, or none.
+    private func groups(_ inputs: [Int: AssetWriterInput]) -> [AssetWriterInputGroup] {
+        var groups = asset.trackGroups.map { group in
+            AssetWriterInputGroup(inputs: group.tracks.compactMap { inputs[$0.trackID] },
+                                  defaultInput: group.defaultTrack.flatMap { inputs[$0.trackID] },
+                                  preferredAlternateGroup: group.alternateGroup)
+        }
+        guard !asset.isISOBMFF else { return groups }
+        for type in [MediaType.audio, .subtitle] {
+            let members = copiedTracks.filter { $0.mediaType == type }
+            guard !members.isEmpty else { continue }
+            let chosen = members.first { $0.isDefault } ?? (type == .audio ? members.first : nil)
+            groups.append(AssetWriterInputGroup(inputs: members.compactMap { inputs[$0.trackID] },
+                                                defaultInput: chosen.flatMap { inputs[$0.trackID] }))
+        }
+        return groups
+    }
+
+    /// Container chapters become a QuickTime chapter track, referred to by `chap` from every
+    /// audio and video track (as QuickTime and ffmpeg write them).
+    private func addChapterTrack(to pipe: SamplePipe, referredToBy others: [AssetWriterInput]) -> AssetWriterInput {
+        let source = ChapterSamples(asset.chapters)
+        let input = AssetWriterInput(mediaType: .text, outputSettings: nil, sourceFormatHint: source.formatDescription)
+        input.marksOutputTrackAsEnabled = false
+        input.name = "Chapters"
+        input.mediaTimeScale = 1000
+        pipe.writer.add(input)
+        pipe.connect(source, to: input, duration: asset.duration)
+        for other in others where other.mediaType == .audio || other.mediaType == .video {
+            other.addTrackAssociation(withTrackOf: input, type: .chapterList)
+        }
+        return input
+    }
+}
+
+extension SamplePipe {
+    /// A pipe that copies every track of `asset` into a new file with the same structure:
+    /// one input per track, the alternate groups (same numbers, same default tracks), every
+    /// track association (IDs remapped), languages, `elng`, names, enabled flags, edit lists,
+    /// and — from MP4/MOV sources — the boxes Splice does not interpret.
+    ///
+    /// ```swift
+    /// let pipe = try SamplePipe.mirroring(asset, to: URL(fileURLWithPath: "copy.mp4"))
+    /// pipe.progressHandler = { print(Int($0 * 100), "%") }
+    /// try pipe.run()
+    /// ```
+    public static func mirroring(_ asset: Asset, to outputURL: URL, fileType: FileType? = nil) throws -> SamplePipe {
+        let reader = try AssetReader(asset: asset)
+        let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
+        try TrackMirror(asset: asset).checkWritable(to: writer.fileType)
+        let pipe = SamplePipe(reader: reader, writer: writer)
+        pipe.mirror(asset)
+        return pipe
+    }
+
+    /// Adds an output, an input and a connection for every track of `asset`, and its groups
+    /// (see `mirroring`).
+    /// - Returns: the inputs, in track order.
+    @discardableResult
+    public func mirror(_ asset: Asset) -> [AssetWriterInput] {
+        let m = mirrorTracks(asset)
+        for g in m.groups { writer.add(g) }
+        return m.inputs
+    }
+
+    /// What `mirrorTracks` made: inputs in track order (and by source track ID) and the source's
+    /// groups as writer groups, not yet added — so that a caller can add tracks to them first.
+    public struct Mirrored {
+        public var inputs: [AssetWriterInput]
+        public var inputsByTrackID: [Int: AssetWriterInput]
+        /// One per `Asset.trackGroups` entry, in the same order.
+        public var groups: [AssetWriterInputGroup]
+    }
+
+    /// Like `mirror(_:)`, but returns the groups instead of adding them to the writer.
+    public func mirrorTracks(_ asset: Asset) -> Mirrored {
+        TrackMirror(asset: asset).apply(to: self)
+    }
+}

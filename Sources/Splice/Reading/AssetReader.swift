@@ -1,0 +1,121 @@
+import Foundation
+import MediaCore
+
+/// Reads an asset's samples, one `AssetReaderTrackOutput` per track.
+///
+/// Passthrough only (`outputSettings: nil`): samples come out as stored — bytes,
+/// decode and presentation times, durations, sync and dependency flags, and the
+/// track's original format description. Times are media times, in the track's
+/// timescale; the track's `segments` (its edit list) map them to the movie.
+///
+/// ```swift
+/// let reader = try AssetReader(asset: asset)
+/// let output = AssetReaderTrackOutput(track: asset.tracks[0], outputSettings: nil)
+/// reader.add(output)
+/// reader.startReading()
+/// while let sample = output.copyNextSampleBuffer() { … }
+/// if reader.status == .failed { throw reader.error! }
+/// ```
+public final class AssetReader: @unchecked Sendable {
+    public enum Status: Sendable, Equatable {
+        case unknown, reading, completed, failed, cancelled
+    }
+
+    public let asset: Asset
+    private let lock = NSLock()
+    private var _outputs: [AssetReaderTrackOutput] = []
+    private var _status: Status = .unknown
+    private var _error: MediaError?
+    private var _timeRange: TimeRange = .everything
+    private var session: (any ReadSession)?
+    private var _warnings: [String] = []
+
+    /// Makes a reader for `asset`.
+    public init(asset: Asset) throws {
+        self.asset = asset
+    }
+
+    /// What was wrong with the input but read anyway (damaged packets of MKV, TS and other
+    /// containers read through libavformat, and what FFmpeg said of them); set when reading ends.
+    public var warnings: [String] { lock.withLock { _warnings } }
+
+    public var outputs: [AssetReaderTrackOutput] { lock.withLock { _outputs } }
+    public var status: Status { lock.withLock { _status } }
+    /// Why reading failed, when `status` is `.failed`.
+    public var error: MediaError? { lock.withLock { _error } }
+
+    /// The span of the movie timeline to read; set before `startReading()`. Reading starts at the
+    /// sync sample at or before the start, so that what is read can be decoded.
+    public var timeRange: TimeRange {
+        get { lock.withLock { _timeRange } }
+        set { lock.withLock { if _status == .unknown { _timeRange = newValue } } }
+    }
+
+    /// Whether `output` can be added: a track of this asset, not yet added, before reading starts.
+    public func canAdd(_ output: AssetReaderTrackOutput) -> Bool {
+        lock.withLock {
+            _status == .unknown && output.reader == nil && output.outputSettings == nil
+                && asset.tracks.contains { $0 === output.track }
+        }
+    }
+
+    /// Adds `output`; see `canAdd(_:)`.
+    public func add(_ output: AssetReaderTrackOutput) {
+        guard canAdd(output) else { return }
+        lock.withLock {
+            output.reader = self
+            _outputs.append(output)
+        }
+    }
+
+    /// Starts reading. Returns `false` (with `status` `.failed` and `error` set) when reading cannot start.
+    @discardableResult
+    public func startReading() -> Bool {
+        let started: (outputs: [AssetReaderTrackOutput], range: TimeRange)? = lock.withLock {
+            guard _status == .unknown else { return nil }
+            _status = .reading
+            return (_outputs, _timeRange)
+        }
+        guard let (outputs, range) = started else { return false }
+        do {
+            let session = try asset.source.makeSession(reading: outputs.map(\.track), timeRange: range)
+            lock.withLock { self.session = session }
+            for output in outputs {
+                output.start(try session.makeCursor(for: output.track, timeRange: range,
+                                                    copiesSampleData: output.alwaysCopiesSampleData))
+            }
+        } catch {
+            fail(error as? MediaError ?? MediaError(.io, "\(error)"))
+            return false
+        }
+        return true
+    }
+
+    /// Stops reading; outputs return `nil` from then on.
+    public func cancelReading() {
+        let outputs = lock.withLock { () -> [AssetReaderTrackOutput] in
+            if _status == .reading || _status == .unknown { _status = .cancelled }
+            return _outputs
+        }
+        for o in outputs { o.stop() }
+    }
+
+    func fail(_ error: MediaError) {
+        let outputs = lock.withLock { () -> [AssetReaderTrackOutput] in
+            guard _status == .reading else { return [] }
+            _status = .failed
+            _error = error.inFile(asset.url.path)
+            return _outputs
+        }
+        for o in outputs { o.stop() }
+    }
+
+    /// Called by an output at its end: the reader completes when every output has.
+    func outputDidFinish() {
+        lock.withLock {
+            guard _status == .reading && _outputs.allSatisfy({ $0.isFinished }) else { return }
+            _status = .completed
+            _warnings = session?.warnings() ?? []
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import MediaCore
+
+/// Hands out the samples of one track, in decode order.
+public final class AssetReaderTrackOutput: @unchecked Sendable {
+    public let track: AssetTrack
+    /// `nil`: samples pass through as stored (the only mode so far).
+    public let outputSettings: [String: String]?
+    /// `true` (the default): each sample's bytes are read into memory. `false`: samples refer to
+    /// their bytes in the file, read only when `data` is asked for — a writer copies them file
+    /// to file without reading them (what `SamplePipe.mirroring` uses). Set before reading.
+    public var alwaysCopiesSampleData = true
+    weak var reader: AssetReader?
+
+    private let lock = NSLock()
+    private var cursor: (any SampleCursor)?
+    private var finished = false
+
+    public init(track: AssetTrack, outputSettings: [String: String]? = nil) {
+        self.track = track
+        self.outputSettings = outputSettings
+    }
+
+    var isFinished: Bool { lock.withLock { finished } }
+
+    /// Starts handing out `cursor`'s samples (the reader started reading).
+    func start(_ cursor: any SampleCursor) {
+        lock.withLock { self.cursor = cursor }
+    }
+
+    /// Ends this output's samples (the reader was cancelled or failed).
+    func stop() {
+        let cursor: (any SampleCursor)? = lock.withLock {
+            finished = true
+            return self.cursor
+        }
+        cursor?.close()
+    }
+
+    /// The next sample in decode order, or `nil` at the end, after `cancelReading()`, or on failure
+    /// (then the reader's `status` is `.failed` and its `error` says why).
+    public func copyNextSampleBuffer() -> SampleBuffer? {
+        let outcome: Result<SampleBuffer?, Error> = lock.withLock {
+            guard !finished, let cursor else { return .success(nil) }
+            let result = Result { try cursor.next() }
+            if case .success(nil) = result { finished = true }
+            if case .failure = result { finished = true }
+            return result
+        }
+        switch outcome {
+        case .success(let sample?):
+            return sample
+        case .success(nil):
+            reader?.outputDidFinish()
+        case .failure(let error):
+            reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
+        }
+        return nil
+    }
+}

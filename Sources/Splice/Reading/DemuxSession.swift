@@ -1,0 +1,69 @@
+import Foundation
+import MediaCore
+import FFmpegBridge
+
+/// One reader's libavformat input: a demuxer shared by the reader's outputs (each stream queued
+/// until its output asks), and what was wrong with the input but read anyway.
+final class DemuxSession: ReadSession, @unchecked Sendable {
+    private let demuxer: PacketDemuxer
+    private let lock = NSLock()
+    private var cursors: [(trackID: Int, cursor: DemuxedSampleCursor)] = []
+
+    init(path: String, streams: Set<Int>) throws {
+        _ = FFmpegLog.takeMessages()
+        demuxer = try PacketDemuxer(path: path, streams: streams)
+    }
+
+    func makeCursor(for track: AssetTrack, timeRange: TimeRange, copiesSampleData: Bool) throws -> any SampleCursor {
+        guard let backing = track.backing as? StreamBacking else {
+            throw MediaError(.invalidOperation, "track \(track.trackID) is not a stream of this file")
+        }
+        var timeline = PacketTimeline(stream: backing.stream.index, timeBase: backing.stream.timeBase,
+                                      conversion: backing.conversion, format: track.formatDescriptions[0])
+        timeline.initialPadding = backing.stream.codec.initialPadding
+        timeline.reordersFrames = backing.stream.codec.reorderDelay > 0
+        let cursor = DemuxedSampleCursor(timeline: timeline, demuxer: demuxer)
+        lock.withLock { cursors.append((track.trackID, cursor)) }
+        return cursor
+    }
+
+    /// Packets left out, damaged packets copied as read, and what FFmpeg said while reading
+    /// (repeated messages once, with a count; at most 20 in all).
+    func warnings() -> [String] {
+        var warnings: [String] = []
+        for (trackID, cursor) in lock.withLock({ cursors }) where cursor.droppedPackets > 0 {
+            let n = cursor.droppedPackets
+            warnings.append("track \(trackID): \(n) packet\(n == 1 ? "" : "s") whose decode time went back \(n == 1 ? "was" : "were") left out")
+        }
+        let damaged = demuxer.corruptPacketCount
+        if damaged > 0 { warnings.append("\(damaged) damaged packet\(damaged == 1 ? " was" : "s were") copied as read") }
+        var lines: [(String, Int)] = []
+        for m in FFmpegLog.takeMessages() {
+            if let i = lines.firstIndex(where: { $0.0 == m }) { lines[i].1 += 1 } else { lines.append((m, 1)) }
+        }
+        warnings += lines.prefix(20).map { "ffmpeg: \($0.0)" + ($0.1 > 1 ? " (\($0.1) times)" : "") }
+        if lines.count > 20 { warnings.append("ffmpeg: … and \(lines.count - 20) other messages") }
+        return warnings
+    }
+}
+
+/// One stream's samples from a shared demuxer.
+final class DemuxedSampleCursor: SampleCursor, @unchecked Sendable {
+    private var timeline: PacketTimeline
+    private let demuxer: PacketDemuxer
+    private let lock = NSLock()
+
+    init(timeline: PacketTimeline, demuxer: PacketDemuxer) {
+        self.timeline = timeline
+        self.demuxer = demuxer
+    }
+
+    /// Packets left out because their decode time went back.
+    var droppedPackets: Int { lock.withLock { timeline.droppedPackets } }
+
+    func next() throws -> SampleBuffer? {
+        try lock.withLock { try timeline.next(from: demuxer) }
+    }
+
+    func close() { demuxer.close(stream: timeline.stream) }
+}

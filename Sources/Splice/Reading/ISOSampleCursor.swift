@@ -1,0 +1,94 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+
+/// One MP4/MOV track's samples, read through its sample tables: from the sync sample at or
+/// before a time range's start to its end, each sample's bytes read from a window of up to
+/// 4 MiB along its chunk (or left in the file, for a writer to copy file to file).
+final class ISOSampleCursor: SampleCursor {
+    private var iterator: SampleIterator
+    private let file: ReadOnlyFile
+    private let trackID: Int
+    private let timescale: Int32
+    private let formats: [FormatDescription]
+    private let copiesSampleData: Bool
+    private var endDecodeTime: Int64 = .max
+    /// Where a one-segment edit list ends the media (audio only): samples past it are trimmed.
+    private var editEnd: Int64?
+    private var window = Data()
+    private var windowStart: UInt64 = 0
+    /// Largest single read: chunks bigger than this are read in pieces.
+    static let maximumRead: UInt64 = 4 << 20
+
+    init(track: AssetTrack, iso: Track, trackExtends: TrackExtends?, file: ReadOnlyFile, timeRange: TimeRange,
+         copiesSampleData: Bool) {
+        iterator = SampleIterator(track: iso, trackExtends: trackExtends)
+        self.file = file
+        trackID = track.trackID
+        timescale = track.naturalTimeScale
+        formats = track.formatDescriptions
+        self.copiesSampleData = copiesSampleData
+        let edits = track.segments.filter { !$0.isEmpty }
+        if track.mediaType == .audio, edits.count == 1, let source = edits[0].source, source.end.isNumeric {
+            editEnd = source.end.converted(to: timescale, rounding: .up).value
+        }
+        if timeRange != .everything { position(at: timeRange, shift: MediaTime.zero - track.firstEditShift) }
+    }
+
+    /// Moves to the last sync sample at or before the first sample that ends after the range's
+    /// start (movie time → media time through the first non-empty edit).
+    private func position(at range: TimeRange, shift: MediaTime) {
+        let start = (range.start + shift).converted(to: timescale, rounding: .down)
+        var probe = iterator
+        var index = 0, syncIndex = 0
+        while let s = probe.next() {
+            if s.isSync { syncIndex = index }
+            if s.presentationTime + Int64(s.duration) > start.value { break }
+            index += 1
+        }
+        for _ in 0..<syncIndex { _ = iterator.next() }
+        endDecodeTime = range.end.isNumeric ? (range.end + shift).converted(to: timescale, rounding: .up).value : .max
+    }
+
+    func next() throws -> SampleBuffer? {
+        guard let s = iterator.next(), s.decodeTime < endDecodeTime else { return nil }
+        guard s.offset <= file.size, UInt64(s.size) <= file.size - s.offset else {
+            throw MediaError(.invalidData, "sample at offset \(s.offset) (\(s.size) bytes) lies past the end of the file",
+                             location: "track \(trackID)")
+        }
+        guard s.descriptionIndex >= 1, Int(s.descriptionIndex) <= formats.count else {
+            throw MediaError(.invalidData, "sample description index \(s.descriptionIndex) does not exist",
+                             location: "track \(trackID)")
+        }
+        let storage: SampleBuffer.Storage = copiesSampleData
+            ? .bytes(try read(s))
+            : .file(SampleBuffer.FileRange(file: file, offset: s.offset, length: Int(s.size)))
+        var sample = SampleBuffer(
+            data: Data(),
+            decodeTime: MediaTime(value: s.decodeTime, timescale: timescale),
+            presentationTime: MediaTime(value: s.presentationTime, timescale: timescale),
+            duration: MediaTime(value: Int64(s.duration), timescale: timescale),
+            isSync: s.isSync, dependency: s.dependency.map(SampleBuffer.Dependency.init(rawValue:)),
+            formatDescription: formats[Int(s.descriptionIndex) - 1])
+        sample.storage = storage
+        if let end = editEnd, s.presentationTime < end, s.presentationTime + Int64(s.duration) > end {
+            sample.trimDurationAtEnd = MediaTime(value: s.presentationTime + Int64(s.duration) - end, timescale: timescale)
+        }
+        return sample
+    }
+
+    func close() {}
+
+    /// The sample's bytes, from a window of up to 4 MiB read at once along its chunk.
+    private func read(_ s: SampleInfo) throws -> Data {
+        let size = UInt64(s.size)
+        if s.offset < windowStart || s.offset + size > windowStart + UInt64(window.count) {
+            let want = max(size, min(s.contiguousBytes, ISOSampleCursor.maximumRead))
+            let length = min(want, file.size - s.offset)
+            window = try file.readData(at: s.offset, count: Int(length))
+            windowStart = s.offset
+        }
+        let from = Int(s.offset - windowStart)
+        return window.subdata(in: from..<(from + Int(size)))
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import MediaCore
+
+/// Appending: each sample goes through its input's transform stages, is checked and timed,
+/// queued in its interleaving window, and written by the muxer once every unfinished input has
+/// passed that window. Everything here runs with the writer's lock held, but the entry points.
+extension AssetWriter {
+    func append(_ sample: SampleBuffer, to input: AssetWriterInput) -> Bool {
+        let (appended, others): (Bool, Bool) = lock.withLock {
+            guard _status == .writing else { return (false, false) }
+            do {
+                return (true, try appendLocked(sample, to: input))
+            } catch {
+                failLocked(error)
+                return (false, true)
+            }
+        }
+        if others { pumpAll() }
+        return appended
+    }
+
+    /// Returns whether other inputs may have become ready.
+    private func appendLocked(_ sample: SampleBuffer, to input: AssetWriterInput) throws -> Bool {
+        guard sessionStarted else { throw MediaError(.invalidOperation, "append before startSession(atSourceTime:)") }
+        let state = input.state
+        guard !state.isFinished else { throw MediaError(.invalidOperation, "append after markAsFinished()") }
+        if state.timescale == 0 {
+            state.timescale = input.mediaTimeScale > 0 ? input.mediaTimeScale : sample.decodeTime.timescale
+            guard state.timescale > 0 else { throw MediaError(.invalidData, "sample has an invalid decode time") }
+        }
+        let frontier = state.frontier
+        var samples = [sample]
+        for stage in state.stages { samples = try samples.flatMap { try stage.transform($0, timescale: state.timescale) } }
+        try enqueue(samples, to: input)
+        // Only a move of the slowest input can make another one ready.
+        let moved = state.frontier != frontier && interleaver.updateSlowestFrontier(_inputs.map(\.state))
+        if moved || interleaver.isHeavy(state) { try flush(all: false) }
+        return moved
+    }
+
+    /// What the input's stages still hold, each stage's passed through the stages after it.
+    func finishStages(_ state: InputState) throws -> [SampleBuffer] {
+        var samples: [SampleBuffer] = []
+        for stage in state.stages {
+            samples = try samples.flatMap { try stage.transform($0, timescale: state.timescale) } + stage.finish(timescale: state.timescale)
+        }
+        return samples
+    }
+
+    /// Checks each sample's times against the previous one's and queues it in its window.
+    func enqueue(_ samples: [SampleBuffer], to input: AssetWriterInput) throws {
+        let state = input.state
+        for sample in samples {
+            guard sample.decodeTime.isNumeric, sample.presentationTime.isNumeric else {
+                throw MediaError(.invalidData, "track \(state.index + 1): sample without a numeric decode or presentation time")
+            }
+            if state.timescale == 0 { state.timescale = sample.decodeTime.timescale }
+            let ts = state.timescale
+            let dts = sample.decodeTime.converted(to: ts).value
+            let pts = sample.presentationTime.converted(to: ts).value
+            let duration = sample.duration.isNumeric ? sample.duration.converted(to: ts).value : 0
+            if let last = state.lastDecodeTime, dts < last {
+                throw MediaError(.invalidData, "track \(state.index + 1): decode time \(sample.decodeTime) goes back before the previous sample's")
+            }
+            if state.firstDecodeTime == nil { state.firstDecodeTime = dts }
+            state.lastDecodeTime = dts
+            let trimEnd = sample.trimDurationAtEnd > .zero ? sample.trimDurationAtEnd.converted(to: ts).value : 0
+            state.presentationEnd = max(state.presentationEnd ?? .min, pts + duration - trimEnd)
+            state.earliestPresentation = min(state.earliestPresentation ?? .max, pts)
+            if state.firstFormat == nil { state.firstFormat = sample.formatDescription }
+            let window = interleaver.windowIndex(dts, timescale: ts)
+            state.pending.append(PendingSample(
+                storage: sample.storage, length: sample.dataLength, decodeTime: dts, compositionOffset: pts - dts,
+                duration: duration, isSync: sample.isSync, dependency: sample.dependency?.rawValue,
+                descriptionIndex: try muxer?.descriptionIndex(for: sample, input: input) ?? 1,
+                window: window, trimDurationAtEnd: sample.trimDurationAtEnd))
+            if case .bytes = sample.storage { state.pendingBytes += sample.dataLength }
+            state.frontier = max(state.frontier, window)
+        }
+    }
+
+    func markAsFinished(_ input: AssetWriterInput) {
+        lock.withLock {
+            let state = input.state
+            // A running block keeps itself alive; dropping it here breaks the cycle block → feeder → writer.
+            state.requestBlock = nil
+            guard !state.isFinished else { return }
+            if _status == .writing {
+                do { try enqueue(try finishStages(state), to: input) } catch { failLocked(error) }
+            }
+            state.isFinished = true
+            _ = interleaver.updateSlowestFrontier(_inputs.map(\.state))
+            if _status == .writing {
+                do { try flush(all: false) } catch { failLocked(error) }
+            }
+        }
+        pumpAll()
+    }
+
+    /// Writes every chunk whose window all unfinished inputs have passed (everything with `all`).
+    func flush(all: Bool) throws {
+        guard let muxer, let counts = interleaver.writableCounts(_inputs.map(\.state), all: all) else { return }
+        try muxer.write(counts, of: _inputs, session: session)
+        for (input, n) in zip(_inputs, counts) { input.state.removePending(n) }
+    }
+}

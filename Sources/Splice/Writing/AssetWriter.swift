@@ -1,0 +1,248 @@
+import Dispatch
+import Foundation
+import MediaCore
+import ISOBMFF
+import FFmpegBridge
+
+/// Writes sample buffers into a new MP4, MOV, M4A or M4V file, natively, or into a Matroska,
+/// WebM, MPEG-TS or AVI file through libavformat.
+///
+/// The file is written to a temporary file beside `outputURL` and renamed into place by
+/// `finishWriting`; a failed or cancelled writer leaves nothing behind. Tracks are
+/// interleaved in chunks of about `preferredMediaChunkDuration` by decode time: an input
+/// that gets ahead of the others is not ready until they catch up, which keeps memory
+/// bounded whatever the file size, and the layout depends only on the samples.
+///
+/// This file holds the state machine and the public API; appending and flushing are in
+/// `AssetWriter+Samples.swift`, the request plumbing in `AssetWriter+Requests.swift`, and
+/// the layout of the file in the muxers (`MovieMuxer`, `FormatMuxer`).
+///
+/// ```swift
+/// let writer = try AssetWriter(outputURL: url, fileType: .mp4)
+/// let input = AssetWriterInput(mediaType: .audio, sourceFormatHint: track.formatDescriptions[0])
+/// writer.add(input)
+/// writer.startWriting()
+/// writer.startSession(atSourceTime: .zero)
+/// … input.append(sample) … input.markAsFinished()
+/// try await writer.finishWriting()
+/// ```
+public final class AssetWriter: @unchecked Sendable {
+    public enum Status: Sendable, Equatable {
+        case unknown, writing, completed, failed, cancelled
+    }
+
+    public let outputURL: URL
+    public let fileType: FileType
+    /// The movie timescale (`mvhd`, edit lists, track durations). Set before `startWriting()`.
+    public var movieTimeScale: Int32 = 1000
+    /// Put `moov` before `mdat` so that players can start before the whole file is read.
+    public var shouldOptimizeForNetworkUse = false
+    /// Whether an existing file at `outputURL` may be replaced (atomically, on success).
+    public var replacesExistingFile = false
+    /// Chapters, on the output's timeline, for containers that list them (Matroska, WebM). Set
+    /// before `startWriting()`.
+    public var chapters: [Asset.Chapter] = []
+
+    let lock = NSLock()
+    var _status: Status = .unknown
+    private var _error: MediaError?
+    var _inputs: [AssetWriterInput] = []
+    private var _groups: [AssetWriterInputGroup] = []
+    /// What a copied MP4/MOV movie keeps (see `copyMovieStructure(of:)`).
+    private var template = MovieTemplate()
+    private var file: OutputFile?
+    var muxer: (any Muxer)?
+    var interleaver = Interleaver(inputs: [])
+    var session = WriterSession(start: .zero)
+    var sessionStarted = false
+
+    /// Makes a writer for `outputURL`; `fileType` defaults to the one its extension names.
+    /// - Throws: `.unsupported` when no file type is given and the extension names none Splice writes.
+    public init(outputURL: URL, fileType: FileType? = nil) throws {
+        self.outputURL = outputURL
+        guard let type = fileType ?? FileType(pathExtension: outputURL.pathExtension) else {
+            throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files; Splice writes \(FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))",
+                             file: outputURL.path)
+        }
+        if !type.isISO { try FFmpegLibraries.load() }
+        self.fileType = type
+    }
+
+    public var status: Status { lock.withLock { _status } }
+    /// Why writing failed, when `status` is `.failed`.
+    public var error: MediaError? { lock.withLock { _error } }
+    public var inputs: [AssetWriterInput] { lock.withLock { _inputs } }
+    public var inputGroups: [AssetWriterInputGroup] { lock.withLock { _groups } }
+
+    // MARK: Inputs and groups
+
+    public func canAdd(_ input: AssetWriterInput) -> Bool {
+        lock.withLock { _status == .unknown && input.writer == nil && input.outputSettings == nil }
+    }
+
+    public func add(_ input: AssetWriterInput) {
+        guard canAdd(input) else { return }
+        lock.withLock {
+            input.writer = self
+            input.state = InputState(index: _inputs.count)
+            _inputs.append(input)
+        }
+    }
+
+    /// Whether `group` can be added: its inputs are this writer's, in no other group, and its
+    /// default input (if any) is one of them.
+    public func canAdd(_ group: AssetWriterInputGroup) -> Bool {
+        lock.withLock {
+            guard _status == .unknown, !group.inputs.isEmpty else { return false }
+            guard group.inputs.allSatisfy({ i in _inputs.contains { $0 === i } }) else { return false }
+            if let d = group.defaultInput, !group.inputs.contains(where: { $0 === d }) { return false }
+            let grouped = _groups.flatMap(\.inputs)
+            return !group.inputs.contains { i in grouped.contains { $0 === i } }
+        }
+    }
+
+    public func add(_ group: AssetWriterInputGroup) {
+        guard canAdd(group) else { return }
+        lock.withLock { _groups.append(group) }
+    }
+
+    /// Carries the movie-level structure of `asset` into the new file, when both are MP4/MOV:
+    /// its timescale, its `ftyp` (when the file types agree), the `mvhd` fields (dates, rate,
+    /// volume, matrix) and the movie's `udta`/`meta`. Call before `startWriting()`; for other
+    /// sources it does nothing.
+    public func copyMovieStructure(of asset: Asset) {
+        guard let movie = (asset.source as? ISOMovieSource)?.movie else { return }
+        lock.withLock {
+            guard _status == .unknown else { return }
+            if movie.movieHeader.timescale <= UInt32(Int32.max) { movieTimeScale = Int32(movie.movieHeader.timescale) }
+            template = MovieTemplate(fileType: FileType(movie.fileType) == fileType ? movie.fileType : nil,
+                                     header: movie.movieHeader, boxes: movie.otherMovieBoxes)
+        }
+    }
+
+    // MARK: Writing
+
+    /// Creates the temporary output file and starts accepting samples. Returns `false` (with
+    /// `status` `.failed` and `error` set) when the file cannot be created.
+    @discardableResult
+    public func startWriting() -> Bool {
+        let started: Bool = lock.withLock {
+            guard _status == .unknown else { return false }
+            do {
+                let file = try OutputFile(destination: outputURL.path, replacing: replacesExistingFile)
+                self.file = file
+                let muxer = try makeMuxer(file)
+                self.muxer = muxer
+                for input in _inputs { installStages(input, muxer: muxer) }
+                interleaver = Interleaver(inputs: _inputs)
+                _ = interleaver.updateSlowestFrontier(_inputs.map(\.state))
+                _status = .writing
+                return true
+            } catch {
+                failLocked(error)
+                return false
+            }
+        }
+        return started
+    }
+
+    private func makeMuxer(_ file: OutputFile) throws -> any Muxer {
+        if let name = fileType.muxerName {
+            return try FormatMuxer(formatName: name, file: file, groups: _groups, chapters: chapters)
+        }
+        return try MovieMuxer(file: file, fileType: fileType, template: template, groups: _groups, inputCount: _inputs.count,
+                              movieTimeScale: movieTimeScale, fastStart: shouldOptimizeForNetworkUse)
+    }
+
+    /// The transform stages of an input: today the text conversion.
+    private func installStages(_ input: AssetWriterInput, muxer: any Muxer) {
+        let text = TextConversion(muxerName: fileType.muxerName, containerFormat: muxer.textFormat, isForced: input.isForced)
+        input.state.text = text
+        input.state.stages = [text]
+    }
+
+    /// Starts the session: samples are written relative to `time` (0 for a plain copy).
+    public func startSession(atSourceTime time: MediaTime) {
+        lock.withLock {
+            if !sessionStarted {
+                sessionStarted = true
+                session.start = time
+            }
+        }
+        pumpAll()
+    }
+
+    /// Ends the session at `time`: tracks are cut there (through their edit lists).
+    public func endSession(atSourceTime time: MediaTime) {
+        lock.withLock { session.end = time }
+    }
+
+    /// Fails the writer with `error` (lock held): the file is removed and pending samples dropped.
+    func failLocked(_ error: Error) {
+        guard _status == .writing || _status == .unknown else { return }
+        var e = (error as? MediaError) ?? MediaError(.io, "\(error)")
+        if e.file == nil { e.file = outputURL.path }
+        _status = .failed
+        _error = e
+        tearDown()
+    }
+
+    /// Drops the muxer, the temporary file and every pending sample (lock held).
+    private func tearDown() {
+        muxer = nil
+        file?.discard()
+        for input in _inputs { input.state.discardPending() }
+    }
+
+    /// Stops writing and removes the temporary file; the destination is untouched.
+    public func cancelWriting() {
+        lock.withLock {
+            guard _status == .writing || _status == .unknown else { return }
+            _status = .cancelled
+            tearDown()
+        }
+        pumpAll()
+    }
+
+    /// Finishes the file: unfinished inputs are marked finished, the remaining chunks and the
+    /// `moov` are written, and the file is renamed into place. `handler` runs when done;
+    /// then `status` is `.completed`, or `.failed` with `error` set.
+    public func finishWriting(completionHandler handler: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async { [self] in
+            finish()
+            handler()
+        }
+    }
+
+    /// Finishes the file; see `finishWriting(completionHandler:)`.
+    /// - Throws: the writer's `error` when it did not complete.
+    public func finishWriting() async throws {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            finishWriting { c.resume() }
+        }
+        if status != .completed {
+            throw error ?? MediaError(.cancelled, "writing was cancelled", file: outputURL.path)
+        }
+    }
+
+    /// Finishes the file on the calling thread; see `finishWriting(completionHandler:)`.
+    public func finish() {
+        lock.withLock {
+            guard _status == .writing, let file, let muxer else { return }
+            do {
+                for input in _inputs {
+                    if !input.state.isFinished { try enqueue(try finishStages(input.state), to: input) }
+                    input.state.isFinished = true
+                    input.state.requestBlock = nil
+                }
+                try flush(all: true)
+                try muxer.finish(_inputs, session: session)
+                self.muxer = nil
+                try file.commit()
+                _status = .completed
+            } catch {
+                failLocked(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+import MediaCore
+
+/// One output track of an `AssetWriter`: takes sample buffers and says when it is ready for more.
+///
+/// Set its properties before `AssetWriter.startWriting()`. Feed it from a serial queue:
+///
+/// ```swift
+/// input.requestMediaDataWhenReady(on: queue) {
+///     while input.isReadyForMoreMediaData {
+///         guard let sample = output.copyNextSampleBuffer() else { input.markAsFinished(); return }
+///         if !input.append(sample) { return }
+///     }
+/// }
+/// ```
+public final class AssetWriterInput: @unchecked Sendable {
+    public let mediaType: MediaType
+    /// `nil`: samples are written as given (passthrough; the only mode so far).
+    public let outputSettings: [String: String]?
+    /// The format of the samples to come; its ISO sample entry is written byte-exact.
+    public let sourceFormatHint: FormatDescription?
+
+    /// ISO 639-2/T language for `mdhd` (`und` when nil).
+    public var languageCode: String?
+    /// BCP 47 tag for `elng`.
+    public var extendedLanguageTag: String?
+    /// Whether the track is enabled when it is in no group (groups decide for their members).
+    public var marksOutputTrackAsEnabled = true
+    /// The handler name (`hdlr`).
+    public var name: String?
+    /// The media timescale; 0 takes the timescale of the first sample's decode time.
+    public var mediaTimeScale: Int32 = 0
+    /// The track's visual size (`tkhd` width/height); defaults to the format's dimensions.
+    public var naturalSize: Dimensions?
+    /// The `tkhd` matrix (a, b, u, c, d, v, tx, ty, w as stored); identity when nil.
+    public var transform: [Int32]?
+    /// Audio volume, 0…1 (`tkhd`); 1 for audio tracks when nil.
+    public var preferredVolume: Float?
+    /// How much media to gather per chunk before interleaving with other tracks.
+    public var preferredMediaChunkDuration = MediaTime(value: 1, timescale: 2)
+    /// Forced subtitles: Matroska's forced flag; a text track converted to tx3g for MP4/MOV gets
+    /// the all-samples-forced display flag.
+    public var isForced = false
+    /// `.describesMusicAndSoundForAccessibility` and `.describesVideoForAccessibility` become
+    /// Matroska's hearing- and visual-impaired flags and Apple's tagged characteristics in MP4/MOV.
+    public var mediaCharacteristics: Set<MediaCharacteristic> = []
+    /// The edit list to write, in movie time; `nil` for none (or one derived from the session times).
+    public var segments: [TrackSegment]?
+
+    weak var writer: AssetWriter?
+    var associations: [(type: TrackAssociationType, input: AssetWriterInput)] = []
+    /// Boxes and fields carried over from a source MP4/MOV track (see `init(copying:)`).
+    var passthrough: TrackPassthrough?
+    /// What the writer keeps of this input while writing, guarded by its lock.
+    var state = InputState(index: 0)
+
+    /// Makes an input for `mediaType` samples.
+    /// - Parameters:
+    ///   - outputSettings: must be `nil` (passthrough).
+    ///   - sourceFormatHint: the samples' format; its sample entry is written as is.
+    public init(mediaType: MediaType, outputSettings: [String: String]? = nil, sourceFormatHint: FormatDescription? = nil) {
+        self.mediaType = mediaType
+        self.outputSettings = outputSettings
+        self.sourceFormatHint = sourceFormatHint
+    }
+
+    /// Makes an input that writes `track` as it is: its format, language, `elng`, name, enabled
+    /// flag, media timescale, forced flag, accessibility characteristics and edit list, and — for
+    /// an MP4/MOV track — its header fields (matrix, volume, layer, dates) and every box Splice
+    /// does not interpret. What `SamplePipe.mirroring` uses for each track.
+    public convenience init(copying track: AssetTrack) {
+        self.init(mediaType: track.mediaType, outputSettings: nil, sourceFormatHint: track.formatDescriptions.first)
+        languageCode = track.languageCode
+        extendedLanguageTag = track.extendedLanguageTag
+        name = track.name
+        marksOutputTrackAsEnabled = track.isEnabled
+        mediaTimeScale = track.naturalTimeScale
+        isForced = track.isForced
+        mediaCharacteristics = Set([MediaCharacteristic.describesMusicAndSoundForAccessibility, .describesVideoForAccessibility]
+            .filter(track.hasMediaCharacteristic))
+        segments = track.segments.isEmpty ? nil : track.segments
+        passthrough = track.backing.isoStructure
+    }
+
+    /// Whether `append(_:)` would take a sample now: `false` while this track is far enough
+    /// ahead of the others (or holds a full chunk), after `markAsFinished()`, and once writing ends.
+    public var isReadyForMoreMediaData: Bool {
+        writer?.isReady(self) ?? false
+    }
+
+    /// Calls `block` on `queue` whenever the input is ready for more data, until it is marked
+    /// finished or writing ends (then `block` runs once more so it can see the writer's status).
+    public func requestMediaDataWhenReady(on queue: DispatchQueue, using block: @escaping @Sendable () -> Void) {
+        writer?.setRequest(self, queue: queue, block: block)
+    }
+
+    /// Appends a sample. Returns `false` when it cannot be written; the writer's `status` and
+    /// `error` then say why.
+    @discardableResult
+    public func append(_ sample: SampleBuffer) -> Bool {
+        writer?.append(sample, to: self) ?? false
+    }
+
+    /// Says that no more samples come for this track.
+    public func markAsFinished() {
+        writer?.markAsFinished(self)
+    }
+
+    /// Whether a `tref` of `type` from this input's track to `input`'s can be added.
+    public func canAddTrackAssociation(withTrackOf input: AssetWriterInput, type: TrackAssociationType) -> Bool {
+        input !== self && writer != nil && input.writer === writer && writer?.status == .unknown
+            && !associations.contains { $0.type == type && $0.input === input }
+    }
+
+    /// Adds a `tref` of `type` pointing from this input's track to `input`'s (several targets and
+    /// several types per track are fine).
+    public func addTrackAssociation(withTrackOf input: AssetWriterInput, type: TrackAssociationType) {
+        guard canAddTrackAssociation(withTrackOf: input, type: type) else { return }
+        associations.append((type, input))
+    }
+}
+
+/// Inputs whose tracks are alternatives to each other: one `alternate_group` in the file,
+/// the default input enabled and the others disabled.
+public final class AssetWriterInputGroup: @unchecked Sendable {
+    public let inputs: [AssetWriterInput]
+    /// The input enabled by default; `nil` leaves every track of the group disabled.
+    public let defaultInput: AssetWriterInput?
+    /// The `alternate_group` number to use when it is free; the writer numbers the group otherwise.
+    public let preferredAlternateGroup: Int?
+
+    public init(inputs: [AssetWriterInput], defaultInput: AssetWriterInput?, preferredAlternateGroup: Int? = nil) {
+        self.inputs = inputs
+        self.defaultInput = defaultInput
+        self.preferredAlternateGroup = preferredAlternateGroup
+    }
+}

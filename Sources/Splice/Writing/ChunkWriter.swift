@@ -1,0 +1,150 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+
+/// Lays out and writes the chunks of one flush into `mdat`: in-memory bytes gathered into large
+/// writes, file-backed bytes copied file to file with adjacent ranges merged (across chunks and
+/// tracks), each chunk recorded in its track's sample table.
+struct ChunkWriter {
+    let file: OutputFile
+    private var buffer = Data()
+    private var range: SampleBuffer.FileRange?
+    private var queued: UInt64 = 0
+
+    init(file: OutputFile) { self.file = file }
+
+    /// The chunks to write for the first `counts[i]` pending samples of each input, in order.
+    ///
+    /// Window by window, inputs in order within a window, one chunk per run of samples sharing a
+    /// sample description. When every sample refers to the same source file in increasing
+    /// offsets per track (a passthrough copy), they go in source order instead: the output keeps
+    /// the source's interleaving and long runs of bytes are copied file to file in one go.
+    static func layout(_ counts: [Int], of inputs: [AssetWriterInput]) -> [(AssetWriterInput, Range<Int>)] {
+        let runs = sourceOrder(counts, inputs).map { runsInSourceOrder($0, inputs) } ?? runsByWindow(counts, inputs)
+        return runs.map { (inputs[$0.input], $0.range) }
+    }
+
+    private static func runsByWindow(_ counts: [Int], _ inputs: [AssetWriterInput]) -> [(input: Int, range: Range<Int>)] {
+        var runs: [(Int, Range<Int>)] = []
+        var cursor = [Int](repeating: 0, count: inputs.count)
+        while true {
+            var w = Int64.max
+            for (i, input) in inputs.enumerated() where cursor[i] < counts[i] { w = min(w, input.state.pending[cursor[i]].window) }
+            guard w != Int64.max else { break }
+            for (i, input) in inputs.enumerated() {
+                let pending = input.state.pending
+                var start = cursor[i]
+                var end = start
+                while end < counts[i] && pending[end].window <= w { end += 1 }
+                cursor[i] = end
+                while start < end {
+                    var stop = start + 1
+                    while stop < end && pending[stop].descriptionIndex == pending[start].descriptionIndex { stop += 1 }
+                    runs.append((i, start..<stop))
+                    start = stop
+                }
+            }
+        }
+        return runs
+    }
+
+    private static func runsInSourceOrder(_ order: [(Int, Int)], _ inputs: [AssetWriterInput]) -> [(input: Int, range: Range<Int>)] {
+        var runs: [(input: Int, range: Range<Int>)] = []
+        for (i, k) in order {
+            if let last = runs.last, last.input == i, last.range.upperBound == k,
+               inputs[i].state.pending[k].descriptionIndex == inputs[i].state.pending[last.range.lowerBound].descriptionIndex {
+                runs[runs.count - 1].range = last.range.lowerBound..<(k + 1)
+            } else {
+                runs.append((i, k..<(k + 1)))
+            }
+        }
+        return runs
+    }
+
+    /// The samples to flush as (input, index) in source-file order, when they all lie in one
+    /// file with offsets increasing within each input.
+    private static func sourceOrder(_ counts: [Int], _ inputs: [AssetWriterInput]) -> [(Int, Int)]? {
+        var file: ReadOnlyFile?
+        var offsets: [[UInt64]] = []
+        for (i, input) in inputs.enumerated() {
+            var list: [UInt64] = []
+            list.reserveCapacity(counts[i])
+            for s in input.state.pending[..<counts[i]] {
+                guard case .file(let r) = s.storage else { return nil }
+                if file == nil { file = r.file } else if file !== r.file { return nil }
+                if let previous = list.last, r.offset < previous { return nil }
+                list.append(r.offset)
+            }
+            offsets.append(list)
+        }
+        // Merge the per-input sorted lists.
+        var order: [(Int, Int)] = []
+        order.reserveCapacity(counts.reduce(0, +))
+        var cursor = [Int](repeating: 0, count: counts.count)
+        while true {
+            var best: Int?
+            var bestOffset = UInt64.max
+            for i in counts.indices where cursor[i] < counts[i] && offsets[i][cursor[i]] < bestOffset {
+                best = i
+                bestOffset = offsets[i][cursor[i]]
+            }
+            guard let b = best else { break }
+            order.append((b, cursor[b]))
+            cursor[b] += 1
+        }
+        return order
+    }
+
+    /// Writes one chunk and records it, with its samples, in `table`.
+    mutating func chunk(_ samples: ArraySlice<PendingSample>, into table: TrackTable, firstDecodeTime: Int64) throws {
+        let offset = file.size + queued
+        for s in samples {
+            guard let size = UInt32(exactly: s.length) else {
+                throw MediaError(.unsupported, "a sample of \(s.length) bytes is too large for MP4")
+            }
+            try queue(s.storage)
+            queued += UInt64(s.length)
+            try table.builder.addSample(size: size, decodeTime: s.decodeTime - firstDecodeTime,
+                                        compositionOffset: s.compositionOffset, duration: s.duration,
+                                        isSync: s.isSync, dependency: s.dependency)
+        }
+        table.builder.addChunk(offset: offset, sampleCount: samples.count, descriptionIndex: samples.first!.descriptionIndex)
+        if buffer.count >= 4 << 20 { try flushBuffer() }
+    }
+
+    private mutating func queue(_ storage: SampleBuffer.Storage) throws {
+        switch storage {
+        case .bytes(let d):
+            try flushRange()
+            buffer.append(d)
+        case .file(let r):
+            try flushBuffer()
+            if let current = range, current.file === r.file, current.offset + UInt64(current.length) == r.offset {
+                range = SampleBuffer.FileRange(file: r.file, offset: current.offset, length: current.length + r.length)
+            } else {
+                try flushRange()
+                range = r
+            }
+        }
+    }
+
+    private mutating func flushRange() throws {
+        guard let r = range else { return }
+        range = nil
+        try file.append(from: r.file, offset: r.offset, length: r.length)
+        queued -= UInt64(r.length)
+    }
+
+    private mutating func flushBuffer() throws {
+        guard !buffer.isEmpty else { return }
+        try file.write(buffer)
+        queued -= UInt64(buffer.count)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is still queued.
+    mutating func finish() throws {
+        try flushRange()
+        try flushBuffer()
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import Subtitles
+import FFmpegBridge
+
+/// Writes Matroska, WebM, MPEG-TS and AVI through libavformat: one stream per input, declared
+/// when the first samples are written (a stream's format is that of its first sample when the
+/// input has no hint), packets handed to `av_interleaved_write_frame` in decode order.
+final class FormatMuxer: Muxer {
+    private let context: OutputFormatContext
+    private let formatName: String
+    private let groups: [AssetWriterInputGroup]
+    private let chapters: [Asset.Chapter]
+    /// Per input: stream index, time base, and ticks (of the input's timescale) added to its
+    /// times; empty until the header is written.
+    private var streams: [(index: Int, timeBase: (num: Int32, den: Int32), shift: Int64)] = []
+
+    init(formatName: String, file: OutputFile, groups: [AssetWriterInputGroup], chapters: [Asset.Chapter]) throws {
+        do { context = try OutputFormatContext(formatName: formatName, file: file) } catch { throw error.mediaError }
+        self.formatName = formatName
+        self.groups = groups
+        self.chapters = chapters
+    }
+
+    /// Matroska and WebM: chapters, and languages in their bibliographic form.
+    private var isMatroska: Bool { formatName == "matroska" || formatName == "webm" }
+
+    var textFormat: SubtitlePacketFormat? {
+        switch formatName {
+        case "webm": .webvtt
+        case "matroska": .subrip
+        default: nil
+        }
+    }
+
+    /// Containers (by file extension) that can hold `codecName`, for error messages.
+    static func containers(holding codecName: String) -> [String] {
+        var names: [String] = []
+        if CodecMapping.isoCodecs.contains(codecName) { names.append("mp4") }
+        for (muxer, ext) in [("matroska", "mkv"), ("webm", "webm"), ("mpegts", "ts"), ("avi", "avi")]
+        where OutputFormatContext.canHold(codecName, formatName: muxer) {
+            names.append(ext)
+        }
+        return names
+    }
+
+    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 { 1 }
+
+    func write(_ counts: [Int], of inputs: [AssetWriterInput], session: WriterSession) throws {
+        if streams.isEmpty { try start(inputs, session: session) }
+        var order: [(time: Double, input: Int, k: Int)] = []
+        for (i, input) in inputs.enumerated() {
+            let scale = Double(input.state.timescale)
+            for k in 0..<counts[i] { order.append((Double(input.state.pending[k].decodeTime + streams[i].shift) / scale, i, k)) }
+        }
+        order.sort { ($0.time, $0.input, $0.k) < ($1.time, $1.input, $1.k) }
+        for (_, i, k) in order { try write(inputs[i].state.pending[k], of: inputs[i], stream: streams[i]) }
+    }
+
+    private func write(_ s: PendingSample, of input: AssetWriterInput, stream: (index: Int, timeBase: (num: Int32, den: Int32), shift: Int64)) throws {
+        let scale = input.state.timescale
+        func ticks(_ v: Int64) -> Int64 {
+            MediaTime(value: v, timescale: scale).ticks(numerator: stream.timeBase.num, denominator: stream.timeBase.den)
+        }
+        let data: Data
+        switch s.storage {
+        case .bytes(let d): data = d
+        case .file(let r): data = try r.file.readData(at: r.offset, count: r.length)
+        }
+        let dts = s.decodeTime + stream.shift
+        var skipped = 0
+        if s.trimDurationAtEnd > .zero, let rate = input.state.firstFormat?.sampleRate ?? input.sourceFormatHint?.sampleRate {
+            skipped = Int(min(1e9, max(0, (s.trimDurationAtEnd.seconds * rate).rounded())))
+        }
+        try context.write(data, stream: stream.index, presentationTime: ticks(dts + s.compositionOffset),
+                          decodeTime: ticks(dts), duration: ticks(s.duration), isKeyFrame: s.isSync,
+                          skippedSamplesAtEnd: skipped)
+    }
+
+    func finish(_ inputs: [AssetWriterInput], session: WriterSession) throws {
+        if streams.isEmpty { try start(inputs, session: session) }
+        try context.writeTrailer()
+    }
+
+    /// Adds one stream per input and writes the header (before the first packet).
+    private func start(_ inputs: [AssetWriterInput], session: WriterSession) throws {
+        let assignments = AssetWriterInputGroup.assignments(groups)
+        for (i, input) in inputs.enumerated() {
+            guard let format = input.state.firstFormat ?? input.sourceFormatHint else {
+                throw MediaError(.invalidOperation, "track \(i + 1) has no samples and no format hint")
+            }
+            let codec = try codecParameters(input, format: format, track: i + 1)
+            var metadata = StreamMetadata()
+            metadata.isDefault = assignments[ObjectIdentifier(input)]?.enabled ?? input.marksOutputTrackAsEnabled
+            let forcedTarget = inputs.contains { other in other.associations.contains { $0.type == .forcedSubtitlesOnly && $0.input === input } }
+            let forcedText = [format, input.sourceFormatHint].contains { $0?.codec == "tx3g" && TX3G.isForcedOnly($0?.sampleEntry) }
+            metadata.isForced = input.isForced || forcedTarget || forcedText || (input.state.text?.sawForcedText ?? false)
+            metadata.isHearingImpaired = input.mediaCharacteristics.contains(.describesMusicAndSoundForAccessibility)
+            metadata.isVisualImpaired = input.mediaCharacteristics.contains(.describesVideoForAccessibility)
+            if let l = input.languageCode, l != "und" { metadata.language = isMatroska ? ISO639.bibliographic(l) : l }
+            if let name = input.name, !MediaType.isDefaultHandlerName(name) { metadata.title = name }
+            let scale = input.state.timescale > 0 ? input.state.timescale : (input.mediaTimeScale > 0 ? input.mediaTimeScale : 1000)
+            input.state.timescale = scale
+            let index = try context.addStream(codec, metadata: metadata, timeBase: (1, scale))
+            // Presentation on the movie timeline: the first edit's shift, less the session start.
+            var shift = MediaTime.zero - session.start
+            if let first = input.segments?.first(where: { !$0.isEmpty }), let source = first.source {
+                shift = shift + first.target.start - source.start
+            }
+            streams.append((index, (1, 1), shift.converted(to: scale).value))
+        }
+        if !chapters.isEmpty {
+            try context.setChapters(chapters.map { c in
+                (c.title, (c.timeRange.start - session.start).converted(to: 1000).value,
+                 (c.timeRange.end - session.start).converted(to: 1000).value)
+            }, timescale: 1000)
+        }
+        try context.writeHeader()
+        for i in streams.indices { streams[i].timeBase = context.timeBase(ofStream: streams[i].index) }
+    }
+
+    /// The codec of an input's stream: its text packet format, or what its sample entry (or, for
+    /// samples without one, its format's codec parameters) describes.
+    private func codecParameters(_ input: AssetWriterInput, format: FormatDescription, track: Int) throws -> CodecParameters {
+        var p: CodecParameters
+        if TextConversion.isTimedText(format) || SubtitlePacketFormat(codecName: format.codecName ?? "") != nil {
+            guard let text = input.state.text?.streamFormat() else {
+                throw MediaError(.unsupported, "track \(track): \(formatName) files cannot hold text subtitles; mkv (SRT) and webm (WebVTT) can")
+            }
+            p = CodecParameters(mediaType: .subtitle, codecName: text.rawValue)
+            if text == .ass, format.codecName == "ass" { p.extradata = format.parameters.extradata }
+        } else if let entry = format.sampleEntry {
+            guard let c = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: input.mediaType) else {
+                throw MediaError(.unsupported, "track \(track): '\(format.codec)' samples cannot be written to \(formatName)")
+            }
+            p = c
+        } else if format.codecName != nil {
+            p = format.parameters
+        } else {
+            throw MediaError(.unsupported, "track \(track): '\(format.codec)' samples cannot be written to \(formatName)")
+        }
+        if let size = input.naturalSize, input.mediaType == .video { p.width = size.width; p.height = size.height }
+        guard OutputFormatContext.canHold(p.codecName, formatName: formatName) else {
+            let others = FormatMuxer.containers(holding: p.codecName)
+            throw MediaError(.unsupported, "track \(track): \(formatName) files cannot hold \(p.codecName)"
+                             + (others.isEmpty ? "" : "; \(others.joined(separator: ", ")) can"))
+        }
+        return p
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+
+/// Builds the `moov` of a written movie: for each input a `trak` from its sample table, its
+/// public properties (language, name, flags, size, matrix, volume, group, associations, edit
+/// list) and what a copied track carries over (`TrackPassthrough`).
+struct MovieBoxBuilder {
+    let inputs: [AssetWriterInput]
+    let tables: [TrackTable]
+    let groups: [AssetWriterInputGroup]
+    let session: WriterSession
+    let movieTimeScale: Int32
+    let fileType: FileType
+    let template: MovieTemplate
+    /// Seconds from 1904-01-01 (the ISO epoch) to now.
+    let now = UInt64(max(0, Date().timeIntervalSince1970 + 2_082_844_800))
+
+    /// The `moov`, with every chunk offset moved by `chunkShift`.
+    func movieBox(chunkShift: UInt64) -> [UInt8] {
+        let assignments = AssetWriterInputGroup.assignments(groups)
+        var tracks: [Track] = []
+        var movieDuration: UInt64 = 0
+        for (i, input) in inputs.enumerated() {
+            var track = self.track(input, table: tables[i], chunkShift: chunkShift)
+            let (group, enabled) = assignments[ObjectIdentifier(input)] ?? (0, input.marksOutputTrackAsEnabled)
+            track.header.trackID = UInt32(i + 1)
+            track.header.alternateGroup = group
+            track.header.flags = enabled ? (track.header.flags | TrackHeader.enabledFlag) : (track.header.flags & ~TrackHeader.enabledFlag)
+            track.references = references(of: input)
+            movieDuration = max(movieDuration, track.header.duration)
+            tracks.append(track)
+        }
+        var mvhd = template.header ?? MovieHeader(
+            version: 0, creationTime: now, modificationTime: now, timescale: 0, duration: 0, rate: 0x10000,
+            volume: 0x100, matrix: identityMatrix, nextTrackID: 0)
+        mvhd.timescale = UInt32(movieTimeScale)
+        mvhd.duration = movieDuration
+        mvhd.nextTrackID = UInt32(tracks.count + 1)
+        return MovieWriter.movieBox(header: mvhd, tracks: tracks, otherBoxes: template.boxes)
+    }
+
+    private func track(_ input: AssetWriterInput, table: TrackTable, chunkShift: UInt64) -> Track {
+        let pass = input.passthrough
+        let state = input.state
+        var sampleTable = table.builder.finished()
+        if chunkShift > 0 { sampleTable.chunkOffsets = sampleTable.chunkOffsets.map { $0 + chunkShift } }
+        if let pass, sampleTable.sampleCount == pass.expectedSampleCount { sampleTable.otherBoxes = pass.sampleTableBoxes }
+        if sampleTable.sampleEntries.isEmpty, let entry = input.sourceFormatHint?.sampleEntry,
+           let parsed = try? SampleEntry(bytes: [UInt8](entry), handler: input.mediaType.handlerType) {
+            // An empty track still describes its format.
+            sampleTable.sampleEntries = [parsed]
+        }
+        let mediaScale = state.timescale > 0 ? state.timescale : (input.mediaTimeScale > 0 ? input.mediaTimeScale : movieTimeScale)
+        let mediaDuration = table.builder.duration
+        let edits = editList(input, mediaScale: mediaScale, mediaDuration: mediaDuration)
+        var header = trackHeader(input)
+        if let edits {
+            header.duration = edits.entries.reduce(0) { $0 + $1.segmentDuration }
+        } else {
+            header.duration = UInt64(clamping: MediaTime(value: Int64(clamping: mediaDuration), timescale: mediaScale)
+                .converted(to: movieTimeScale, rounding: .up).value)
+        }
+        let mediaHeader = MediaHeader(
+            version: 0, creationTime: pass?.mediaHeader.creationTime ?? now,
+            modificationTime: pass?.mediaHeader.modificationTime ?? now, timescale: UInt32(mediaScale),
+            duration: mediaDuration, languageCode: languageCode(input), quality: pass?.mediaHeader.quality ?? 0)
+        var track = Track(header: header, mediaHeader: mediaHeader, handler: handler(input), sampleTable: sampleTable)
+        track.editList = edits
+        track.extendedLanguage = input.extendedLanguageTag
+        track.mediaInformationBoxes = pass?.mediaInformationBoxes ?? [MovieBoxBuilder.mediaHeaderBox(input.mediaType)]
+        track.otherTrackBoxes = (pass?.otherTrackBoxes ?? []) + accessibilityBoxes(input, copied: pass?.otherTrackBoxes ?? [])
+        track.otherMediaBoxes = pass?.otherMediaBoxes ?? []
+        return track
+    }
+
+    /// `tkhd` without ID, group, enabled flag and duration: the copied header, or a new one sized
+    /// from the format; then the input's size, matrix and volume where it sets them.
+    private func trackHeader(_ input: AssetWriterInput) -> TrackHeader {
+        var header = input.passthrough?.header ?? TrackHeader(
+            version: 0, flags: TrackHeader.inMovieFlag | TrackHeader.inPreviewFlag, creationTime: now,
+            modificationTime: now, trackID: 0, duration: 0, layer: 0, alternateGroup: 0, volume: 0,
+            matrix: identityMatrix, width: 0, height: 0)
+        if input.passthrough == nil {
+            header.volume = input.mediaType == .audio ? 0x100 : 0
+            if let d = input.sourceFormatHint?.dimensions, input.mediaType == .video || input.mediaType.isLegible {
+                header.width = UInt32(d.width) << 16
+                header.height = UInt32(d.height) << 16
+            }
+        }
+        if let size = input.naturalSize {
+            header.width = UInt32(clamping: size.width) << 16
+            header.height = UInt32(clamping: size.height) << 16
+        }
+        if let m = input.transform, m.count == 9 { header.matrix = m }
+        if let v = input.preferredVolume { header.volume = Int16(clamping: Int((v * 256).rounded())) }
+        return header
+    }
+
+    /// The input's segments as an edit list, else the one its session implies.
+    private func editList(_ input: AssetWriterInput, mediaScale: Int32, mediaDuration: UInt64) -> EditList? {
+        guard let segments = input.segments else {
+            return SessionEdits(state: input.state, session: session, mediaScale: mediaScale, movieScale: movieTimeScale,
+                                mediaDuration: mediaDuration).editList
+        }
+        return EditList(entries: segments.map { s in
+            let rate = EditListEntry.rateFields(s.rate)
+            return EditListEntry(
+                segmentDuration: UInt64(clamping: s.target.duration.converted(to: movieTimeScale).value),
+                mediaTime: s.source.map { $0.start.converted(to: mediaScale).value } ?? -1,
+                rateInteger: rate.integer, rateFraction: rate.fraction)
+        })
+    }
+
+    /// `tref`: the input's associations, one entry per type, targets as track IDs.
+    private func references(of input: AssetWriterInput) -> [TrackReference] {
+        var references: [TrackReference] = []
+        for (type, target) in input.associations {
+            guard let targetIndex = inputs.firstIndex(where: { $0 === target }) else { continue }
+            let id = UInt32(targetIndex + 1)
+            if let r = references.firstIndex(where: { $0.type == type.rawValue }) {
+                references[r].trackIDs.append(id)
+            } else {
+                references.append(TrackReference(type: type.rawValue, trackIDs: [id]))
+            }
+        }
+        return references
+    }
+
+    /// The `mdhd` language: the copied code when it says the same (Macintosh codes in MOV stay),
+    /// a Macintosh code in new QuickTime tracks, else the packed ISO code.
+    private func languageCode(_ input: AssetWriterInput) -> UInt16 {
+        let language = input.languageCode ?? "und"
+        if let pass = input.passthrough, Language.iso639(fromPacked: pass.mediaHeader.languageCode) == language {
+            return pass.mediaHeader.languageCode
+        }
+        if fileType.isQuickTime, input.passthrough == nil, language == "und" { return 0x7FFF }
+        if fileType.isQuickTime, let mac = Language.macintoshCode(language) { return mac }
+        return Language.packed(language)
+    }
+
+    private func handler(_ input: AssetWriterInput) -> HandlerBox {
+        var handler = input.passthrough?.handler ?? HandlerBox(
+            componentType: fileType.isQuickTime ? "mhlr" : FourCC(rawValue: 0),
+            handlerType: input.mediaType.handlerType, name: "", isPascalName: fileType.isQuickTime)
+        handler.name = input.name ?? input.passthrough?.handler.name ?? input.mediaType.defaultHandlerName
+        return handler
+    }
+
+    /// Accessibility characteristics as Apple's tagged characteristics (`udta/tagc`), unless a
+    /// copied `udta` has them.
+    private func accessibilityBoxes(_ input: AssetWriterInput, copied: [RawBox]) -> [RawBox] {
+        let tags = MediaCharacteristic.taggedCharacteristics.sorted { $0.value < $1.value }
+            .filter { input.mediaCharacteristics.contains($0.key) }.map(\.value)
+        guard !tags.isEmpty, !copied.contains(where: { $0.type == "udta" }) else { return [] }
+        var w = BoxWriter()
+        w.box("udta") { w in for t in tags { w.box("tagc") { $0.append(Array(t.utf8)) } } }
+        return [RawBox(type: "udta", bytes: w.bytes)]
+    }
+
+    /// The media header box for a new track: `vmhd`, `smhd`, or `nmhd`.
+    static func mediaHeaderBox(_ type: MediaType) -> RawBox {
+        var w = BoxWriter()
+        switch type {
+        case .video: w.fullBox("vmhd", version: 0, flags: 1) { $0.zeros(8) }
+        case .audio: w.fullBox("smhd", version: 0, flags: 0) { $0.zeros(4) }
+        default: w.fullBox("nmhd", version: 0, flags: 0) { _ in }
+        }
+        return RawBox(type: FourCC(rawValue: UInt32(w.bytes[4]) << 24 | UInt32(w.bytes[5]) << 16 | UInt32(w.bytes[6]) << 8 | UInt32(w.bytes[7])), bytes: w.bytes)
+    }
+}

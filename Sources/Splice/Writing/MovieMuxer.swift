@@ -1,0 +1,133 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+
+/// Writes MP4/MOV/M4A/M4V natively: `ftyp`, one `mdat` that grows as chunks are written, then
+/// the `moov` built from each track's sample table — after `mdat`, or (fast start) inserted in
+/// front of it without a second pass over the media.
+final class MovieMuxer: Muxer {
+    private let file: OutputFile
+    private let fileType: FileType
+    private let template: MovieTemplate
+    private let groups: [AssetWriterInputGroup]
+    private let movieTimeScale: Int32
+    private let fastStart: Bool
+    private var mdatStart: UInt64 = 0
+    /// One per input.
+    private var tables: [TrackTable]
+
+    var textFormat: SubtitlePacketFormat? { nil }
+
+    /// Starts the file: `ftyp` (unless fast start puts it in front later), then a `free` box and a
+    /// 32-bit `mdat` header, which together become a 64-bit `mdat` header if the media needs it.
+    init(file: OutputFile, fileType: FileType, template: MovieTemplate, groups: [AssetWriterInputGroup],
+         inputCount: Int, movieTimeScale: Int32, fastStart: Bool) throws {
+        self.file = file
+        self.fileType = fileType
+        self.template = template
+        self.groups = groups
+        self.movieTimeScale = movieTimeScale > 0 ? movieTimeScale : 1000
+        self.fastStart = fastStart
+        tables = (0..<inputCount).map { _ in TrackTable() }
+        var w = BoxWriter()
+        if !fastStart { (template.fileType ?? fileType.fileTypeBox).write(to: &w) }
+        w.u32(8); w.fourCC("free")
+        mdatStart = UInt64(w.count)
+        w.u32(0); w.fourCC("mdat")
+        try file.write(w.bytes)
+    }
+
+    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 {
+        try tables[input.state.index].descriptionIndex(for: sample, input: input)
+    }
+
+    func write(_ counts: [Int], of inputs: [AssetWriterInput], session: WriterSession) throws {
+        var out = ChunkWriter(file: file)
+        for (input, slice) in ChunkWriter.layout(counts, of: inputs) {
+            try out.chunk(input.state.pending[slice], into: tables[input.state.index], firstDecodeTime: input.state.firstDecodeTime ?? 0)
+        }
+        try out.finish()
+    }
+
+    func finish(_ inputs: [AssetWriterInput], session: WriterSession) throws {
+        try patchMediaDataSize()
+        let builder = MovieBoxBuilder(inputs: inputs, tables: tables, groups: groups, session: session,
+                                      movieTimeScale: movieTimeScale, fileType: fileType, template: template)
+        guard fastStart else {
+            try file.write(builder.movieBox(chunkShift: 0))
+            return
+        }
+        // ftyp + moov (+ free padding to whole blocks) go in front of what was written. Moving the
+        // chunks changes their offsets, which can change the size of `moov` (stco → co64): settle.
+        let block = file.blockSize
+        var shift: UInt64 = 0
+        for _ in 0..<3 {
+            var w = BoxWriter()
+            (template.fileType ?? fileType.fileTypeBox).write(to: &w)
+            w.append(builder.movieBox(chunkShift: shift))
+            let padded = (UInt64(w.count) + 8 + block - 1) / block * block
+            if padded == shift {
+                w.u32(UInt32(padded) - UInt32(w.count)); w.fourCC("free")
+                w.zeros(Int(padded) - w.count)
+                try file.prepend(w.bytes)
+                return
+            }
+            shift = padded
+        }
+        throw MediaError(.io, "cannot size the movie header")
+    }
+
+    /// Writes the `mdat` size, as a 64-bit size over the `free` box when it needs one.
+    private func patchMediaDataSize() throws {
+        let mdatSize = file.size - mdatStart
+        var w = BoxWriter()
+        if mdatSize > UInt64(UInt32.max) {
+            w.u32(1); w.fourCC("mdat"); w.u64(mdatSize + 8)
+            try file.write(w.bytes, at: mdatStart - 8)
+        } else {
+            w.u32(UInt32(mdatSize))
+            try file.write(w.bytes, at: mdatStart)
+        }
+    }
+}
+
+/// The sample table being built for one track, and its sample descriptions.
+final class TrackTable {
+    var builder = SampleTableBuilder()
+    private var entryIndex: [Data: UInt32] = [:]
+    private var last: (format: FormatDescription, index: UInt32)?
+
+    /// The index of `sample`'s sample description, added on first use. A sample without an ISO
+    /// sample entry gets one built from its codec parameters (what an encoder produces).
+    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 {
+        let format = sample.formatDescription
+        if let last, last.format == format { return last.index }
+        let entry = try format.sampleEntry ?? TrackTable.buildEntry(for: sample, track: input.state.index + 1)
+        let i: UInt32
+        if let known = entryIndex[entry] {
+            i = known
+        } else {
+            builder.addSampleEntry(try SampleEntry(bytes: [UInt8](entry), handler: input.mediaType.handlerType))
+            i = UInt32(entryIndex.count + 1)
+            entryIndex[entry] = i
+        }
+        last = (format, i)
+        return i
+    }
+
+    /// A sample entry from `sample`'s codec parameters, for samples whose bytes are already in
+    /// ISO form (length-prefixed NAL units, raw AAC).
+    private static func buildEntry(for sample: SampleBuffer, track: Int) throws -> Data {
+        let format = sample.formatDescription
+        let cannot = "track \(track): \(format.codecName ?? format.codec.description) samples carry no ISO sample description"
+        guard format.codecName != nil else { throw MediaError(.unsupported, cannot + "; writing them to MP4/MOV is not supported yet") }
+        let made: (entry: [UInt8], conversion: PacketConversion)
+        do { made = try CodecMapping.sampleEntry(for: format.parameters, firstPacket: [UInt8](try sample.loadData())) } catch {
+            throw MediaError(.unsupported, cannot + " and none can be made: \((error as? MediaError)?.message ?? "\(error)")")
+        }
+        guard made.conversion == .none else {
+            throw MediaError(.unsupported, cannot + "; its packets are not in ISO form (\(made.conversion))")
+        }
+        return Data(made.entry)
+    }
+}

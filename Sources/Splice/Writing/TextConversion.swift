@@ -1,0 +1,99 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import Subtitles
+import FFmpegBridge
+
+/// Text subtitles in the form the output holds them: text packets (SRT, ASS, WebVTT from
+/// Matroska or WebM) become tx3g samples in MP4/MOV, through a timed-text builder that may hold
+/// a cue until the next one arrives; tx3g samples become the container's text packets elsewhere
+/// (empty ones, the gaps, dropped). Other samples pass untouched.
+final class TextConversion: SampleTransform {
+    /// MP4/MOV (tx3g), or the libavformat muxer writing the file.
+    private let muxerName: String?
+    /// The text packets the container takes by default (Matroska: SRT, WebM: WebVTT).
+    private let containerFormat: SubtitlePacketFormat?
+    private let isForced: Bool
+    private var builder: TimedTextBuilder?
+    private var tx3gFormat: FormatDescription?
+
+    /// The text packet format of the stream (chosen at the first text sample; other containers).
+    private(set) var packetFormat: SubtitlePacketFormat?
+    /// Whether a tx3g sample entry said its samples are all forced.
+    private(set) var sawForcedText = false
+
+    init(muxerName: String?, containerFormat: SubtitlePacketFormat?, isForced: Bool) {
+        self.muxerName = muxerName
+        self.containerFormat = containerFormat
+        self.isForced = isForced
+    }
+
+    /// tx3g, or QuickTime text (whose samples start the same way: a length and UTF-8 text).
+    static func isTimedText(_ format: FormatDescription) -> Bool {
+        (format.codec == "tx3g" || format.codec == "text") && format.sampleEntry != nil
+    }
+
+    func transform(_ sample: SampleBuffer, timescale: Int32) throws -> [SampleBuffer] {
+        let format = sample.formatDescription
+        guard let muxerName else {
+            guard format.sampleEntry == nil, let text = SubtitlePacketFormat(codecName: format.codecName ?? "") else { return [sample] }
+            return try timedText(sample, from: text, timescale: timescale)
+        }
+        let source: SubtitlePacketFormat?
+        if TextConversion.isTimedText(format) {
+            source = nil
+            if TX3G.isForcedOnly(format.sampleEntry) { sawForcedText = true }
+        } else if let t = SubtitlePacketFormat(codecName: format.codecName ?? "") {
+            source = t
+        } else {
+            return [sample]
+        }
+        // The source's own text format when the container takes it, else the container's.
+        if packetFormat == nil, containerFormat != nil {
+            packetFormat = source.flatMap { OutputFormatContext.canHold($0.rawValue, formatName: muxerName) ? $0 : nil } ?? containerFormat
+        }
+        guard let target = packetFormat else { return [sample] }
+        if source == target { return [sample] }
+        let bytes = try sample.loadData()
+        let (body, styles) = source.map { $0.decode(bytes) } ?? TX3G.decode(bytes)
+        if body.isEmpty { return [] }
+        var out = sample
+        out.data = target.encode(body, styles: styles)
+        out.formatDescription = FormatDescription(mediaType: .subtitle, codec: "text", codecName: target.rawValue)
+        return [out]
+    }
+
+    /// The packet format a stream of this input is declared with: the one chosen at the first
+    /// sample, else the container's (nil when the container holds no text).
+    func streamFormat() -> SubtitlePacketFormat? {
+        if packetFormat == nil { packetFormat = containerFormat }
+        return packetFormat
+    }
+
+    func finish(timescale: Int32) throws -> [SampleBuffer] {
+        guard let builder else { return [] }
+        self.builder = nil
+        return tx3gSamples(builder.finish(), timescale: timescale)
+    }
+
+    private func timedText(_ sample: SampleBuffer, from text: SubtitlePacketFormat, timescale: Int32) throws -> [SampleBuffer] {
+        let builder = self.builder ?? TimedTextBuilder()
+        self.builder = builder
+        let start = sample.presentationTime.converted(to: timescale).value
+        let end = start + (sample.duration.isNumeric ? sample.duration.converted(to: timescale).value : 0)
+        let (body, styles) = text.decode(try sample.loadData())
+        return tx3gSamples(builder.add(start: start, end: end, text: body, styles: styles), timescale: timescale)
+    }
+
+    private func tx3gSamples(_ samples: [TimedTextSample], timescale: Int32) -> [SampleBuffer] {
+        let format = tx3gFormat ?? FormatDescription(mediaType: .subtitle, codec: "tx3g", codecName: "mov_text",
+                                                     sampleEntry: TX3G.sampleEntry(forced: isForced))
+        tx3gFormat = format
+        return samples.map { s in
+            let start = MediaTime(value: s.start, timescale: timescale)
+            return SampleBuffer(data: TX3G.encode(s.text, styles: s.styles), decodeTime: start, presentationTime: start,
+                                duration: MediaTime(value: s.end - s.start, timescale: timescale), isSync: true,
+                                formatDescription: format)
+        }
+    }
+}
