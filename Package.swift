@@ -23,13 +23,16 @@ let package = Package(
         .target(name: "Subtitles", dependencies: ["MediaCore"]),
         .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "FFmpegLoader", "MediaCore"]),
         .target(name: "Splice", dependencies: ["MediaCore", "ISOBMFF", "Subtitles", "FFmpegBridge"]),
-        .executableTarget(name: "splice", dependencies: ["Splice", "Subtitles"]),
+        .executableTarget(name: "splice", dependencies: ["Splice"]),
         .executableTarget(name: "splice-bench", path: "Benchmarks/SpliceBench"),
         .executableTarget(name: "SubtitleWriter", dependencies: ["Splice"], path: "Samples/SubtitleWriter"),
+        // Shared by the test targets: running tools (ffmpeg, ffprobe, the built splice) and the fixtures they make.
+        .target(name: "TestSupport", dependencies: ["MediaCore", "ISOBMFF"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
-        .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF"], exclude: ["Regressions"]),
+        .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "TestSupport"], exclude: ["Regressions"]),
         .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles"], exclude: ["Regressions"]),
-        .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF"]),
+        .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
+        .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -54,7 +54,11 @@ enum Markup {
             emit(c)
             i += 1
         }
-        // Runs of equal style.
+        return (String(out), runs(styleOfScalar))
+    }
+
+    /// Runs of equal style, from the style of each scalar.
+    static func runs(_ styleOfScalar: [TextStyle]) -> [TextStyle] {
         var styles: [TextStyle] = []
         var start = 0
         while start < styleOfScalar.count {
@@ -66,7 +70,7 @@ enum Markup {
             }
             start = end
         }
-        return (String(out), styles)
+        return styles
     }
 
     static func sameStyle(_ a: TextStyle, _ b: TextStyle) -> Bool {

@@ -1,5 +1,4 @@
 import Foundation
-import MediaCore
 import Splice
 
 /// Exit codes (sysexits.h): usage 64, bad input data 65, missing input 66, other failures 1.

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import MediaCore
 import Splice
 #if canImport(Glibc)
 import Glibc

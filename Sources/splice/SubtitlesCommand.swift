@@ -1,7 +1,5 @@
 import Foundation
-import MediaCore
 import Splice
-import Subtitles
 
 enum SubtitlesCommand: Command {
     static let name = "subtitles"

@@ -2,6 +2,7 @@ import Foundation
 import MediaCore
 import Splice
 import Testing
+import TestSupport
 
 @Suite("Asset: track structure read from real files")
 struct AssetTests {
@@ -123,15 +124,5 @@ struct AssetTests {
             guard let e = error as? MediaError else { return false }
             return e.code == .fileNotFound && e.file == url.path
         }
-    }
-}
-
-func fixture(_ name: String) throws -> URL {
-    switch name {
-    case "grouped": try Fixtures.grouped.get()
-    case "fragmented": try Fixtures.fragmented.get()
-    case "quickTime": try Fixtures.quickTime.get()
-    case "matroska": try Fixtures.matroska.get()
-    default: throw ToolError(message: "no fixture \(name)")
     }
 }

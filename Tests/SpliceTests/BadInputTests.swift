@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Bad input gets one line on stderr naming the file and what is wrong, exit 65 (66 when missing).
 @Suite("Bad input to splice inspect")

@@ -1,6 +1,7 @@
 import Foundation
 import Splice
 import Testing
+import TestSupport
 
 /// The sample movie `make demo` inspects is what the README says it is.
 @Suite("Bundled demo sample")

@@ -2,6 +2,7 @@ import Foundation
 import ISOBMFF
 import MediaCore
 import Testing
+import TestSupport
 
 /// Hostile input: every file below gets exit 65 (66 when missing) with one line on stderr,
 /// no signal, within 10 s of CPU time and 200 MB, and `remux` leaves no output behind.

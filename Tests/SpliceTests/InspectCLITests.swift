@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `splice inspect` and the top-level CLI, run as the built binary.
 @Suite("CLI: splice inspect")

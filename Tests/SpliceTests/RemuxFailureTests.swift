@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Failures leave no output and no temporary file, and never touch the input.
 @Suite("Remux failures")

@@ -3,6 +3,7 @@ import ISOBMFF
 import MediaCore
 import Splice
 import Testing
+import TestSupport
 
 /// `splice remux`: the output has the input's structure and the same packets.
 @Suite("Remux round trips")

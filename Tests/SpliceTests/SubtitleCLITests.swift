@@ -1,6 +1,7 @@
 import Foundation
 import Subtitles
 import Testing
+import TestSupport
 
 /// `splice subtitles add/extract` on real movies, checked with ffmpeg and mediainfo.
 @Suite("Subtitles: add and extract")

@@ -4,6 +4,7 @@ import ISOBMFF
 import MediaCore
 import Splice
 import Testing
+import TestSupport
 
 /// `AssetReader` and `AssetWriter` driven directly, the way the subtitle-writer sample does it.
 @Suite("Reader and writer sessions")

@@ -47,72 +47,38 @@ public struct MovieFile: Sendable {
     /// Reads the file's structure.
     /// - Throws: `MediaError` naming the box path and what is wrong (without the file name; callers add it).
     public init(file: some RandomAccessBytes) throws {
-        var moov: (ByteReader)?
-        var ftyp: FileTypeBox?
-        var moofs: [(UInt64, ByteReader)] = []
-        var boxes: [TopLevelBox] = []
-        var offset: UInt64 = 0
-        let size = file.size
-        if size == 0 { throw MediaError(.invalidData, "file is empty") }
-        let headPrefix = try file.read(at: 0, count: Int(min(size, 16)))
-        if !MovieFile.sniff(headPrefix) {
-            throw MediaError(.invalidData, "not an MP4/QuickTime file: no box structure at offset 0")
+        let scan = try TopLevelScan(file)
+        guard let moov = scan.moov else { throw MediaError(.invalidData, "no 'moov' box: not a complete movie") }
+        fileType = scan.fileType
+        topLevelBoxes = scan.boxes
+        movieHeader = MovieHeader(version: 0, creationTime: 0, modificationTime: 0, timescale: 0, duration: 0,
+                                  rate: 0, volume: 0, matrix: identityMatrix, nextTrackID: 0)
+        tracks = []
+        var tracks = try parseMovieBox(moov)
+        var seen = Set<UInt32>()
+        for (i, t) in tracks.enumerated() {
+            if t.trackID == 0 { throw MediaError(.invalidData, "track ID 0 is not allowed", location: "moov/trak/tkhd") }
+            if !seen.insert(t.trackID).inserted {
+                throw MediaError(.invalidData, "track ID \(t.trackID) is used twice", location: "moov/trak/tkhd")
+            }
+            try t.sampleTable.checkSampleData(fileSize: file.size, path: "moov/trak[\(i + 1)]/mdia/minf/stbl")
         }
-        var count = 0
-        // Headers are read through a 64 KiB window, so that many small boxes cost no syscall each.
-        var window: [UInt8] = []
-        var windowStart: UInt64 = 0
-        func header(at offset: UInt64, _ length: Int) throws -> ByteReader {
-            if offset < windowStart || offset + UInt64(length) > windowStart + UInt64(window.count) {
-                windowStart = offset
-                window = try file.read(at: offset, count: Int(min(size - offset, 65536)))
-            }
-            let from = Int(offset - windowStart)
-            return ByteReader(window, range: from..<(from + length), location: nil)
-        }
-        while offset < size {
-            let available = size - offset
-            if available < 8 {
-                throw MediaError(.truncated, "\(available) trailing bytes at offset \(offset) are too few for a box header")
-            }
-            count += 1
-            if count > 1_000_000 { throw MediaError(.unsupported, "more than a million top-level boxes") }
-            var r = try header(at: offset, Int(min(available, 32)))
-            let header: BoxHeader
-            do {
-                header = try BoxHeader.parse(&r, available: available, allowToEnd: true)
-            } catch var e as MediaError {
-                e.location = "box at offset \(offset)"
-                throw e
-            }
-            let name = "\(header.type)"
-            boxes.append(TopLevelBox(type: header.type, offset: offset, size: header.size, headerSize: header.headerSize))
-            func load() throws -> ByteReader {
-                guard header.size <= MovieFile.maximumMetadataBoxSize else {
-                    throw MediaError(.unsupported, "box is \(header.size) bytes, more than Splice loads", location: name)
+        for (offset, reader) in scan.moofs {
+            let fragment = try MovieFragment.parse(reader, offset: offset, defaults: trackExtends)
+            fragments.append(fragment)
+            for traf in fragment.trackFragments {
+                guard let i = tracks.firstIndex(where: { $0.trackID == traf.trackID }) else {
+                    throw MediaError(.invalidData, "fragment for track \(traf.trackID), which moov does not have", location: reader.path + "/traf/tfhd")
                 }
-                let bytes = try file.read(at: offset, count: Int(header.size))
-                return ByteReader(bytes, range: header.headerSize..<bytes.count, path: name)
+                tracks[i].fragments.append(traf)
             }
-            switch header.type {
-            case "ftyp":
-                var fr = try load()
-                ftyp = try FileTypeBox.parse(&fr)
-            case "moov":
-                if moov != nil { throw MediaError(.invalidData, "second 'moov' box at offset \(offset)", location: "moov") }
-                moov = try load()
-            case "moof":
-                var fr = try load()
-                fr.path = "moof[\(moofs.count + 1)]"
-                moofs.append((offset, fr))
-            default:
-                break
-            }
-            offset += header.size
         }
-        guard let moov else { throw MediaError(.invalidData, "no 'moov' box: not a complete movie") }
-        self.fileType = ftyp
-        self.topLevelBoxes = boxes
+        self.tracks = tracks
+    }
+
+    /// Parses the children of `moov`: `mvhd` into `movieHeader`, `mvex` into `trackExtends` and
+    /// `fragmentDuration`, the rest kept byte-exact; returns the tracks.
+    private mutating func parseMovieBox(_ moov: ByteReader) throws -> [Track] {
         var mvhd: MovieHeader?
         var tracks: [Track] = []
         var it = BoxIterator(moov)
@@ -139,27 +105,85 @@ public struct MovieFile: Sendable {
         }
         guard let mvhd else { throw MediaError(.invalidData, "no 'mvhd' box", location: "moov") }
         if mvhd.timescale == 0 { throw MediaError(.invalidData, "timescale is 0", location: "moov/mvhd") }
-        var seen = Set<UInt32>()
-        for t in tracks {
-            if t.trackID == 0 { throw MediaError(.invalidData, "track ID 0 is not allowed", location: "moov/trak/tkhd") }
-            if !seen.insert(t.trackID).inserted {
-                throw MediaError(.invalidData, "track ID \(t.trackID) is used twice", location: "moov/trak/tkhd")
+        movieHeader = mvhd
+        return tracks
+    }
+}
+
+/// One pass over a file's top-level boxes: their map, and the `ftyp`, `moov` and `moof` boxes
+/// loaded (each checked against the file's size and `MovieFile.maximumMetadataBoxSize`).
+struct TopLevelScan {
+    var fileType: FileTypeBox?
+    var moov: ByteReader?
+    var moofs: [(offset: UInt64, reader: ByteReader)] = []
+    var boxes: [TopLevelBox] = []
+
+    init(_ file: some RandomAccessBytes) throws {
+        let size = file.size
+        if size == 0 { throw MediaError(.invalidData, "file is empty") }
+        if !MovieFile.sniff(try file.read(at: 0, count: Int(min(size, 16)))) {
+            throw MediaError(.invalidData, "not an MP4/QuickTime file: no box structure at offset 0")
+        }
+        var window = HeaderWindow()
+        var offset: UInt64 = 0
+        while offset < size {
+            let available = size - offset
+            if available < 8 {
+                throw MediaError(.truncated, "\(available) trailing bytes at offset \(offset) are too few for a box header")
             }
-        }
-        self.movieHeader = mvhd
-        for (i, t) in tracks.enumerated() {
-            try t.sampleTable.checkSampleData(fileSize: size, path: "moov/trak[\(i + 1)]/mdia/minf/stbl")
-        }
-        for (off, reader) in moofs {
-            let fragment = try MovieFragment.parse(reader, offset: off, defaults: trackExtends)
-            fragments.append(fragment)
-            for traf in fragment.trackFragments {
-                guard let i = tracks.firstIndex(where: { $0.trackID == traf.trackID }) else {
-                    throw MediaError(.invalidData, "fragment for track \(traf.trackID), which moov does not have", location: reader.path + "/traf/tfhd")
-                }
-                tracks[i].fragments.append(traf)
+            if boxes.count >= 1_000_000 { throw MediaError(.unsupported, "more than a million top-level boxes") }
+            var r = try window.reader(file, at: offset, Int(min(available, 32)))
+            let header: BoxHeader
+            do {
+                header = try BoxHeader.parse(&r, available: available, allowToEnd: true)
+            } catch var e as MediaError {
+                e.location = "box at offset \(offset)"
+                throw e
             }
+            boxes.append(TopLevelBox(type: header.type, offset: offset, size: header.size, headerSize: header.headerSize))
+            try keep(header, at: offset, of: file)
+            offset += header.size
         }
-        self.tracks = tracks
+    }
+
+    /// Loads the box if it is one the movie needs.
+    private mutating func keep(_ header: BoxHeader, at offset: UInt64, of file: some RandomAccessBytes) throws {
+        let name = "\(header.type)"
+        func load() throws -> ByteReader {
+            guard header.size <= MovieFile.maximumMetadataBoxSize else {
+                throw MediaError(.unsupported, "box is \(header.size) bytes, more than Splice loads", location: name)
+            }
+            let bytes = try file.read(at: offset, count: Int(header.size))
+            return ByteReader(bytes, range: header.headerSize..<bytes.count, path: name)
+        }
+        switch header.type {
+        case "ftyp":
+            var r = try load()
+            fileType = try FileTypeBox.parse(&r)
+        case "moov":
+            if moov != nil { throw MediaError(.invalidData, "second 'moov' box at offset \(offset)", location: "moov") }
+            moov = try load()
+        case "moof":
+            var r = try load()
+            r.path = "moof[\(moofs.count + 1)]"
+            moofs.append((offset, r))
+        default:
+            break
+        }
+    }
+
+    /// Box headers read through a 64 KiB window, so that many small boxes cost no read each.
+    private struct HeaderWindow {
+        var bytes: [UInt8] = []
+        var start: UInt64 = 0
+
+        mutating func reader(_ file: some RandomAccessBytes, at offset: UInt64, _ length: Int) throws -> ByteReader {
+            if offset < start || offset + UInt64(length) > start + UInt64(bytes.count) {
+                start = offset
+                bytes = try file.read(at: offset, count: Int(min(file.size - offset, 65536)))
+            }
+            let from = Int(offset - start)
+            return ByteReader(bytes, range: from..<(from + length), location: nil)
+        }
     }
 }

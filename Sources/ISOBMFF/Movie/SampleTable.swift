@@ -60,15 +60,7 @@ public struct SampleTable: Sendable, Hashable {
             var r = child
             switch header.type {
             case "stsd":
-                try r.skip(4, "version and flags")
-                let n = try r.count(entrySize: 8)
-                var entries = BoxIterator(r)
-                for _ in 0..<n {
-                    guard let (eh, e) = try entries.next() else {
-                        throw r.fail("entry count \(n) but fewer entries")
-                    }
-                    t.sampleEntries.append(try SampleEntry(bytes: RawBox(header: eh, payload: e).bytes, handler: handler))
-                }
+                t.sampleEntries = try parseSampleDescriptions(&r, handler: handler)
             case "stts":
                 try r.skip(4, "version and flags")
                 let n = try r.count(entrySize: 8)
@@ -98,46 +90,11 @@ public struct SampleTable: Sendable, Hashable {
                                                          sampleDescriptionIndex: try r.u32()))
                 }
             case "stsz":
-                try r.skip(4, "version and flags")
-                t.constantSampleSize = try r.u32("sample size")
-                if t.constantSampleSize == 0 {
-                    let n = try r.count(entrySize: 4, "sample count")
-                    t.sampleSizes.reserveCapacity(n)
-                    for _ in 0..<n { t.sampleSizes.append(try r.u32("sample size")) }
-                    t.sampleCount = n
-                } else {
-                    t.sampleCount = Int(try r.u32("sample count"))
-                }
+                try t.parseSampleSizes(&r)
             case "stz2":
-                try r.skip(4, "version and flags")
-                try r.skip(3)
-                let field = try r.u8("field size")
-                guard field == 4 || field == 8 || field == 16 else { throw r.fail("field size \(field) is not 4, 8 or 16") }
-                let n = Int(try r.u32("sample count"))
-                let bytesNeeded = (UInt64(n) * UInt64(field) + 7) / 8
-                if bytesNeeded > UInt64(r.remaining) {
-                    throw r.fail("sample count \(n) needs \(bytesNeeded) bytes, box has \(r.remaining)")
-                }
-                t.sampleSizes.reserveCapacity(n)
-                var i = 0
-                while i < n {
-                    switch field {
-                    case 4:
-                        let b = try r.u8()
-                        t.sampleSizes.append(UInt32(b >> 4))
-                        if i + 1 < n { t.sampleSizes.append(UInt32(b & 0xF)) }
-                        i += 2
-                    case 8: t.sampleSizes.append(UInt32(try r.u8())); i += 1
-                    default: t.sampleSizes.append(UInt32(try r.u16())); i += 1
-                    }
-                }
-                t.sampleCount = n
+                try t.parseCompactSampleSizes(&r)
             case "stco", "co64":
-                try r.skip(4, "version and flags")
-                let wide = header.type == "co64"
-                let n = try r.count(entrySize: wide ? 8 : 4)
-                t.chunkOffsets.reserveCapacity(n)
-                for _ in 0..<n { t.chunkOffsets.append(wide ? try r.u64("chunk offset") : UInt64(try r.u32("chunk offset"))) }
+                try t.parseChunkOffsets(&r, wide: header.type == "co64")
             case "sdtp":
                 sdtp = r
             default:
@@ -151,6 +108,70 @@ public struct SampleTable: Sendable, Hashable {
         }
         try t.validate(path: payload.path)
         return t
+    }
+
+    /// `stsd`: the sample entries, each parsed for what Splice reads of it and kept byte-exact.
+    private static func parseSampleDescriptions(_ r: inout ByteReader, handler: FourCC) throws -> [SampleEntry] {
+        try r.skip(4, "version and flags")
+        let n = try r.count(entrySize: 8)
+        var entries = BoxIterator(r)
+        var result: [SampleEntry] = []
+        for _ in 0..<n {
+            guard let (eh, e) = try entries.next() else {
+                throw r.fail("entry count \(n) but fewer entries")
+            }
+            result.append(try SampleEntry(bytes: RawBox(header: eh, payload: e).bytes, handler: handler))
+        }
+        return result
+    }
+
+    /// `stco` (32-bit) or `co64` (64-bit) chunk offsets.
+    private mutating func parseChunkOffsets(_ r: inout ByteReader, wide: Bool) throws {
+        try r.skip(4, "version and flags")
+        let n = try r.count(entrySize: wide ? 8 : 4)
+        chunkOffsets.reserveCapacity(n)
+        for _ in 0..<n { chunkOffsets.append(wide ? try r.u64("chunk offset") : UInt64(try r.u32("chunk offset"))) }
+    }
+
+    /// `stsz`: one constant size, or a size per sample.
+    private mutating func parseSampleSizes(_ r: inout ByteReader) throws {
+        try r.skip(4, "version and flags")
+        constantSampleSize = try r.u32("sample size")
+        if constantSampleSize == 0 {
+            let n = try r.count(entrySize: 4, "sample count")
+            sampleSizes.reserveCapacity(n)
+            for _ in 0..<n { sampleSizes.append(try r.u32("sample size")) }
+            sampleCount = n
+        } else {
+            sampleCount = Int(try r.u32("sample count"))
+        }
+    }
+
+    /// `stz2`: sizes packed in 4, 8 or 16 bits.
+    private mutating func parseCompactSampleSizes(_ r: inout ByteReader) throws {
+        try r.skip(4, "version and flags")
+        try r.skip(3)
+        let field = try r.u8("field size")
+        guard field == 4 || field == 8 || field == 16 else { throw r.fail("field size \(field) is not 4, 8 or 16") }
+        let n = Int(try r.u32("sample count"))
+        let bytesNeeded = (UInt64(n) * UInt64(field) + 7) / 8
+        if bytesNeeded > UInt64(r.remaining) {
+            throw r.fail("sample count \(n) needs \(bytesNeeded) bytes, box has \(r.remaining)")
+        }
+        sampleSizes.reserveCapacity(n)
+        var i = 0
+        while i < n {
+            switch field {
+            case 4:
+                let b = try r.u8()
+                sampleSizes.append(UInt32(b >> 4))
+                if i + 1 < n { sampleSizes.append(UInt32(b & 0xF)) }
+                i += 2
+            case 8: sampleSizes.append(UInt32(try r.u8())); i += 1
+            default: sampleSizes.append(UInt32(try r.u16())); i += 1
+            }
+        }
+        sampleCount = n
     }
 
     /// One chunk: where it is and which samples it holds.

@@ -2,6 +2,7 @@ import Foundation
 import ISOBMFF
 import MediaCore
 import Testing
+import TestSupport
 
 /// Parse → write → parse gives back equal structures.
 @Suite("MovieWriter round trip")

@@ -5,8 +5,8 @@ import MediaCore
 /// Edits the `moov` of a file whose `moov` is the last top-level box (what ffmpeg writes
 /// without faststart): the box tree is parsed, changed, and written back in place of the
 /// old one. Chunk offsets point into `mdat`, before `moov`, so they stay valid.
-enum MoovPatch {
-    static func apply(to url: URL, _ edit: (inout Box) throws -> Void) throws {
+public enum MoovPatch {
+    public static func apply(to url: URL, _ edit: (inout Box) throws -> Void) throws {
         var bytes = [UInt8](try Data(contentsOf: url))
         var boxes = try Box.parseAll(bytes)
         guard let last = boxes.indices.last, boxes[last].type == "moov" else {
@@ -21,14 +21,14 @@ enum MoovPatch {
 }
 
 extension Box {
-    static func u32s(_ values: [UInt32]) -> [UInt8] {
+    public static func u32s(_ values: [UInt32]) -> [UInt8] {
         var w = BoxWriter()
         for v in values { w.u32(v) }
         return w.bytes
     }
 
     /// The track ID in this `trak`'s `tkhd`.
-    var trackID: UInt32 {
+    public var trackID: UInt32 {
         guard let tkhd = child("tkhd") else { return 0 }
         let p = tkhd.payload
         let o = p[0] == 1 ? 20 : 12
@@ -36,14 +36,14 @@ extension Box {
     }
 
     /// The `mdhd` timescale of this `trak`.
-    var mediaTimescale: UInt32 {
+    public var mediaTimescale: UInt32 {
         guard let p = child("mdia")?.child("mdhd")?.payload else { return 0 }
         let o = p[0] == 1 ? 20 : 12
         return UInt32(p[o]) << 24 | UInt32(p[o + 1]) << 16 | UInt32(p[o + 2]) << 8 | UInt32(p[o + 3])
     }
 
     /// Stores a QuickTime Macintosh language code in this `trak`'s `mdhd`.
-    mutating func setMacintoshLanguage(_ code: UInt16) {
+    public mutating func setMacintoshLanguage(_ code: UInt16) {
         modifyChild("mdia") { mdia in
             mdia.modifyChild("mdhd") { mdhd in
                 let o = mdhd.payload[0] == 1 ? 32 : 20
@@ -54,14 +54,14 @@ extension Box {
     }
 
     /// Changes the `trak` with `id` in this `moov`.
-    mutating func modifyTrack(_ id: UInt32, _ body: (inout Box) throws -> Void) rethrows {
+    public mutating func modifyTrack(_ id: UInt32, _ body: (inout Box) throws -> Void) rethrows {
         for i in children!.indices where children![i].type == "trak" && children![i].trackID == id {
             try body(&children![i])
         }
     }
 
     /// Sets `tkhd` enabled flag and alternate group (fields patched in place).
-    mutating func setTrackHeader(enabled: Bool? = nil, alternateGroup: Int16? = nil) {
+    public mutating func setTrackHeader(enabled: Bool? = nil, alternateGroup: Int16? = nil) {
         modifyChild("tkhd") { tkhd in
             let v1 = tkhd.payload[0] == 1
             if let enabled {
@@ -76,7 +76,7 @@ extension Box {
     }
 
     /// Adds a `tref` reference of `type` to `ids` (creating `tref` after `tkhd`/`edts` if needed).
-    mutating func addReference(_ type: FourCC, to ids: [UInt32]) {
+    public mutating func addReference(_ type: FourCC, to ids: [UInt32]) {
         let ref = Box(type: type, payload: Box.u32s(ids))
         if let i = children!.firstIndex(where: { $0.type == "tref" }) {
             children![i].children!.append(ref)
@@ -87,7 +87,7 @@ extension Box {
     }
 
     /// Adds an `elng` box after `hdlr` (where ISO/IEC 14496-12 puts it).
-    mutating func addExtendedLanguage(_ tag: String) {
+    public mutating func addExtendedLanguage(_ tag: String) {
         modifyChild("mdia") { mdia in
             let at = (mdia.children!.firstIndex { $0.type == "hdlr" } ?? 0) + 1
             mdia.children!.insert(Box(type: "elng", payload: [0, 0, 0, 0] + Array(tag.utf8) + [0]), at: at)
@@ -95,7 +95,7 @@ extension Box {
     }
 
     /// Replaces the edit list: entries of (segment duration in movie units, media time, rate).
-    mutating func setEditList(_ entries: [(UInt64, Int64, Int16)], version: UInt8 = 0) {
+    public mutating func setEditList(_ entries: [(UInt64, Int64, Int16)], version: UInt8 = 0) {
         var w = BoxWriter()
         w.u8(version); w.u24(0); w.u32(UInt32(entries.count))
         for (d, t, r) in entries {

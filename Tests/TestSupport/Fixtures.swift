@@ -3,23 +3,29 @@ import ISOBMFF
 
 /// Test movies, made once per test run with the ffmpeg CLI (an independent producer)
 /// and, for what ffmpeg cannot write, patched box by box.
-enum Fixtures {
-    static let directory: URL = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("splice-fixtures-\(getpid())")
+/// The fixture directory of this run (a global, so that the exit handler can name it).
+private let fixtureDirectoryPath = FileManager.default.temporaryDirectory
+    .appendingPathComponent("splice-fixtures-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+
+public enum Fixtures {
+    /// A directory of this test run's own, removed when the run exits.
+    public static let directory: URL = {
+        let dir = URL(fileURLWithPath: fixtureDirectoryPath)
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: fixtureDirectoryPath) }
         return dir
     }()
 
-    static func path(_ name: String) -> URL { directory.appendingPathComponent(name) }
+    public static func path(_ name: String) -> URL { directory.appendingPathComponent(name) }
 
-    static func write(_ name: String, _ text: String) throws -> URL {
+    public static func write(_ name: String, _ text: String) throws -> URL {
         let url = path(name)
         try Data(text.utf8).write(to: url)
         return url
     }
 
     /// Sources shared by the fixtures: video with B-frames, tones, subtitles, chapters.
-    static func inputs(size: String = "320x240") throws -> [String] {
+    public static func inputs(size: String = "320x240") throws -> [String] {
         let en = try write("en.srt", "1\n00:00:00,500 --> 00:00:01,500\nHello\n\n2\n00:00:02,000 --> 00:00:02,800\nWorld\n")
         let forced = try write("forced.srt", "1\n00:00:01,000 --> 00:00:02,000\nForced\n")
         let chapters = try write("chapters.txt", """
@@ -45,7 +51,7 @@ enum Fixtures {
         ]
     }
 
-    static let codecs = [
+    public static let codecs = [
         "-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-g", "25",
         "-c:a:0", "aac", "-c:a:1", "aac", "-c:a:2", "ac3",
         "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", "-metadata:s:a:2", "language=eng",
@@ -56,14 +62,14 @@ enum Fixtures {
     /// (enabled) · 5 tx3g eng, 6 tx3g eng forced → group 7 (5 enabled) · 7 chapter text (ffmpeg's).
     /// References: every track `chap`→7 (ffmpeg's), 4 `fall`→2, 5 `forc`→6, 2 `folw`→5.
     /// `elng`: 3 `fr-CA`, 5 `en-US`. Track 6 edits: empty 1 s, media 0–1 s, media 1.5–2 s.
-    static let grouped: Result<URL, Error> = Result {
+    public static let grouped: Result<URL, Error> = Result {
         let url = path("grouped.mp4")
         try makeGrouped(url)
         return url
     }
 
     /// Makes the grouped movie at `url` (also the bundled demo sample, at 160x120).
-    static func makeGrouped(_ url: URL, size: String = "320x240", extra: [String] = []) throws {
+    public static func makeGrouped(_ url: URL, size: String = "320x240", extra: [String] = []) throws {
         try Tool.ffmpeg(try inputs(size: size) + [
             "-map_chapters", "6", "-map", "0", "-map", "1", "-map", "2", "-map", "3", "-map", "4", "-map", "5",
         ] + codecs + [
@@ -89,7 +95,7 @@ enum Fixtures {
     }
 
     /// The grouped movie with its subtitle group all disabled (tracks 5 and 6).
-    static let allDisabled: Result<URL, Error> = Result {
+    public static let allDisabled: Result<URL, Error> = Result {
         let url = path("all-disabled.mp4")
         try? FileManager.default.removeItem(at: url)
         try FileManager.default.copyItem(at: try grouped.get(), to: url)
@@ -100,7 +106,7 @@ enum Fixtures {
     }
 
     /// H.264 with B-frames and negative composition offsets (`ctts` version 1), plus AAC.
-    static let negativeCTS: Result<URL, Error> = Result {
+    public static let negativeCTS: Result<URL, Error> = Result {
         let url = path("negative-cts.mp4")
         try Tool.ffmpeg([
             "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2",
@@ -112,7 +118,7 @@ enum Fixtures {
     }
 
     /// A fragmented MP4 (ffmpeg `frag_keyframe+empty_moov`): H.264 + AAC.
-    static let fragmented: Result<URL, Error> = Result {
+    public static let fragmented: Result<URL, Error> = Result {
         let url = path("fragmented.mp4")
         try Tool.ffmpeg([
             "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=3",
@@ -124,7 +130,7 @@ enum Fixtures {
     }
 
     /// A QuickTime movie (ffmpeg, `.mov`): H.264, AAC in German (stored as a Macintosh language code).
-    static let quickTime: Result<URL, Error> = Result {
+    public static let quickTime: Result<URL, Error> = Result {
         let url = path("movie.mov")
         try Tool.ffmpeg([
             "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2",
@@ -140,7 +146,7 @@ enum Fixtures {
     }
 
     /// A Matroska file (read through libavformat): H.264, two audio tracks, SRT subtitles.
-    static let matroska: Result<URL, Error> = Result {
+    public static let matroska: Result<URL, Error> = Result {
         let url = path("movie.mkv")
         let en = try write("mkv.srt", "1\n00:00:00,500 --> 00:00:01,500\nHello\n")
         try Tool.ffmpeg([
@@ -156,5 +162,16 @@ enum Fixtures {
             url.path,
         ])
         return url
+    }
+}
+
+/// A fixture by name, for parameterized tests: `grouped`, `fragmented`, `quickTime`, `matroska`.
+public func fixture(_ name: String) throws -> URL {
+    switch name {
+    case "grouped": try Fixtures.grouped.get()
+    case "fragmented": try Fixtures.fragmented.get()
+    case "quickTime": try Fixtures.quickTime.get()
+    case "matroska": try Fixtures.matroska.get()
+    default: throw ToolError(message: "no fixture \(name)")
     }
 }

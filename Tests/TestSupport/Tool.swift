@@ -1,17 +1,17 @@
 import Foundation
 
 /// Runs command-line tools (ffmpeg, ffprobe, mediainfo, the built `splice`) from tests.
-enum Tool {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var stdoutData: Data
+public enum Tool {
+    public struct Result {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        public var stdoutData: Data
     }
 
     /// Runs `executable` (a path, or a name looked up in PATH) with `arguments`.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                     timeout: TimeInterval = 120) throws -> Result {
         let process = Process()
         if executable.contains("/") {
@@ -35,6 +35,15 @@ enum Tool {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // A child still running after `timeout` is stopped (SIGTERM, then SIGKILL) and the call throws.
+        nonisolated(unsafe) var timedOut = false
+        let watchdog = DispatchWorkItem {
+            timedOut = true
+            process.terminate()
+            let pid = process.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + 5) { if process.isRunning { kill(pid, SIGKILL) } }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         // Read both pipes concurrently so neither fills up and blocks the child.
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
@@ -46,6 +55,10 @@ enum Tool {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
+        watchdog.cancel()
+        if timedOut {
+            throw ToolError(message: "\(executable) \(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s and was stopped")
+        }
         return Result(status: process.terminationStatus,
                       stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
@@ -53,7 +66,7 @@ enum Tool {
 
     /// Runs a tool that must succeed; throws with its stderr otherwise.
     @discardableResult
-    static func check(_ executable: String, _ arguments: [String]) throws -> Result {
+    public static func check(_ executable: String, _ arguments: [String]) throws -> Result {
         let r = try run(executable, arguments)
         guard r.status == 0 else {
             throw ToolError(message: "\(executable) \(arguments.joined(separator: " ")) exited \(r.status): \(r.stderr)")
@@ -62,12 +75,12 @@ enum Tool {
     }
 
     /// `ffmpeg -v error -y …`
-    static func ffmpeg(_ arguments: [String]) throws {
+    public static func ffmpeg(_ arguments: [String]) throws {
         try check("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments)
     }
 
     /// The built `splice` binary, beside the test bundle in `.build/<config>/`.
-    static var spliceBinary: String {
+    public static var spliceBinary: String {
         var dir = URL(fileURLWithPath: Bundle.main.bundlePath)
         if dir.pathExtension != "" || !FileManager.default.fileExists(atPath: dir.appendingPathComponent("splice").path) {
             for b in Bundle.allBundles where b.bundlePath.hasSuffix(".xctest") {
@@ -80,18 +93,19 @@ enum Tool {
     }
 
     /// ffprobe's `-show_streams` as JSON objects.
-    static func ffprobeStreams(_ url: URL) throws -> [[String: Any]] {
+    public static func ffprobeStreams(_ url: URL) throws -> [[String: Any]] {
         let r = try check("ffprobe", ["-v", "error", "-show_streams", "-of", "json", url.path])
         let json = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]
         return json?["streams"] as? [[String: Any]] ?? []
     }
 
-    static func splice(_ arguments: [String]) throws -> Result {
+    public static func splice(_ arguments: [String]) throws -> Result {
         try run(spliceBinary, arguments)
     }
 }
 
-struct ToolError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+public struct ToolError: Error, CustomStringConvertible {
+    public var message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
 }
