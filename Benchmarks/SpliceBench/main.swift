@@ -1,6 +1,7 @@
 // splice-bench: remux speed and memory against cp and ffmpeg, measured in the same run.
 //
 //   make bench            (= swift build -c release && .build/release/splice-bench)
+//   SPLICE_BENCH_BASELINE=/other/build/splice make bench   (that build measured too, runs alternating)
 //
 // Media is generated once into bench-media/ with the ffmpeg CLI: a ~300 MB 1080p H.264 + AAC
 // MP4 (and its first half, to show memory does not grow with size) and a one-hour AAC-only M4A
@@ -15,6 +16,9 @@ let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
 let media = root.appendingPathComponent("bench-media")
 let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("splice").path
 let runs = Int(ProcessInfo.processInfo.environment["BENCH_RUNS"] ?? "") ?? 3
+/// Another build of splice to compare with (`SPLICE_BENCH_BASELINE=/path/to/splice`): its runs
+/// alternate with this build's, so that both see the same machine.
+let baseline = ProcessInfo.processInfo.environment["SPLICE_BENCH_BASELINE"]
 
 struct Measurement {
     var seconds: Double
@@ -62,6 +66,25 @@ func median(_ args: [String], cleanup: String) -> Measurement {
     return results[results.count / 2]
 }
 
+/// Medians of `a` and `b`, their runs alternating (a, b, a, b, …).
+func medians(_ a: [String], _ b: [String], cleanup: String) -> (Measurement, Measurement) {
+    var ra: [Measurement] = [], rb: [Measurement] = []
+    for _ in 0..<runs {
+        unlink(cleanup); ra.append(measure(a))
+        unlink(cleanup); rb.append(measure(b))
+    }
+    unlink(cleanup)
+    func mid(_ r: [Measurement]) -> Measurement { r.sorted { $0.seconds < $1.seconds }[r.count / 2] }
+    return (mid(ra), mid(rb))
+}
+
+/// This build's measurement of `arguments`, and the baseline's when there is one.
+func spliceMedians(_ arguments: [String], cleanup: String) -> (Measurement, Measurement?) {
+    guard let baseline else { return (median([binary] + arguments, cleanup: cleanup), nil) }
+    let (a, b) = medians([binary] + arguments, [baseline] + arguments, cleanup: cleanup)
+    return (a, b)
+}
+
 func shell(_ command: String) {
     let r = measure(["/bin/sh", "-c", command])
     _ = r
@@ -103,7 +126,9 @@ func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeat
 func fmt(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }
 
 generate()
-print("splice-bench: median of \(runs) runs, warm page cache, binary \(binary)\n")
+print("splice-bench: median of \(runs) runs, warm page cache, binary \(binary)")
+if let baseline { print("baseline (runs alternating with this build's): \(baseline)") }
+print("")
 print(pad("file", 24) + pad("tool", 30) + pad("seconds", 9) + pad("×cp", 7) + pad("×cp+sync", 9) + pad("×ffmpeg", 9) + pad("RSS MB", 8) + "µs/sample")
 for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
     let input = media.appendingPathComponent(name).path
@@ -116,8 +141,8 @@ for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
     let cpSync = median(["/bin/sh", "-c", "cp \"$0\" \"$1\" && sync \"$1\"", input, out], cleanup: out)
     let ff = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", out], cleanup: out)
     let ffFast = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", "-movflags", "+faststart", out], cleanup: out)
-    let sp = median([binary, "remux", input, out], cleanup: out)
-    let spFast = median([binary, "remux", input, out, "--faststart"], cleanup: out)
+    let (sp, spBase) = spliceMedians(["remux", input, out], cleanup: out)
+    let (spFast, spFastBase) = spliceMedians(["remux", input, out, "--faststart"], cleanup: out)
     func row(_ tool: String, _ m: Measurement, vs ffmpeg: Measurement?, perSample: Bool) {
         let ratioFF = ffmpeg.map { fmt(m.seconds / $0.seconds) } ?? "-"
         let us = perSample ? fmt(m.seconds * 1e6 / Double(max(samples, 1)), 2) : "-"
@@ -129,7 +154,9 @@ for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
     row("ffmpeg -c copy", ff, vs: nil, perSample: true)
     row("ffmpeg -c copy +faststart", ffFast, vs: nil, perSample: true)
     row("splice remux", sp, vs: ff, perSample: true)
+    if let spBase { row("  baseline splice remux", spBase, vs: ff, perSample: true) }
     row("splice remux --faststart", spFast, vs: ffFast, perSample: true)
+    if let spFastBase { row("  baseline --faststart", spFastBase, vs: ffFast, perSample: true) }
     let bytes = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int ?? 0
     print(pad("", 24) + "(\(samples) samples, \(fmt(Double(bytes) / 1e6, 1)) MB)")
 }
@@ -148,7 +175,7 @@ for (job, input, ext) in [("MKV → MP4", mkvSource, "mp4"), ("MP4 → MKV", mp4
     let cp = median(["cp", input, out], cleanup: out)
     let ff = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", out], cleanup: out)
     let mkvmerge: Measurement? = ext == "mkv" ? median(["mkvmerge", "-q", "-o", out, input], cleanup: out) : nil
-    let sp = median([binary, "remux", input, out], cleanup: out)
+    let (sp, spBase) = spliceMedians(["remux", input, out], cleanup: out)
     func row(_ tool: String, _ m: Measurement) {
         print(pad(job, 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.seconds / cp.seconds), 7)
               + pad(fmt(m.seconds / ff.seconds), 9) + pad(mkvmerge.map { fmt(m.seconds / $0.seconds) } ?? "-", 11)
@@ -158,4 +185,5 @@ for (job, input, ext) in [("MKV → MP4", mkvSource, "mp4"), ("MP4 → MKV", mp4
     row("ffmpeg -c copy", ff)
     if let mkvmerge { row("mkvmerge", mkvmerge) }
     row("splice remux", sp)
+    if let spBase { row("  baseline splice remux", spBase) }
 }

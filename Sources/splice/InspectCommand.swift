@@ -1,6 +1,7 @@
 import Foundation
 import Splice
 
+/// `splice inspect`: the track structure of a movie, as a table or JSON (one `AssetReport` behind both).
 enum InspectCommand: Command {
     static let name = "inspect"
     static let abstract = "Show a movie's tracks, groups, associations and edits."

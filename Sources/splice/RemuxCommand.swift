@@ -5,6 +5,7 @@ import Splice
 import Glibc
 #endif
 
+/// `splice remux`: a lossless copy into any container Splice writes, with progress, `--faststart` and `--verify`.
 enum RemuxCommand: Command {
     static let name = "remux"
     static let abstract = "Copy a movie into a new file, losing nothing."

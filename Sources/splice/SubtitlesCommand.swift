@@ -1,6 +1,7 @@
 import Foundation
 import Splice
 
+/// `splice subtitles add` and `extract`: SRT/WebVTT tracks into a movie, and a subtitle track back out.
 enum SubtitlesCommand: Command {
     static let name = "subtitles"
     static let abstract = "Add SRT/WebVTT subtitle tracks to a movie, or extract them."

@@ -3,6 +3,8 @@ import MediaCore
 import ISOBMFF
 import Subtitles
 
+/// Subtitle tracks added to a copied movie (`SamplePipe.addingSubtitles`): cues read into tx3g
+/// samples, placed in the movie's subtitle group, forced tracks linked with `forc`.
 extension SubtitleReader: SampleBufferSource {}
 
 /// A subtitle track to add to a movie.

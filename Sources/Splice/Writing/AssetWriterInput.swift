@@ -83,6 +83,11 @@ public final class AssetWriterInput: @unchecked Sendable {
         passthrough = track.backing.isoStructure
     }
 
+    /// The timescale the track is written in: its samples', else `mediaTimeScale`, else `fallback`.
+    func writtenTimescale(fallback: Int32) -> Int32 {
+        state.timescale > 0 ? state.timescale : (mediaTimeScale > 0 ? mediaTimeScale : fallback)
+    }
+
     /// Whether `append(_:)` would take a sample now: `false` while this track is far enough
     /// ahead of the others (or holds a full chunk), after `markAsFinished()`, and once writing ends.
     public var isReadyForMoreMediaData: Bool {
@@ -118,21 +123,5 @@ public final class AssetWriterInput: @unchecked Sendable {
     public func addTrackAssociation(withTrackOf input: AssetWriterInput, type: TrackAssociationType) {
         guard canAddTrackAssociation(withTrackOf: input, type: type) else { return }
         associations.append((type, input))
-    }
-}
-
-/// Inputs whose tracks are alternatives to each other: one `alternate_group` in the file,
-/// the default input enabled and the others disabled.
-public final class AssetWriterInputGroup: @unchecked Sendable {
-    public let inputs: [AssetWriterInput]
-    /// The input enabled by default; `nil` leaves every track of the group disabled.
-    public let defaultInput: AssetWriterInput?
-    /// The `alternate_group` number to use when it is free; the writer numbers the group otherwise.
-    public let preferredAlternateGroup: Int?
-
-    public init(inputs: [AssetWriterInput], defaultInput: AssetWriterInput?, preferredAlternateGroup: Int? = nil) {
-        self.inputs = inputs
-        self.defaultInput = defaultInput
-        self.preferredAlternateGroup = preferredAlternateGroup
     }
 }

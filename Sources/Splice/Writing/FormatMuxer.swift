@@ -100,7 +100,7 @@ final class FormatMuxer: Muxer {
             metadata.isVisualImpaired = input.mediaCharacteristics.contains(.describesVideoForAccessibility)
             if let l = input.languageCode, l != "und" { metadata.language = isMatroska ? ISO639.bibliographic(l) : l }
             if let name = input.name, !MediaType.isDefaultHandlerName(name) { metadata.title = name }
-            let scale = input.state.timescale > 0 ? input.state.timescale : (input.mediaTimeScale > 0 ? input.mediaTimeScale : 1000)
+            let scale = input.writtenTimescale(fallback: 1000)
             input.state.timescale = scale
             let index = try context.addStream(codec, metadata: metadata, timeBase: (1, scale))
             // Presentation on the movie timeline: the first edit's shift, less the session start.

@@ -31,9 +31,8 @@ struct Interleaver {
     /// The window a decode time (`value` in `timescale` units) falls in.
     func windowIndex(_ value: Int64, timescale: Int32) -> Int64 {
         guard value > 0 else { return 0 }
-        let n = Int128(value) * Int128(window.timescale)
-        let d = Int128(timescale) * Int128(window.value)
-        return Int64(clamping: n / d)
+        return MediaTime(value: value, timescale: timescale)
+            .ticks(numerator: Int32(clamping: window.value), denominator: window.timescale, rounding: .down)
     }
 
     /// Recomputes the slowest frontier; returns whether it moved (other inputs may have become ready).

@@ -42,7 +42,6 @@ struct MovieBoxBuilder {
 
     private func track(_ input: AssetWriterInput, table: TrackTable, chunkShift: UInt64) -> Track {
         let pass = input.passthrough
-        let state = input.state
         var sampleTable = table.builder.finished()
         if chunkShift > 0 { sampleTable.chunkOffsets = sampleTable.chunkOffsets.map { $0 + chunkShift } }
         if let pass, sampleTable.sampleCount == pass.expectedSampleCount { sampleTable.otherBoxes = pass.sampleTableBoxes }
@@ -51,7 +50,7 @@ struct MovieBoxBuilder {
             // An empty track still describes its format.
             sampleTable.sampleEntries = [parsed]
         }
-        let mediaScale = state.timescale > 0 ? state.timescale : (input.mediaTimeScale > 0 ? input.mediaTimeScale : movieTimeScale)
+        let mediaScale = input.writtenTimescale(fallback: movieTimeScale)
         let mediaDuration = table.builder.duration
         let edits = editList(input, mediaScale: mediaScale, mediaDuration: mediaDuration)
         var header = trackHeader(input)
