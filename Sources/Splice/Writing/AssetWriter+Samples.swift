@@ -29,9 +29,13 @@ extension AssetWriter {
             guard state.timescale > 0 else { throw MediaError(.invalidData, "sample has an invalid decode time") }
         }
         let frontier = state.frontier
-        var samples = [sample]
-        for stage in state.stages { samples = try samples.flatMap { try stage.transform($0, timescale: state.timescale) } }
-        try enqueue(samples, to: input)
+        if state.stages.isEmpty {
+            try enqueue(sample, to: input)
+        } else {
+            var samples = [sample]
+            for stage in state.stages { samples = try samples.flatMap { try stage.transform($0, timescale: state.timescale) } }
+            for s in samples { try enqueue(s, to: input) }
+        }
         // Only a move of the slowest input can make another one ready.
         let moved = state.frontier != frontier && interleaver.updateSlowestFrontier(_inputs.map(\.state))
         if moved || interleaver.isHeavy(state) { try flush(all: false) }
@@ -47,36 +51,34 @@ extension AssetWriter {
         return samples
     }
 
-    /// Checks each sample's times against the previous one's and queues it in its window.
-    func enqueue(_ samples: [SampleBuffer], to input: AssetWriterInput) throws {
+    /// Checks a sample's times against the previous one's and queues it in its window.
+    func enqueue(_ sample: SampleBuffer, to input: AssetWriterInput) throws {
         let state = input.state
-        for sample in samples {
-            guard sample.decodeTime.isNumeric, sample.presentationTime.isNumeric else {
-                throw MediaError(.invalidData, "track \(state.index + 1): sample without a numeric decode or presentation time")
-            }
-            if state.timescale == 0 { state.timescale = sample.decodeTime.timescale }
-            let ts = state.timescale
-            let dts = sample.decodeTime.converted(to: ts).value
-            let pts = sample.presentationTime.converted(to: ts).value
-            let duration = sample.duration.isNumeric ? sample.duration.converted(to: ts).value : 0
-            if let last = state.lastDecodeTime, dts < last {
-                throw MediaError(.invalidData, "track \(state.index + 1): decode time \(sample.decodeTime) goes back before the previous sample's")
-            }
-            if state.firstDecodeTime == nil { state.firstDecodeTime = dts }
-            state.lastDecodeTime = dts
-            let trimEnd = sample.trimDurationAtEnd > .zero ? sample.trimDurationAtEnd.converted(to: ts).value : 0
-            state.presentationEnd = max(state.presentationEnd ?? .min, pts + duration - trimEnd)
-            state.earliestPresentation = min(state.earliestPresentation ?? .max, pts)
-            if state.firstFormat == nil { state.firstFormat = sample.formatDescription }
-            let window = interleaver.windowIndex(dts, timescale: ts)
-            state.pending.append(PendingSample(
-                storage: sample.storage, length: sample.dataLength, decodeTime: dts, compositionOffset: pts - dts,
-                duration: duration, isSync: sample.isSync, dependency: sample.dependency?.rawValue,
-                descriptionIndex: try muxer?.descriptionIndex(for: sample, input: input) ?? 1,
-                window: window, trimDurationAtEnd: sample.trimDurationAtEnd))
-            if case .bytes = sample.storage { state.pendingBytes += sample.dataLength }
-            state.frontier = max(state.frontier, window)
+        guard sample.decodeTime.isNumeric, sample.presentationTime.isNumeric else {
+            throw MediaError(.invalidData, "track \(state.index + 1): sample without a numeric decode or presentation time")
         }
+        if state.timescale == 0 { state.timescale = sample.decodeTime.timescale }
+        let ts = state.timescale
+        let dts = sample.decodeTime.converted(to: ts).value
+        let pts = sample.presentationTime.converted(to: ts).value
+        let duration = sample.duration.isNumeric ? sample.duration.converted(to: ts).value : 0
+        if let last = state.lastDecodeTime, dts < last {
+            throw MediaError(.invalidData, "track \(state.index + 1): decode time \(sample.decodeTime) goes back before the previous sample's")
+        }
+        if state.firstDecodeTime == nil { state.firstDecodeTime = dts }
+        state.lastDecodeTime = dts
+        let trimEnd = sample.trimDurationAtEnd > .zero ? sample.trimDurationAtEnd.converted(to: ts).value : 0
+        state.presentationEnd = max(state.presentationEnd ?? .min, pts + duration - trimEnd)
+        state.earliestPresentation = min(state.earliestPresentation ?? .max, pts)
+        if state.firstFormat == nil { state.firstFormat = sample.formatDescription }
+        let window = interleaver.windowIndex(dts, timescale: ts)
+        state.pending.append(PendingSample(
+            storage: sample.storage, length: sample.dataLength, decodeTime: dts, compositionOffset: pts - dts,
+            duration: duration, isSync: sample.isSync, dependency: sample.dependency?.rawValue,
+            descriptionIndex: try muxer?.descriptionIndex(for: sample, input: input) ?? 1,
+            window: window, trimDurationAtEnd: sample.trimDurationAtEnd))
+        if case .bytes = sample.storage { state.pendingBytes += sample.dataLength }
+        state.frontier = max(state.frontier, window)
     }
 
     func markAsFinished(_ input: AssetWriterInput) {
@@ -86,7 +88,7 @@ extension AssetWriter {
             state.requestBlock = nil
             guard !state.isFinished else { return }
             if _status == .writing {
-                do { try enqueue(try finishStages(state), to: input) } catch { failLocked(error) }
+                do { for s in try finishStages(state) { try enqueue(s, to: input) } } catch { failLocked(error) }
             }
             state.isFinished = true
             _ = interleaver.updateSlowestFrontier(_inputs.map(\.state))

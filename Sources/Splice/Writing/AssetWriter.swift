@@ -154,8 +154,9 @@ public final class AssetWriter: @unchecked Sendable {
                               movieTimeScale: movieTimeScale, fastStart: shouldOptimizeForNetworkUse)
     }
 
-    /// The transform stages of an input: today the text conversion.
+    /// The transform stages of an input: today the text conversion, for text and subtitle inputs.
     private func installStages(_ input: AssetWriterInput, muxer: any Muxer) {
+        guard input.mediaType == .text || input.mediaType == .subtitle else { return }
         let text = TextConversion(muxerName: fileType.muxerName, containerFormat: muxer.textFormat, isForced: input.isForced)
         input.state.text = text
         input.state.stages = [text]
@@ -231,7 +232,7 @@ public final class AssetWriter: @unchecked Sendable {
             guard _status == .writing, let file, let muxer else { return }
             do {
                 for input in _inputs {
-                    if !input.state.isFinished { try enqueue(try finishStages(input.state), to: input) }
+                    if !input.state.isFinished { for s in try finishStages(input.state) { try enqueue(s, to: input) } }
                     input.state.isFinished = true
                     input.state.requestBlock = nil
                 }
