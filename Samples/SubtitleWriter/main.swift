@@ -24,6 +24,7 @@ do {
     for track in asset.tracks {
         let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
         output.alwaysCopiesSampleData = false          // copy media file to file, not through memory
+        output.presentsMediaTimeline = true            // media times as stored: the edit lists are copied below
         reader.add(output)
         outputs[track.trackID] = output
     }
@@ -39,7 +40,7 @@ do {
         input.extendedLanguageTag = track.extendedLanguageTag
         input.name = track.name
         input.marksOutputTrackAsEnabled = track.isEnabled
-        input.segments = track.segments.isEmpty ? nil : track.segments
+        input.segments = track.segments.isEmpty ? nil : track.segments   // the source's edit list, exactly
         writer.add(input)
         inputs[track.trackID] = input
     }

@@ -211,7 +211,7 @@ public final class SubtitleReader: @unchecked Sendable {
         }
         guard let s = sample else { return nil }
         let start = MediaTime(value: s.start, timescale: 1000)
-        return SampleBuffer(data: TX3G.encode(s.text, styles: s.styles), decodeTime: start, presentationTime: start,
+        return SampleBuffer(data: TX3G.encode(s.text, styles: s.styles), decodeTimeStamp: start, presentationTimeStamp: start,
                             duration: MediaTime(value: s.end - s.start, timescale: 1000), isSync: true,
                             formatDescription: formatDescription)
     }

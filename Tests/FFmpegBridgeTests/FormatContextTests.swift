@@ -61,11 +61,11 @@ struct FormatContextTests {
             var last: MediaTime?
             var keyFrames = 0
             while let sample = try timeline.next(from: demuxer) {
-                if let last { #expect(sample.decodeTime >= last) }
-                #expect(sample.presentationTime >= sample.decodeTime || s.mediaType == .audio)
+                if let last { #expect(sample.decodeTimeStamp >= last) }
+                #expect(sample.presentationTimeStamp >= sample.decodeTimeStamp || s.mediaType == .audio)
                 #expect(sample.duration > .zero)
                 if sample.isSync { keyFrames += 1 }
-                last = sample.decodeTime
+                last = sample.decodeTimeStamp
                 n += 1
             }
             #expect(keyFrames >= 1)
@@ -97,8 +97,8 @@ struct FormatContextTests {
             let tb = output.timeBase(ofStream: s.index)
             func ticks(_ t: MediaTime) -> Int64 { t.ticks(numerator: tb.num, denominator: tb.den) }
             while let sample = try timeline.next(from: demuxer) {
-                try output.write(sample.data, stream: s.index, presentationTime: ticks(sample.presentationTime),
-                                 decodeTime: ticks(sample.decodeTime), duration: ticks(sample.duration), isKeyFrame: sample.isSync)
+                try output.write(sample.data, stream: s.index, presentationTime: ticks(sample.presentationTimeStamp),
+                                 decodeTime: ticks(sample.decodeTimeStamp), duration: ticks(sample.duration), isKeyFrame: sample.isSync)
             }
         }
         try output.writeTrailer()

@@ -43,7 +43,7 @@ struct MediaTimeTests {
         #expect(MediaTime(value: Int64.min, timescale: 1) - MediaTime(value: 1, timescale: 1) == .negativeInfinity)
         #expect(-MediaTime(value: Int64.min, timescale: 1) == .positiveInfinity)
         #expect(MediaTime(value: Int64.max / 2 + 1, timescale: 1) * 2 == .positiveInfinity)
-        #expect(MediaTime(value: Int64.max, timescale: 1).converted(to: 90000) == .positiveInfinity)
+        #expect(MediaTime(value: Int64.max, timescale: 1).convertScale(90000) == .positiveInfinity)
     }
 
     @Test func specialValues() {
@@ -59,17 +59,17 @@ struct MediaTimeTests {
 
     @Test func conversionRoundsAsAsked() {
         let t = MediaTime(value: 1001, timescale: 30000) // 0.03336… s
-        #expect(t.converted(to: 1000, rounding: .nearest).value == 33)
-        #expect(t.converted(to: 1000, rounding: .up).value == 34)
-        #expect(t.converted(to: 1000, rounding: .down).value == 33)
+        #expect(t.convertScale(1000, method: .nearest).value == 33)
+        #expect(t.convertScale(1000, method: .up).value == 34)
+        #expect(t.convertScale(1000, method: .down).value == 33)
         let n = MediaTime(value: -1001, timescale: 30000)
-        #expect(n.converted(to: 1000, rounding: .towardZero).value == -33)
-        #expect(n.converted(to: 1000, rounding: .awayFromZero).value == -34)
-        #expect(n.converted(to: 1000, rounding: .down).value == -34)
-        #expect(n.converted(to: 1000, rounding: .up).value == -33)
-        #expect(MediaTime(value: 1, timescale: 2).converted(to: 1, rounding: .nearest).value == 1)
-        #expect(MediaTime(value: -1, timescale: 2).converted(to: 1, rounding: .nearest).value == -1)
-        #expect(MediaTime(value: 3, timescale: 1).converted(to: 90000).value == 270_000)
+        #expect(n.convertScale(1000, method: .towardZero).value == -33)
+        #expect(n.convertScale(1000, method: .awayFromZero).value == -34)
+        #expect(n.convertScale(1000, method: .down).value == -34)
+        #expect(n.convertScale(1000, method: .up).value == -33)
+        #expect(MediaTime(value: 1, timescale: 2).convertScale(1, method: .nearest).value == 1)
+        #expect(MediaTime(value: -1, timescale: 2).convertScale(1, method: .nearest).value == -1)
+        #expect(MediaTime(value: 3, timescale: 1).convertScale(90000).value == 270_000)
     }
 
     @Test func seconds() {

@@ -339,11 +339,11 @@ struct ContainerTests {
             var n = 0, keys = 0
             var last: MediaTime?
             while let s = o.copyNextSampleBuffer() {
-                if let last { #expect(s.decodeTime >= last) }
-                last = s.decodeTime
+                if let last { #expect(s.decodeTimeStamp >= last) }
+                last = s.decodeTimeStamp
                 n += 1
                 if s.isSync { keys += 1 }
-                #expect(s.presentationTime >= s.decodeTime || o.track.mediaType != .video)
+                #expect(s.presentationTimeStamp >= s.decodeTimeStamp || o.track.mediaType != .video)
             }
             counts.append(n)
             if o.track.mediaType == .video { #expect(keys == 3) }

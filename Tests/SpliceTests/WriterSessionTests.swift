@@ -26,8 +26,8 @@ struct WriterSessionTests {
         let video = try WriterSessionTests.samples(asset, track: 0)
         #expect(video.count == asset.tracks[0].sampleCount)
         #expect(video.first?.isSync == true)
-        #expect(zip(video, video.dropFirst()).allSatisfy { $0.decodeTime < $1.decodeTime })
-        #expect(video.contains { $0.presentationTime < $0.decodeTime })
+        #expect(zip(video, video.dropFirst()).allSatisfy { $0.decodeTimeStamp < $1.decodeTimeStamp })
+        #expect(video.contains { $0.presentationTimeStamp < $0.decodeTimeStamp })
         #expect(video.allSatisfy { $0.formatDescription.codec == "avc1" && $0.duration > .zero })
         // Sizes agree with ffprobe's packet sizes.
         let probe = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size",
@@ -47,8 +47,8 @@ struct WriterSessionTests {
         let all = try WriterSessionTests.samples(asset, track: 0)
         #expect(got.first?.isSync == true)
         #expect(!got.isEmpty && got.count < all.count)
-        #expect(got.first!.decodeTime.seconds <= 1.0)
-        #expect(got.last!.decodeTime.seconds < 1.6)
+        #expect(got.first!.decodeTimeStamp.seconds <= 1.0)
+        #expect(got.last!.decodeTimeStamp.seconds < 1.6)
     }
 
     /// A session built by hand: video, two audio tracks in a group (the second one default),
@@ -176,7 +176,7 @@ struct WriterSessionTests {
         #expect(movie.tracks[1].sampleTable.sampleEntries.count == 1)
         let copy = try WriterSessionTests.samples(try Asset(url: url), track: 0)
         #expect(copy.map(\.data) == audio.map(\.data))
-        #expect(copy.map(\.decodeTime) == audio.map(\.decodeTime))
+        #expect(copy.map(\.decodeTimeStamp) == audio.map(\.decodeTimeStamp))
     }
 
     @Test func misuseFailsCleanly() throws {

@@ -70,7 +70,7 @@ struct WriterStageTests {
         #expect(writer.startWriting())
         writer.startSession(atSourceTime: .zero)
         let format = FormatDescription(mediaType: .video, codec: "xxxx")
-        let sample = SampleBuffer(data: Data([1, 2, 3]), decodeTime: .zero, presentationTime: .zero,
+        let sample = SampleBuffer(data: Data([1, 2, 3]), decodeTimeStamp: .zero, presentationTimeStamp: .zero,
                                   duration: MediaTime(value: 1, timescale: 25), isSync: true, formatDescription: format)
         #expect(!input.append(sample))
         #expect(writer.status == .failed)

@@ -85,7 +85,7 @@ public struct PacketTimeline: Sendable {
             }
         }
         first = false
-        var sample = SampleBuffer(data: data, decodeTime: decodeTime, presentationTime: presentationTime,
+        var sample = SampleBuffer(data: data, decodeTimeStamp: decodeTime, presentationTimeStamp: presentationTime,
                                   duration: sampleDuration, isSync: e.isKeyFrame || format.mediaType != .video,
                                   formatDescription: format)
         if e.skippedAtEnd > 0, let rate = format.sampleRate, rate >= 1, rate <= Double(Int32.max) {

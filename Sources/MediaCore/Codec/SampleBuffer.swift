@@ -52,15 +52,17 @@ public struct SampleBuffer: Sendable {
     }
 
     /// The number of bytes, without reading them.
-    public var dataLength: Int {
+    public var totalSampleSize: Int {
         switch storage {
         case .bytes(let d): d.count
         case .file(let r): r.length
         }
     }
 
-    public var decodeTime: MediaTime
-    public var presentationTime: MediaTime
+    /// When the sample is decoded.
+    public var decodeTimeStamp: MediaTime
+    /// When the sample is shown (after reordering).
+    public var presentationTimeStamp: MediaTime
     public var duration: MediaTime
     /// A sync sample (key frame): decoding can start here.
     public var isSync: Bool
@@ -73,21 +75,50 @@ public struct SampleBuffer: Sendable {
     public var trimDurationAtEnd = MediaTime.zero
 
     /// Makes a sample whose bytes stay in a file until they are needed.
-    public init(fileRange: FileRange, decodeTime: MediaTime, presentationTime: MediaTime, duration: MediaTime,
+    public init(fileRange: FileRange, decodeTimeStamp: MediaTime, presentationTimeStamp: MediaTime, duration: MediaTime,
                 isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
-        self.init(data: Data(), decodeTime: decodeTime, presentationTime: presentationTime, duration: duration,
+        self.init(data: Data(), decodeTimeStamp: decodeTimeStamp, presentationTimeStamp: presentationTimeStamp, duration: duration,
                   isSync: isSync, dependency: dependency, formatDescription: formatDescription)
         self.storage = .file(fileRange)
     }
 
-    public init(data: Data, decodeTime: MediaTime, presentationTime: MediaTime, duration: MediaTime,
+    public init(data: Data, decodeTimeStamp: MediaTime, presentationTimeStamp: MediaTime, duration: MediaTime,
                 isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
         self.storage = .bytes(data)
-        self.decodeTime = decodeTime
-        self.presentationTime = presentationTime
+        self.decodeTimeStamp = decodeTimeStamp
+        self.presentationTimeStamp = presentationTimeStamp
         self.duration = duration
         self.isSync = isSync
         self.dependency = dependency
         self.formatDescription = formatDescription
+    }
+
+    // MARK: Names before AVFoundation's (kept for one release)
+
+    @available(*, deprecated, renamed: "decodeTimeStamp")
+    public var decodeTime: MediaTime {
+        get { decodeTimeStamp }
+        set { decodeTimeStamp = newValue }
+    }
+    @available(*, deprecated, renamed: "presentationTimeStamp")
+    public var presentationTime: MediaTime {
+        get { presentationTimeStamp }
+        set { presentationTimeStamp = newValue }
+    }
+    @available(*, deprecated, renamed: "totalSampleSize")
+    public var dataLength: Int { totalSampleSize }
+
+    @available(*, deprecated, renamed: "init(data:decodeTimeStamp:presentationTimeStamp:duration:isSync:dependency:formatDescription:)")
+    public init(data: Data, decodeTime: MediaTime, presentationTime: MediaTime, duration: MediaTime,
+                isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
+        self.init(data: data, decodeTimeStamp: decodeTime, presentationTimeStamp: presentationTime, duration: duration,
+                  isSync: isSync, dependency: dependency, formatDescription: formatDescription)
+    }
+
+    @available(*, deprecated, renamed: "init(fileRange:decodeTimeStamp:presentationTimeStamp:duration:isSync:dependency:formatDescription:)")
+    public init(fileRange: FileRange, decodeTime: MediaTime, presentationTime: MediaTime, duration: MediaTime,
+                isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
+        self.init(fileRange: fileRange, decodeTimeStamp: decodeTime, presentationTimeStamp: presentationTime, duration: duration,
+                  isSync: isSync, dependency: dependency, formatDescription: formatDescription)
     }
 }

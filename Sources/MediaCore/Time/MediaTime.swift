@@ -78,13 +78,18 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// This time expressed in `newTimescale` units, rounded as asked.
     /// Values beyond the 64-bit range become the matching infinity.
-    public func converted(to newTimescale: Int32, rounding: Rounding = .nearest) -> MediaTime {
+    public func convertScale(_ newTimescale: Int32, method rounding: Rounding = .nearest) -> MediaTime {
         guard kind == .numeric else { return self }
         guard newTimescale > 0 else { return .invalid }
         if newTimescale == timescale { return self }
         let numerator = Int128(value) * Int128(newTimescale)
         let q = MediaTime.divide(numerator, Int128(timescale), rounding)
         return MediaTime.make(q, newTimescale)
+    }
+
+    @available(*, deprecated, renamed: "convertScale(_:method:)")
+    public func converted(to newTimescale: Int32, rounding: Rounding = .nearest) -> MediaTime {
+        convertScale(newTimescale, method: rounding)
     }
 
     /// This time as a count of ticks of `numerator`/`denominator` seconds (a libav time base),

@@ -14,9 +14,10 @@ protocol AssetSource: AnyObject, Sendable {
 /// What one `AssetReader` reads through: a cursor per output, and when reading ends, what was
 /// wrong with the input but read anyway.
 protocol ReadSession: AnyObject, Sendable {
-    /// A cursor over `track`'s samples, positioned for `timeRange`.
+    /// A cursor over `track`'s samples in media time, from the sync sample before `span`'s start
+    /// to its end where the source can position (else from the first sample: `RangeFilter` cuts).
     /// - Parameter copiesSampleData: `false` leaves sample bytes in the file where they are.
-    func makeCursor(for track: AssetTrack, timeRange: TimeRange, copiesSampleData: Bool) throws -> any SampleCursor
+    func makeCursor(for track: AssetTrack, span: MediaSpan, copiesSampleData: Bool) throws -> any SampleCursor
     /// Warnings of the whole read, once every cursor has ended.
     func warnings() -> [String]
 }

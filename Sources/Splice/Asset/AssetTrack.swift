@@ -109,10 +109,13 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
         "track \(trackID) (\(mediaType), \(codecName), \(languageCode))"
     }
 
-    /// The edit that shows media first, as (movie time − media time): what maps the track's
-    /// media times to the movie timeline through a single-edit list.
-    var firstEditShift: MediaTime {
-        guard let first = segments.first(where: { !$0.isEmpty }), let source = first.source else { return .zero }
+    /// Timeline time − media time through the edit that shows media first (a single-edit list);
+    /// for a track without an edit list, minus the asset's start time (libavformat containers
+    /// whose timestamps start later than 0, such as MPEG-TS).
+    var timelineShift: MediaTime {
+        guard let first = segments.first(where: { !$0.isEmpty }), let source = first.source else {
+            return .zero - (asset?.startTime ?? .zero)
+        }
         return first.target.start - source.start
     }
 }

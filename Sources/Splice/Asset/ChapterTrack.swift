@@ -26,7 +26,7 @@ enum ChapterTrack {
         while let s = output.copyNextSampleBuffer() {
             let title = TX3G.decode(s.data).text
             if !title.isEmpty {
-                result.append(Asset.Chapter(title: title, timeRange: TimeRange(start: s.presentationTime + track.firstEditShift, duration: s.duration)))
+                result.append(Asset.Chapter(title: title, timeRange: TimeRange(start: s.presentationTimeStamp, duration: s.duration)))
             }
         }
         return result
@@ -65,7 +65,7 @@ final class ChapterSamples: SampleBufferSource, @unchecked Sendable {
             let s = samples.removeFirst()
             let utf8 = Array(s.text.utf8.prefix(0xFFFF))
             let data = Data([UInt8(utf8.count >> 8), UInt8(utf8.count & 0xFF)] + utf8)
-            return SampleBuffer(data: data, decodeTime: s.start, presentationTime: s.start, duration: s.duration,
+            return SampleBuffer(data: data, decodeTimeStamp: s.start, presentationTimeStamp: s.start, duration: s.duration,
                                 isSync: true, formatDescription: formatDescription)
         }
     }

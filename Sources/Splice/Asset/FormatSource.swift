@@ -114,9 +114,6 @@ final class FormatSource: AssetSource, @unchecked Sendable {
     // MARK: Reading
 
     func makeSession(reading tracks: [AssetTrack], timeRange: TimeRange) throws -> any ReadSession {
-        guard timeRange == .everything else {
-            throw MediaError(.unsupported, "reading a time range of \(format) files is not supported; read all of it")
-        }
         return try DemuxSession(path: path, streams: Set(tracks.compactMap { ($0.backing as? StreamBacking)?.stream.index }))
     }
 }

@@ -80,11 +80,11 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
             var length = MediaTime(value: Int64(clamping: e.segmentDuration), timescale: movieScale)
             if e.segmentDuration == 0 && !e.isEmpty && entries.count == 1 {
                 // Fragmented files leave the duration open: the edit runs to the end of the media.
-                length = (mediaDuration - MediaTime(value: e.mediaTime, timescale: mediaScale)).converted(to: movieScale)
+                length = (mediaDuration - MediaTime(value: e.mediaTime, timescale: mediaScale)).convertScale(movieScale)
             }
             let source: TimeRange? = e.isEmpty ? nil : TimeRange(
                 start: MediaTime(value: e.mediaTime, timescale: mediaScale),
-                duration: e.rate == 0 ? .zero : length.converted(to: mediaScale))
+                duration: e.rate == 0 ? .zero : length.convertScale(mediaScale))
             segments.append(TrackSegment(target: TimeRange(start: cursor, duration: length), source: source, rate: e.rate))
             cursor = cursor + length
         }
@@ -97,12 +97,12 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
 
     func makeSession(reading tracks: [AssetTrack], timeRange: TimeRange) throws -> any ReadSession { self }
 
-    func makeCursor(for track: AssetTrack, timeRange: TimeRange, copiesSampleData: Bool) throws -> any SampleCursor {
+    func makeCursor(for track: AssetTrack, span: MediaSpan, copiesSampleData: Bool) throws -> any SampleCursor {
         guard let backing = track.backing as? ISOTrackBacking else {
             throw MediaError(.invalidOperation, "track \(track.trackID) is not a track of this movie")
         }
         return ISOSampleCursor(track: track, iso: backing.track, trackExtends: movie.trackExtends[backing.track.trackID],
-                               file: file, timeRange: timeRange, copiesSampleData: copiesSampleData)
+                               file: file, span: span, copiesSampleData: copiesSampleData)
     }
 
     func warnings() -> [String] { [] }

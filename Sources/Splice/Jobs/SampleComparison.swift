@@ -18,6 +18,9 @@ public enum SampleComparison {
         for (ta, tb) in zip(a.tracks, b.tracks) {
             let ra = try AssetReader(asset: a), rb = try AssetReader(asset: b)
             let oa = AssetReaderTrackOutput(track: ta), ob = AssetReaderTrackOutput(track: tb)
+            // Compared as stored: media times (edit lists are compared as structure).
+            oa.presentsMediaTimeline = true
+            ob.presentsMediaTimeline = true
             ra.add(oa); rb.add(ob)
             guard ra.startReading() else { throw ra.error! }
             guard rb.startReading() else { throw rb.error! }
@@ -34,9 +37,9 @@ public enum SampleComparison {
                 }
                 n += 1
                 if sa.data != sb.data { throw mismatch(b, tb, n, "bytes differ") }
-                if sa.decodeTime != sb.decodeTime { throw mismatch(b, tb, n, "decode time \(sb.decodeTime), expected \(sa.decodeTime)") }
-                if sa.presentationTime != sb.presentationTime {
-                    throw mismatch(b, tb, n, "presentation time \(sb.presentationTime), expected \(sa.presentationTime)")
+                if sa.decodeTimeStamp != sb.decodeTimeStamp { throw mismatch(b, tb, n, "decode time \(sb.decodeTimeStamp), expected \(sa.decodeTimeStamp)") }
+                if sa.presentationTimeStamp != sb.presentationTimeStamp {
+                    throw mismatch(b, tb, n, "presentation time \(sb.presentationTimeStamp), expected \(sa.presentationTimeStamp)")
                 }
                 if sa.duration != sb.duration { throw mismatch(b, tb, n, "duration \(sb.duration), expected \(sa.duration)") }
                 if sa.isSync != sb.isSync { throw mismatch(b, tb, n, "sync flag differs") }

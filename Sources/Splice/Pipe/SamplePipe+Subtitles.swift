@@ -110,8 +110,8 @@ public enum SubtitleExtraction {
         guard reader.startReading() else { throw reader.error! }
         var samples: [TimedTextSample] = []
         while let s = output.copyNextSampleBuffer() {
-            let start = s.presentationTime.converted(to: 1000, rounding: .nearest).value
-            let end = (s.presentationTime + s.duration).converted(to: 1000, rounding: .nearest).value
+            let start = s.presentationTimeStamp.convertScale(1000, method: .nearest).value
+            let end = (s.presentationTimeStamp + s.duration).convertScale(1000, method: .nearest).value
             let (text, styles) = TX3G.decode(s.data)
             samples.append(TimedTextSample(start: start, end: end, text: text, styles: styles))
         }

@@ -117,7 +117,7 @@ public final class SamplePipe: @unchecked Sendable {
             }
             if !c.input.append(sample) { break }
             if progressHandler != nil, let d = c.duration, d > .zero {
-                report(i, min(1, (sample.decodeTime + sample.duration).seconds / d.seconds))
+                report(i, min(1, (sample.decodeTimeStamp + sample.duration).seconds / d.seconds))
             }
         }
         let readerStopped = reader.map { $0.status == .failed || $0.status == .cancelled } ?? false

@@ -40,6 +40,7 @@ struct TrackMirror {
         var ordered: [AssetWriterInput] = []
         for track in copiedTracks where !chapterTracks.contains(where: { $0 === track }) {
             let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
+            output.presentsMediaTimeline = true
             output.alwaysCopiesSampleData = false
             pipe.reader?.add(output)
             let input = AssetWriterInput(copying: track)

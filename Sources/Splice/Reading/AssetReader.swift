@@ -81,8 +81,10 @@ public final class AssetReader: @unchecked Sendable {
             let session = try asset.source.makeSession(reading: outputs.map(\.track), timeRange: range)
             lock.withLock { self.session = session }
             for output in outputs {
-                output.start(try session.makeCursor(for: output.track, timeRange: range,
-                                                    copiesSampleData: output.alwaysCopiesSampleData))
+                let (track, copies) = (output.track, output.alwaysCopiesSampleData)
+                let open = { (span: MediaSpan) in try session.makeCursor(for: track, span: span, copiesSampleData: copies) }
+                output.start(output.presentsMediaTimeline ? TimelineCursor(mediaTimesOf: track, timeRange: range, open: open)
+                                                          : TimelineCursor(track: track, timeRange: range, open: open))
             }
         } catch {
             fail(error as? MediaError ?? MediaError(.io, "\(error)"))

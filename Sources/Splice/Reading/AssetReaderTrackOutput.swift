@@ -10,6 +10,12 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     /// their bytes in the file, read only when `data` is asked for — a writer copies them file
     /// to file without reading them (what `SamplePipe.mirroring` uses). Set before reading.
     public var alwaysCopiesSampleData = true
+    /// `false` (the default): samples are on the asset's timeline — each sample's decode and
+    /// presentation times are its media times mapped through the track's edit list (see
+    /// `AssetReader`). `true`: samples keep their media times, as stored, and the track's
+    /// `segments` say where they are shown; a writer input given those `segments` rebuilds the
+    /// edit list exactly (what `SamplePipe.mirroring` does). Set before reading.
+    public var presentsMediaTimeline = false
     weak var reader: AssetReader?
 
     private let lock = NSLock()

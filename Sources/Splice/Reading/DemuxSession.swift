@@ -14,7 +14,7 @@ final class DemuxSession: ReadSession, @unchecked Sendable {
         demuxer = try PacketDemuxer(path: path, streams: streams)
     }
 
-    func makeCursor(for track: AssetTrack, timeRange: TimeRange, copiesSampleData: Bool) throws -> any SampleCursor {
+    func makeCursor(for track: AssetTrack, span: MediaSpan, copiesSampleData: Bool) throws -> any SampleCursor {
         guard let backing = track.backing as? StreamBacking else {
             throw MediaError(.invalidOperation, "track \(track.trackID) is not a stream of this file")
         }

@@ -20,7 +20,7 @@ final class ISOSampleCursor: SampleCursor {
     /// Largest single read: chunks bigger than this are read in pieces.
     static let maximumRead: UInt64 = 4 << 20
 
-    init(track: AssetTrack, iso: Track, trackExtends: TrackExtends?, file: ReadOnlyFile, timeRange: TimeRange,
+    init(track: AssetTrack, iso: Track, trackExtends: TrackExtends?, file: ReadOnlyFile, span: MediaSpan,
          copiesSampleData: Bool) {
         iterator = SampleIterator(track: iso, trackExtends: trackExtends)
         self.file = file
@@ -30,15 +30,17 @@ final class ISOSampleCursor: SampleCursor {
         self.copiesSampleData = copiesSampleData
         let edits = track.segments.filter { !$0.isEmpty }
         if track.mediaType == .audio, edits.count == 1, let source = edits[0].source, source.end.isNumeric {
-            editEnd = source.end.converted(to: timescale, rounding: .up).value
+            editEnd = source.end.convertScale(timescale, method: .up).value
         }
-        if timeRange != .everything { position(at: timeRange, shift: MediaTime.zero - track.firstEditShift) }
+        position(at: span)
     }
 
-    /// Moves to the last sync sample at or before the first sample that ends after the range's
-    /// start (movie time → media time through the first non-empty edit).
-    private func position(at range: TimeRange, shift: MediaTime) {
-        let start = (range.start + shift).converted(to: timescale, rounding: .down)
+    /// Moves to the last sync sample at or before the first sample that ends after the span's
+    /// start, and ends at the first sample decoded at or after its end.
+    private func position(at span: MediaSpan) {
+        if span.end.isNumeric { endDecodeTime = span.end.convertScale(timescale, method: .up).value }
+        guard span.start.isNumeric else { return }
+        let start = span.start.convertScale(timescale, method: .down)
         var probe = iterator
         var index = 0, syncIndex = 0
         while let s = probe.next() {
@@ -47,7 +49,6 @@ final class ISOSampleCursor: SampleCursor {
             index += 1
         }
         for _ in 0..<syncIndex { _ = iterator.next() }
-        endDecodeTime = range.end.isNumeric ? (range.end + shift).converted(to: timescale, rounding: .up).value : .max
     }
 
     func next() throws -> SampleBuffer? {
@@ -65,8 +66,8 @@ final class ISOSampleCursor: SampleCursor {
             : .file(SampleBuffer.FileRange(file: file, offset: s.offset, length: Int(s.size)))
         var sample = SampleBuffer(
             data: Data(),
-            decodeTime: MediaTime(value: s.decodeTime, timescale: timescale),
-            presentationTime: MediaTime(value: s.presentationTime, timescale: timescale),
+            decodeTimeStamp: MediaTime(value: s.decodeTime, timescale: timescale),
+            presentationTimeStamp: MediaTime(value: s.presentationTime, timescale: timescale),
             duration: MediaTime(value: Int64(s.duration), timescale: timescale),
             isSync: s.isSync, dependency: s.dependency.map(SampleBuffer.Dependency.init(rawValue:)),
             formatDescription: formats[Int(s.descriptionIndex) - 1])

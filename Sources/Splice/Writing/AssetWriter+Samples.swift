@@ -25,21 +25,36 @@ extension AssetWriter {
         let state = input.state
         guard !state.isFinished else { throw MediaError(.invalidOperation, "append after markAsFinished()") }
         if state.timescale == 0 {
-            state.timescale = input.mediaTimeScale > 0 ? input.mediaTimeScale : sample.decodeTime.timescale
+            state.timescale = input.mediaTimeScale > 0 ? input.mediaTimeScale : sample.decodeTimeStamp.timescale
             guard state.timescale > 0 else { throw MediaError(.invalidData, "sample has an invalid decode time") }
         }
         let frontier = state.frontier
-        if state.stages.isEmpty {
-            try enqueue(sample, to: input)
+        if !state.prerollDecided {
+            // Video shown before the session start is kept only as far as decoding needs it.
+            state.prerollDecided = true
+            if input.mediaType == .video, input.segments == nil, session.start.isNumeric {
+                state.preroll = RangeFilter(span: MediaSpan(start: session.start, end: .positiveInfinity))
+            }
+        }
+        if var filter = state.preroll {
+            let released = filter.push(sample)
+            state.preroll = filter.released ? nil : filter
+            for s in released { try transformAndEnqueue(s, to: input) }
         } else {
-            var samples = [sample]
-            for stage in state.stages { samples = try samples.flatMap { try stage.transform($0, timescale: state.timescale) } }
-            for s in samples { try enqueue(s, to: input) }
+            try transformAndEnqueue(sample, to: input)
         }
         // Only a move of the slowest input can make another one ready.
         let moved = state.frontier != frontier && interleaver.updateSlowestFrontier(_inputs.map(\.state))
         if moved || interleaver.isHeavy(state) { try flush(all: false) }
         return moved
+    }
+
+    private func transformAndEnqueue(_ sample: SampleBuffer, to input: AssetWriterInput) throws {
+        let state = input.state
+        guard !state.stages.isEmpty else { return try enqueue(sample, to: input) }
+        var samples = [sample]
+        for stage in state.stages { samples = try samples.flatMap { try stage.transform($0, timescale: state.timescale) } }
+        for s in samples { try enqueue(s, to: input) }
     }
 
     /// What the input's stages still hold, each stage's passed through the stages after it.
@@ -54,30 +69,30 @@ extension AssetWriter {
     /// Checks a sample's times against the previous one's and queues it in its window.
     func enqueue(_ sample: SampleBuffer, to input: AssetWriterInput) throws {
         let state = input.state
-        guard sample.decodeTime.isNumeric, sample.presentationTime.isNumeric else {
+        guard sample.decodeTimeStamp.isNumeric, sample.presentationTimeStamp.isNumeric else {
             throw MediaError(.invalidData, "track \(state.index + 1): sample without a numeric decode or presentation time")
         }
-        if state.timescale == 0 { state.timescale = sample.decodeTime.timescale }
+        if state.timescale == 0 { state.timescale = sample.decodeTimeStamp.timescale }
         let ts = state.timescale
-        let dts = sample.decodeTime.converted(to: ts).value
-        let pts = sample.presentationTime.converted(to: ts).value
-        let duration = sample.duration.isNumeric ? sample.duration.converted(to: ts).value : 0
+        let dts = sample.decodeTimeStamp.convertScale(ts).value
+        let pts = sample.presentationTimeStamp.convertScale(ts).value
+        let duration = sample.duration.isNumeric ? sample.duration.convertScale(ts).value : 0
         if let last = state.lastDecodeTime, dts < last {
-            throw MediaError(.invalidData, "track \(state.index + 1): decode time \(sample.decodeTime) goes back before the previous sample's")
+            throw MediaError(.invalidData, "track \(state.index + 1): decode time \(sample.decodeTimeStamp) goes back before the previous sample's")
         }
         if state.firstDecodeTime == nil { state.firstDecodeTime = dts }
         state.lastDecodeTime = dts
-        let trimEnd = sample.trimDurationAtEnd > .zero ? sample.trimDurationAtEnd.converted(to: ts).value : 0
+        let trimEnd = sample.trimDurationAtEnd > .zero ? sample.trimDurationAtEnd.convertScale(ts).value : 0
         state.presentationEnd = max(state.presentationEnd ?? .min, pts + duration - trimEnd)
         state.earliestPresentation = min(state.earliestPresentation ?? .max, pts)
         if state.firstFormat == nil { state.firstFormat = sample.formatDescription }
         let window = interleaver.windowIndex(dts, timescale: ts)
         state.pending.append(PendingSample(
-            storage: sample.storage, length: sample.dataLength, decodeTime: dts, compositionOffset: pts - dts,
+            storage: sample.storage, length: sample.totalSampleSize, decodeTime: dts, compositionOffset: pts - dts,
             duration: duration, isSync: sample.isSync, dependency: sample.dependency?.rawValue,
             descriptionIndex: try muxer?.descriptionIndex(for: sample, input: input) ?? 1,
             window: window, trimDurationAtEnd: sample.trimDurationAtEnd))
-        if case .bytes = sample.storage { state.pendingBytes += sample.dataLength }
+        if case .bytes = sample.storage { state.pendingBytes += sample.totalSampleSize }
         state.frontier = max(state.frontier, window)
     }
 

@@ -108,12 +108,12 @@ final class FormatMuxer: Muxer {
             if let first = input.segments?.first(where: { !$0.isEmpty }), let source = first.source {
                 shift = shift + first.target.start - source.start
             }
-            streams.append((index, (1, 1), shift.converted(to: scale).value))
+            streams.append((index, (1, 1), shift.convertScale(scale).value))
         }
         if !chapters.isEmpty {
             try context.setChapters(chapters.map { c in
-                (c.title, (c.timeRange.start - session.start).converted(to: 1000).value,
-                 (c.timeRange.end - session.start).converted(to: 1000).value)
+                (c.title, (c.timeRange.start - session.start).convertScale(1000).value,
+                 (c.timeRange.end - session.start).convertScale(1000).value)
             }, timescale: 1000)
         }
         try context.writeHeader()

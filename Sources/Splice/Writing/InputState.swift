@@ -34,6 +34,11 @@ final class InputState {
     /// The latest interleaving window a sample of this input fell in.
     var frontier: Int64 = -1
 
+    /// Video samples before the session start, held until a sample shown after it arrives:
+    /// only those from the last sync sample before the start are kept (nil once one has).
+    var preroll: RangeFilter?
+    var prerollDecided = false
+
     /// The transform stages samples go through before they are queued, in order.
     var stages: [any SampleTransform] = []
     /// The text stage among them: tx3g ↔ the container's text packets (passes other samples).

@@ -58,7 +58,7 @@ struct MovieBoxBuilder {
             header.duration = edits.entries.reduce(0) { $0 + $1.segmentDuration }
         } else {
             header.duration = UInt64(clamping: MediaTime(value: Int64(clamping: mediaDuration), timescale: mediaScale)
-                .converted(to: movieTimeScale, rounding: .up).value)
+                .convertScale(movieTimeScale, method: .up).value)
         }
         let mediaHeader = MediaHeader(
             version: 0, creationTime: pass?.mediaHeader.creationTime ?? now,
@@ -105,8 +105,8 @@ struct MovieBoxBuilder {
         return EditList(entries: segments.map { s in
             let rate = EditListEntry.rateFields(s.rate)
             return EditListEntry(
-                segmentDuration: UInt64(clamping: s.target.duration.converted(to: movieTimeScale).value),
-                mediaTime: s.source.map { $0.start.converted(to: mediaScale).value } ?? -1,
+                segmentDuration: UInt64(clamping: s.target.duration.convertScale(movieTimeScale).value),
+                mediaTime: s.source.map { $0.start.convertScale(mediaScale).value } ?? -1,
                 rateInteger: rate.integer, rateFraction: rate.fraction)
         })
     }

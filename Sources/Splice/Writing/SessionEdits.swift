@@ -14,7 +14,7 @@ struct SessionEdits {
 
     var editList: EditList? {
         let first = state.firstDecodeTime ?? 0
-        let sessionStart = session.start.converted(to: mediaScale).value
+        let sessionStart = session.start.convertScale(mediaScale).value
         // Media time of the session start, in the stored (zero-based) timeline.
         let mediaStart = sessionStart - first
         // The samples are presented until the latest presentation end (after reordering, less
@@ -27,7 +27,7 @@ struct SessionEdits {
         let empty = mediaStart < 0 ? -mediaStart : shownStart - mediaStart
         let mediaTime = max(0, shownStart)
         var length = presented - mediaTime
-        if let end = session.end, end.isNumeric { length = min(length, end.converted(to: mediaScale).value - sessionStart - empty) }
+        if let end = session.end, end.isNumeric { length = min(length, end.convertScale(mediaScale).value - sessionStart - empty) }
         if empty == 0 && mediaTime == 0 && length >= Int64(clamping: mediaDuration) { return nil }
         var entries: [EditListEntry] = []
         if empty > 0 {
@@ -39,6 +39,6 @@ struct SessionEdits {
     }
 
     private func movieTime(_ mediaValue: Int64) -> Int64 {
-        MediaTime(value: mediaValue, timescale: mediaScale).converted(to: movieScale).value
+        MediaTime(value: mediaValue, timescale: mediaScale).convertScale(movieScale).value
     }
 }

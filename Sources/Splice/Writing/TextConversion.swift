@@ -79,8 +79,8 @@ final class TextConversion: SampleTransform {
     private func timedText(_ sample: SampleBuffer, from text: SubtitlePacketFormat, timescale: Int32) throws -> [SampleBuffer] {
         let builder = self.builder ?? TimedTextBuilder()
         self.builder = builder
-        let start = sample.presentationTime.converted(to: timescale).value
-        let end = start + (sample.duration.isNumeric ? sample.duration.converted(to: timescale).value : 0)
+        let start = sample.presentationTimeStamp.convertScale(timescale).value
+        let end = start + (sample.duration.isNumeric ? sample.duration.convertScale(timescale).value : 0)
         let (body, styles) = text.decode(try sample.loadData())
         return tx3gSamples(builder.add(start: start, end: end, text: body, styles: styles), timescale: timescale)
     }
@@ -91,7 +91,7 @@ final class TextConversion: SampleTransform {
         tx3gFormat = format
         return samples.map { s in
             let start = MediaTime(value: s.start, timescale: timescale)
-            return SampleBuffer(data: TX3G.encode(s.text, styles: s.styles), decodeTime: start, presentationTime: start,
+            return SampleBuffer(data: TX3G.encode(s.text, styles: s.styles), decodeTimeStamp: start, presentationTimeStamp: start,
                                 duration: MediaTime(value: s.end - s.start, timescale: timescale), isSync: true,
                                 formatDescription: format)
         }

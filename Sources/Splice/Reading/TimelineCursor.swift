@@ -1,0 +1,190 @@
+/// A track's samples on the asset's timeline — the timeline rule of `AssetReaderTrackOutput`.
+///
+/// Each sample's decode and presentation times are its media times mapped through the track's
+/// edit list: an empty edit leaves a gap, a segment that repeats media repeats its samples, and
+/// a dwell (rate 0) presents one sample for the whole segment. A track without an edit list is
+/// shifted by its source's timeline offset (libavformat containers: the file's start time).
+///
+/// A segment or a time range that starts between sync samples also hands out the samples from
+/// the sync sample before it, with times before its start, so that the bytes stay decodable;
+/// a writer session that starts at the range start hides them with its edit list.
+import MediaCore
+
+final class TimelineCursor: SampleCursor {
+    /// One span of media shown on the timeline: a non-empty edit, clipped to the read range.
+    struct Piece {
+        /// The media shown, in media time (either end may be infinite).
+        var media: MediaSpan
+        /// Where it is shown: media time + shift = timeline time.
+        var shift: MediaTime
+        /// A dwell: one sample shown from `target.start` for `target.duration`.
+        var dwell: TimeRange?
+    }
+
+    private let trackID: Int
+    private var pieces: [Piece]
+    private let open: (MediaSpan) throws -> any SampleCursor
+    private var current: (cursor: any SampleCursor, filter: RangeFilter, piece: Piece)?
+    private var ready: [SampleBuffer] = []
+    private var lastDecodeTime: MediaTime?
+
+    /// - Parameter open: a media-time cursor for a span of media, positioned at the sync sample
+    ///   before its start where the source can (`RangeFilter` cuts what it hands out).
+    init(track: AssetTrack, timeRange: TimeRange, open: @escaping (MediaSpan) throws -> any SampleCursor) {
+        trackID = track.trackID
+        pieces = TimelineCursor.pieces(of: track, in: timeRange)
+        self.open = open
+    }
+
+    /// Media times as stored, cut to `timeRange` mapped to media time through the track's first
+    /// edit (what `presentsMediaTimeline` hands out).
+    init(mediaTimesOf track: AssetTrack, timeRange: TimeRange, open: @escaping (MediaSpan) throws -> any SampleCursor) {
+        trackID = track.trackID
+        let shift = track.timelineShift
+        let media = timeRange == .everything ? MediaSpan.all : MediaSpan(start: timeRange.start - shift, end: timeRange.end - shift)
+        pieces = [Piece(media: media, shift: .zero)]
+        self.open = open
+    }
+
+    /// The non-empty edits of `track` that show media inside `range`, in timeline order.
+    static func pieces(of track: AssetTrack, in range: TimeRange) -> [Piece] {
+        let scale = track.naturalTimeScale
+        let whole = range == .everything
+        guard !track.segments.isEmpty else {
+            let shift = track.timelineShift
+            let media = whole ? MediaSpan.all : MediaSpan(start: range.start - shift, end: range.end - shift)
+            return [Piece(media: media, shift: shift)]
+        }
+        var pieces: [Piece] = []
+        let shown = track.segments.filter { !$0.isEmpty }
+        for (i, segment) in shown.enumerated() {
+            guard let source = segment.source else { continue }
+            let target = whole ? segment.target : segment.target.intersection(range)
+            guard target.duration > .zero else { continue }
+            if segment.rate == 0 {
+                let at = source.start.convertScale(scale)
+                pieces.append(Piece(media: MediaSpan(start: at, end: at + MediaTime(value: 1, timescale: scale)),
+                                    shift: .zero, dwell: target))
+                continue
+            }
+            let shift = (segment.target.start - source.start).convertScale(scale)
+            // A whole read keeps what lies before the first edit (priming, reordered frames) and
+            // after the last (an audio edit's trimmed end is marked by the source).
+            let start = whole && i == 0 ? MediaTime.negativeInfinity : (target.start - shift).convertScale(scale, method: .down)
+            let end = whole && i == shown.count - 1 ? MediaTime.positiveInfinity : (target.end - shift).convertScale(scale, method: .up)
+            pieces.append(Piece(media: MediaSpan(start: start, end: end), shift: shift))
+        }
+        return pieces
+    }
+
+    func next() throws -> SampleBuffer? {
+        while true {
+            if !ready.isEmpty { return try handOut(ready.removeFirst()) }
+            if current == nil {
+                guard !pieces.isEmpty else { return nil }
+                let piece = pieces.removeFirst()
+                current = (try open(piece.media), RangeFilter(span: piece.media), piece)
+            }
+            guard var c = current else { return nil }
+            let sample = try c.cursor.next()
+            let let_go = sample.map { c.filter.push($0) } ?? []
+            if sample == nil || c.filter.isPastEnd {
+                c.cursor.close()
+                current = nil
+                ready = c.piece.dwell.map { TimelineCursor.dwell(c.filter.taken, shownAt: $0) }
+                    ?? let_go.map { TimelineCursor.shifted($0, by: c.piece.shift) }
+                continue
+            }
+            current = c
+            if c.piece.dwell == nil { ready = let_go.map { TimelineCursor.shifted($0, by: c.piece.shift) } }
+        }
+    }
+
+    func close() {
+        current?.cursor.close()
+        current = nil
+        pieces = []
+        ready = []
+    }
+
+    /// Checks that decode times keep increasing across edits.
+    private func handOut(_ sample: SampleBuffer) throws -> SampleBuffer {
+        if let last = lastDecodeTime, sample.decodeTimeStamp < last {
+            throw MediaError(.unsupported, "an edit that starts between sync samples follows another edit, so its samples "
+                             + "cannot be handed out in decode order on the asset's timeline; read the track with "
+                             + "presentsMediaTimeline and write its edit list with AssetWriterInput.segments",
+                             location: "track \(trackID)")
+        }
+        lastDecodeTime = sample.decodeTimeStamp
+        return sample
+    }
+
+    private static func shifted(_ sample: SampleBuffer, by shift: MediaTime) -> SampleBuffer {
+        guard shift != .zero else { return sample }
+        var s = sample
+        let delta = shift.convertScale(sample.decodeTimeStamp.timescale)
+        s.decodeTimeStamp = sample.decodeTimeStamp + delta
+        s.presentationTimeStamp = sample.presentationTimeStamp + delta
+        return s
+    }
+
+    /// A dwell: the sample shown at the segment's media time, for the whole segment, after the
+    /// samples it needs to be decoded (placed one tick apart just before it).
+    private static func dwell(_ taken: [SampleBuffer], shownAt target: TimeRange) -> [SampleBuffer] {
+        guard let shown = taken.last else { return [] }
+        let scale = shown.decodeTimeStamp.timescale
+        let start = target.start.convertScale(scale)
+        return taken.enumerated().map { i, s in
+            var t = s
+            let time = start + MediaTime(value: Int64(i - (taken.count - 1)), timescale: scale)
+            t.decodeTimeStamp = time
+            t.presentationTimeStamp = time
+            t.duration = i == taken.count - 1 ? target.duration.convertScale(scale) : MediaTime(value: 1, timescale: scale)
+            return t
+        }
+    }
+}
+
+/// A span of media time whose ends may be infinite (a `TimeRange` cannot start at −∞).
+struct MediaSpan: Equatable {
+    var start: MediaTime
+    var end: MediaTime
+
+    static let all = MediaSpan(start: .negativeInfinity, end: .positiveInfinity)
+}
+
+/// Cuts a media-time stream of samples to a span: from the sync sample before the span's
+/// start (samples before a later sync sample that is wholly presented before the start are
+/// dropped) up to the first sample decoded at or after its end.
+struct RangeFilter {
+    let span: MediaSpan
+    private var held: [SampleBuffer] = []
+    private(set) var released = false
+    private(set) var isPastEnd = false
+    /// Every sample let go so far (what a dwell picks from).
+    private(set) var taken: [SampleBuffer] = []
+
+    init(span: MediaSpan) { self.span = span }
+
+    /// The samples that `sample` lets go, in decode order.
+    mutating func push(_ sample: SampleBuffer) -> [SampleBuffer] {
+        if released {
+            if span.end.isNumeric, sample.decodeTimeStamp >= span.end {
+                isPastEnd = true
+                return []
+            }
+            taken.append(sample)
+            return [sample]
+        }
+        let presentedEnd = sample.presentationTimeStamp + max(sample.duration, MediaTime(value: 1, timescale: sample.duration.timescale))
+        if span.start.isNumeric, presentedEnd <= span.start {
+            held = sample.isSync ? [sample] : held + [sample]
+            return []
+        }
+        released = true
+        let out = sample.isSync ? [sample] : held + [sample]
+        held = []
+        taken = out
+        return out
+    }
+}
