@@ -25,7 +25,7 @@ do {
         let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
         output.alwaysCopiesSampleData = false          // copy media file to file, not through memory
         output.presentsMediaTimeline = true            // media times as stored: the edit lists are copied below
-        reader.add(output)
+        try reader.add(output)
         outputs[track.trackID] = output
     }
 
@@ -41,7 +41,7 @@ do {
         input.name = track.name
         input.marksOutputTrackAsEnabled = track.isEnabled
         input.segments = track.segments.isEmpty ? nil : track.segments   // the source's edit list, exactly
-        writer.add(input)
+        try writer.add(input)
         inputs[track.trackID] = input
     }
 
@@ -54,7 +54,7 @@ do {
     subtitleInput.languageCode = language?.iso639 ?? "und"
     subtitleInput.extendedLanguageTag = language?.bcp47
     subtitleInput.mediaTimeScale = 1000
-    writer.add(subtitleInput)
+    try writer.add(subtitleInput)
 
     // 4. The source's track groups rebuilt; the new subtitles join the legible group (disabled).
     var joined = false
@@ -64,11 +64,11 @@ do {
             members.append(subtitleInput)
             joined = true
         }
-        writer.add(AssetWriterInputGroup(inputs: members, defaultInput: group.defaultTrack.flatMap { inputs[$0.trackID] },
+        try writer.add(AssetWriterInputGroup(inputs: members, defaultInput: group.defaultTrack.flatMap { inputs[$0.trackID] },
                                          preferredAlternateGroup: group.alternateGroup))
     }
     if !joined {
-        writer.add(AssetWriterInputGroup(inputs: [subtitleInput], defaultInput: nil))
+        try writer.add(AssetWriterInputGroup(inputs: [subtitleInput], defaultInput: nil))
     }
 
     // 5. Track associations copied (IDs are remapped by the writer).

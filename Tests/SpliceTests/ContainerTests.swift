@@ -329,7 +329,7 @@ struct ContainerTests {
         #expect(flags == [["default"], ["default"], [], ["default", "forced", "hearing-impaired"]])
         let reader = try AssetReader(asset: asset)
         let outputs = asset.tracks.map { AssetReaderTrackOutput(track: $0) }
-        for o in outputs { reader.add(o) }
+        for o in outputs { try reader.add(o) }
         #expect(reader.startReading())
         let probe = try Tool.check("ffprobe", ["-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets",
                                                "-of", "csv=p=0", asset.url.path]).stdout

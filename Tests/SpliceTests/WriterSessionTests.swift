@@ -13,7 +13,7 @@ struct WriterSessionTests {
     static func samples(_ asset: Asset, track: Int) throws -> [SampleBuffer] {
         let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(track: asset.tracks[track], outputSettings: nil)
-        reader.add(output)
+        try reader.add(output)
         #expect(reader.startReading())
         var result: [SampleBuffer] = []
         while let s = output.copyNextSampleBuffer() { result.append(s) }
@@ -40,7 +40,7 @@ struct WriterSessionTests {
         let reader = try AssetReader(asset: asset)
         reader.timeRange = TimeRange(start: MediaTime(value: 1, timescale: 1), duration: MediaTime(value: 1, timescale: 2))
         let output = AssetReaderTrackOutput(track: asset.tracks[0])
-        reader.add(output)
+        try reader.add(output)
         #expect(reader.startReading())
         var got: [SampleBuffer] = []
         while let s = output.copyNextSampleBuffer() { got.append(s) }
@@ -64,11 +64,11 @@ struct WriterSessionTests {
             let track = source.tracks[index]
             let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
             #expect(reader.canAdd(output))
-            reader.add(output)
+            try reader.add(output)
             let input = AssetWriterInput(mediaType: track.mediaType, outputSettings: nil,
                                          sourceFormatHint: track.formatDescriptions.first)
             #expect(writer.canAdd(input))
-            writer.add(input)
+            try writer.add(input)
             pairs.append((output, input))
         }
         let (video, english, french) = (pairs[0].1, pairs[1].1, pairs[2].1)
@@ -78,7 +78,7 @@ struct WriterSessionTests {
         french.name = "Français"
         let group = AssetWriterInputGroup(inputs: [english, french], defaultInput: french)
         #expect(writer.canAdd(group))
-        writer.add(group)
+        try writer.add(group)
         #expect(!writer.canAdd(AssetWriterInputGroup(inputs: [english], defaultInput: english)))
         #expect(english.canAddTrackAssociation(withTrackOf: french, type: .audioFallback))
         english.addTrackAssociation(withTrackOf: french, type: .audioFallback)
@@ -143,7 +143,7 @@ struct WriterSessionTests {
         let full = AssetWriterInput(mediaType: .audio, sourceFormatHint: audio[0].formatDescription)
         let empty = AssetWriterInput(mediaType: .audio, sourceFormatHint: audio[0].formatDescription)
         let short = AssetWriterInput(mediaType: .audio, sourceFormatHint: audio[0].formatDescription)
-        for i in [full, empty, short] { writer.add(i) }
+        for i in [full, empty, short] { try writer.add(i) }
         #expect(writer.startWriting())
         writer.startSession(atSourceTime: .zero)
         empty.markAsFinished()
@@ -186,7 +186,7 @@ struct WriterSessionTests {
         let sample = try WriterSessionTests.samples(source, track: 1)[0]
         let writer = try AssetWriter(outputURL: url)
         let input = AssetWriterInput(mediaType: .audio)
-        writer.add(input)
+        try writer.add(input)
         #expect(writer.startWriting())
         // No session yet: append fails and the writer reports why.
         #expect(!input.append(sample))
@@ -252,7 +252,7 @@ struct SessionTimeTests {
         let writer = try AssetWriter(outputURL: url)
         writer.movieTimeScale = 600
         let input = AssetWriterInput(mediaType: .audio, sourceFormatHint: samples[0].formatDescription)
-        writer.add(input)
+        try writer.add(input)
         #expect(writer.startWriting())
         writer.startSession(atSourceTime: .zero)
         for s in samples {
@@ -286,7 +286,7 @@ struct RequestBlockTests {
         try? FileManager.default.removeItem(at: url)
         let writer = try AssetWriter(outputURL: url)
         let input = AssetWriterInput(mediaType: .audio, sourceFormatHint: format)
-        writer.add(input)
+        try writer.add(input)
         #expect(writer.startWriting())
         writer.startSession(atSourceTime: .zero)
         let cancelled = DispatchSemaphore(value: 0), sawEnd = DispatchSemaphore(value: 0)

@@ -26,9 +26,9 @@ struct WriterStageTests {
         let pipe = SamplePipe(reader: try AssetReader(asset: asset), writer: try AssetWriter(outputURL: url))
         for i in tracks {
             let output = AssetReaderTrackOutput(track: asset.tracks[i])
-            pipe.reader?.add(output)
+            try pipe.reader?.add(output)
             let input = AssetWriterInput(mediaType: asset.tracks[i].mediaType)
-            pipe.writer.add(input)
+            try pipe.writer.add(input)
             pipe.connect(WithoutSampleEntries(output), to: input)
         }
         pipe.sessionStartTime = asset.startTime
@@ -66,7 +66,7 @@ struct WriterStageTests {
         try? FileManager.default.removeItem(at: url)
         let writer = try AssetWriter(outputURL: url)
         let input = AssetWriterInput(mediaType: .video)
-        writer.add(input)
+        try writer.add(input)
         #expect(writer.startWriting())
         writer.startSession(atSourceTime: .zero)
         let format = FormatDescription(mediaType: .video, codec: "xxxx")

@@ -52,10 +52,11 @@ func check(_ result: Int32, _ operation: @autoclosure () -> String) throws(FFmpe
 /// FFmpeg's libraries, opened on first use rather than linked.
 public enum FFmpegLibraries {
     /// Loads libavutil, libavcodec and libavformat.
+    /// - Parameter purpose: what needs them, for the error ("reading mkv files").
     /// - Throws: `FFmpegError` with `AVERROR(ENOSYS)` saying which library could not be loaded.
-    public static func load() throws(FFmpegError) {
+    public static func load(for purpose: String = "this container") throws(FFmpegError) {
         if let message = splice_ffmpeg_load() {
-            throw FFmpegError(code: splice_averror(ENOSYS), operation: "cannot read this container",
+            throw FFmpegError(code: splice_averror(ENOSYS), operation: "\(purpose) needs FFmpeg's libraries",
                               text: String(cString: message) + " (install Debian's libavformat59)")
         }
     }

@@ -49,7 +49,8 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
     /// The track ID references of each association type, as stored.
     public let associations: [TrackAssociationType: [Int]]
 
-    weak var asset: Asset?
+    /// The asset the track belongs to.
+    public internal(set) weak var asset: Asset?
     /// What the track's source keeps of it.
     let backing: any TrackBacking
 

@@ -20,8 +20,7 @@ enum ChapterTrack {
     static func chapters(of track: AssetTrack) -> [Asset.Chapter] {
         guard let asset = track.asset, let reader = try? AssetReader(asset: asset) else { return [] }
         let output = AssetReaderTrackOutput(track: track)
-        reader.add(output)
-        guard reader.startReading() else { return [] }
+        guard (try? reader.add(output)) != nil, reader.startReading() else { return [] }
         var result: [Asset.Chapter] = []
         while let s = output.copyNextSampleBuffer() {
             let title = TX3G.decode(s.data).text

@@ -21,7 +21,7 @@ public enum SampleComparison {
             // Compared as stored: media times (edit lists are compared as structure).
             oa.presentsMediaTimeline = true
             ob.presentsMediaTimeline = true
-            ra.add(oa); rb.add(ob)
+            try ra.add(oa); try rb.add(ob)
             guard ra.startReading() else { throw ra.error! }
             guard rb.startReading() else { throw rb.error! }
             var n = 0

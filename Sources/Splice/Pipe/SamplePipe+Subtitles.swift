@@ -43,7 +43,7 @@ extension SamplePipe {
         }
         try TrackMirror(asset: asset).checkWritable(to: writer.fileType)
         let pipe = SamplePipe(reader: reader, writer: writer)
-        let mirrored = pipe.mirrorTracks(asset)
+        let mirrored = try pipe.mirrorTracks(asset)
         var warnings: [String] = []
         let videoSize = asset.tracks(withMediaType: .video).first?.formatDescriptions.first?.dimensions
 
@@ -56,7 +56,7 @@ extension SamplePipe {
             input.name = track.name ?? MediaType.subtitle.defaultHandlerName
             input.mediaTimeScale = 1000
             input.naturalSize = videoSize
-            writer.add(input)
+            try writer.add(input)
             pipe.connect(source, to: input, duration: source.duration)
             added.append((track, input))
             if asset.duration.isNumeric, source.duration > asset.duration, let last = track.cues.max(by: { $0.end < $1.end }) {
@@ -76,7 +76,7 @@ extension SamplePipe {
         } else if !added.isEmpty {
             groups.append(AssetWriterInputGroup(inputs: added.map(\.1), defaultInput: newDefault))
         }
-        for g in groups { writer.add(g) }
+        for g in groups { try writer.add(g) }
 
         // forc: from a full subtitle track of the same language (source or new) to the forced one.
         for (track, input) in added where track.isForced {
@@ -106,7 +106,7 @@ public enum SubtitleExtraction {
         }
         let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(track: track)
-        reader.add(output)
+        try reader.add(output)
         guard reader.startReading() else { throw reader.error! }
         var samples: [TimedTextSample] = []
         while let s = output.copyNextSampleBuffer() {

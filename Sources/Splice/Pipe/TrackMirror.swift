@@ -28,7 +28,7 @@ struct TrackMirror {
 
     /// Adds an output, an input and a connection to `pipe` for every copied track, and returns
     /// the inputs and the groups (not yet added to the writer).
-    func apply(to pipe: SamplePipe) -> SamplePipe.Mirrored {
+    func apply(to pipe: SamplePipe) throws -> SamplePipe.Mirrored {
         let writer = pipe.writer
         writer.copyMovieStructure(of: asset)
         if !asset.isISOBMFF { pipe.sessionStartTime = asset.startTime }
@@ -42,7 +42,7 @@ struct TrackMirror {
             let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
             output.presentsMediaTimeline = true
             output.alwaysCopiesSampleData = false
-            pipe.reader?.add(output)
+            try pipe.reader?.add(output)
             let input = AssetWriterInput(copying: track)
             // Audio from other containers is timed in samples in MP4 (its timestamps, often in
             // milliseconds, move by less than a tick).
@@ -50,14 +50,14 @@ struct TrackMirror {
                let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
                 input.mediaTimeScale = Int32(rate)
             }
-            writer.add(input)
+            try writer.add(input)
             pipe.connect(output, to: input, duration: track.timeRange.duration)
             inputs[track.trackID] = input
             ordered.append(input)
         }
         let groups = self.groups(inputs)
         if writer.fileType.isISO, !asset.isISOBMFF, !asset.chapters.isEmpty {
-            ordered.append(addChapterTrack(to: pipe, referredToBy: ordered))
+            ordered.append(try addChapterTrack(to: pipe, referredToBy: ordered))
         }
         for track in asset.tracks {
             guard let input = inputs[track.trackID] else { continue }
@@ -106,13 +106,13 @@ struct TrackMirror {
 
     /// Container chapters become a QuickTime chapter track, referred to by `chap` from every
     /// audio and video track (as QuickTime and ffmpeg write them).
-    private func addChapterTrack(to pipe: SamplePipe, referredToBy others: [AssetWriterInput]) -> AssetWriterInput {
+    private func addChapterTrack(to pipe: SamplePipe, referredToBy others: [AssetWriterInput]) throws -> AssetWriterInput {
         let source = ChapterSamples(asset.chapters)
         let input = AssetWriterInput(mediaType: .text, outputSettings: nil, sourceFormatHint: source.formatDescription)
         input.marksOutputTrackAsEnabled = false
         input.name = "Chapters"
         input.mediaTimeScale = 1000
-        pipe.writer.add(input)
+        try pipe.writer.add(input)
         pipe.connect(source, to: input, duration: asset.duration)
         for other in others where other.mediaType == .audio || other.mediaType == .video {
             other.addTrackAssociation(withTrackOf: input, type: .chapterList)
@@ -137,7 +137,7 @@ extension SamplePipe {
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
         try TrackMirror(asset: asset).checkWritable(to: writer.fileType)
         let pipe = SamplePipe(reader: reader, writer: writer)
-        pipe.mirror(asset)
+        try pipe.mirror(asset)
         return pipe
     }
 
@@ -145,9 +145,9 @@ extension SamplePipe {
     /// (see `mirroring`).
     /// - Returns: the inputs, in track order.
     @discardableResult
-    public func mirror(_ asset: Asset) -> [AssetWriterInput] {
-        let m = mirrorTracks(asset)
-        for g in m.groups { writer.add(g) }
+    public func mirror(_ asset: Asset) throws -> [AssetWriterInput] {
+        let m = try mirrorTracks(asset)
+        for g in m.groups { try writer.add(g) }
         return m.inputs
     }
 
@@ -161,7 +161,7 @@ extension SamplePipe {
     }
 
     /// Like `mirror(_:)`, but returns the groups instead of adding them to the writer.
-    public func mirrorTracks(_ asset: Asset) -> Mirrored {
-        TrackMirror(asset: asset).apply(to: self)
+    public func mirrorTracks(_ asset: Asset) throws -> Mirrored {
+        try TrackMirror(asset: asset).apply(to: self)
     }
 }

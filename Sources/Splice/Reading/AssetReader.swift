@@ -53,19 +53,40 @@ public final class AssetReader: @unchecked Sendable {
 
     /// Whether `output` can be added: a track of this asset, not yet added, before reading starts.
     public func canAdd(_ output: AssetReaderTrackOutput) -> Bool {
-        lock.withLock {
-            _status == .unknown && output.reader == nil && output.outputSettings == nil
-                && asset.tracks.contains { $0 === output.track }
-        }
+        lock.withLock { refusal(of: output) == nil }
     }
 
-    /// Adds `output`; see `canAdd(_:)`.
-    public func add(_ output: AssetReaderTrackOutput) {
-        guard canAdd(output) else { return }
-        lock.withLock {
-            output.reader = self
-            _outputs.append(output)
+    /// Adds `output`.
+    /// - Throws: why it cannot be added (reading has started, it belongs to a reader already, its
+    ///   track is not one of this asset's, or it has output settings); the reader then fails with
+    ///   the same error, so `startReading()` returns `false`.
+    public func add(_ output: AssetReaderTrackOutput) throws {
+        let failure: (MediaError, [AssetReaderTrackOutput])? = lock.withLock {
+            guard let reason = refusal(of: output) else {
+                output.reader = self
+                _outputs.append(output)
+                return nil
+            }
+            let error = MediaError(.invalidOperation, reason, file: asset.url.path)
+            guard _status == .unknown || _status == .reading else { return (error, []) }
+            _status = .failed
+            _error = error
+            return (error, _outputs)
         }
+        guard let (error, outputs) = failure else { return }
+        for o in outputs { o.stop() }
+        throw error
+    }
+
+    private func refusal(of output: AssetReaderTrackOutput) -> String? {
+        if _status != .unknown { return "outputs are added before startReading()" }
+        if output.reader === self { return "the output was added already" }
+        if output.reader != nil { return "the output belongs to another reader" }
+        if !asset.tracks.contains(where: { $0 === output.track }) {
+            return "track \(output.track.trackID) of \(output.track.asset?.url.lastPathComponent ?? "another asset") is not a track of this asset"
+        }
+        if output.outputSettings != nil { return "output settings are not supported yet: outputs hand out samples as stored (outputSettings: nil)" }
+        return nil
     }
 
     /// Starts reading. Returns `false` (with `status` `.failed` and `error` set) when reading cannot start.

@@ -9,8 +9,12 @@ extension AssetWriter {
         lock.withLock { isReadyLocked(input) }
     }
 
+    /// Ready to take a sample — or, once writing has failed or been cancelled, ready to be told
+    /// so by `append(_:)` returning `false`, until the input is marked finished: a feeding loop
+    /// always gets to the end of its block.
     private func isReadyLocked(_ input: AssetWriterInput) -> Bool {
-        _status == .writing && sessionStarted && interleaver.isReady(input.state)
+        if _status == .failed || _status == .cancelled { return !input.state.isFinished }
+        return _status == .writing && sessionStarted && interleaver.isReady(input.state)
     }
 
     private var hasEnded: Bool { _status != .writing && _status != .unknown }

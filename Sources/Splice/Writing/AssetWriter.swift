@@ -64,7 +64,11 @@ public final class AssetWriter: @unchecked Sendable {
             throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files; Splice writes \(FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))",
                              file: outputURL.path)
         }
-        if !type.isISO { try FFmpegLibraries.load() }
+        if !type.isISO {
+            do { try FFmpegLibraries.load(for: "writing .\(type.rawValue) files") } catch {
+                throw MediaError(.unsupported, error.description, file: outputURL.path, underlying: error)
+            }
+        }
         self.fileType = type
     }
 
@@ -77,33 +81,59 @@ public final class AssetWriter: @unchecked Sendable {
     // MARK: Inputs and groups
 
     public func canAdd(_ input: AssetWriterInput) -> Bool {
-        lock.withLock { _status == .unknown && input.writer == nil && input.outputSettings == nil }
+        lock.withLock { refusal(of: input) == nil }
     }
 
-    public func add(_ input: AssetWriterInput) {
-        guard canAdd(input) else { return }
-        lock.withLock {
+    /// Adds `input`.
+    /// - Throws: why it cannot be added (writing has started, it belongs to a writer already, or it
+    ///   has output settings); the writer then fails with the same error.
+    public func add(_ input: AssetWriterInput) throws {
+        try lock.withLock {
+            if let reason = refusal(of: input) { throw refuseLocked(reason) }
             input.writer = self
             input.state = InputState(index: _inputs.count)
             _inputs.append(input)
         }
     }
 
+    private func refusal(of input: AssetWriterInput) -> String? {
+        if _status != .unknown { return "inputs are added before startWriting()" }
+        if input.writer === self { return "the input was added already" }
+        if input.writer != nil { return "the input belongs to another writer" }
+        if input.outputSettings != nil { return "output settings are not supported yet: inputs take samples as they are (outputSettings: nil)" }
+        return nil
+    }
+
+    /// A misuse of the writer: it fails (status `.failed`, `error` set), and the error is thrown.
+    private func refuseLocked(_ reason: String) -> MediaError {
+        let error = MediaError(.invalidOperation, reason, file: outputURL.path)
+        failLocked(error)
+        return error
+    }
+
     /// Whether `group` can be added: its inputs are this writer's, in no other group, and its
     /// default input (if any) is one of them.
     public func canAdd(_ group: AssetWriterInputGroup) -> Bool {
-        lock.withLock {
-            guard _status == .unknown, !group.inputs.isEmpty else { return false }
-            guard group.inputs.allSatisfy({ i in _inputs.contains { $0 === i } }) else { return false }
-            if let d = group.defaultInput, !group.inputs.contains(where: { $0 === d }) { return false }
-            let grouped = _groups.flatMap(\.inputs)
-            return !group.inputs.contains { i in grouped.contains { $0 === i } }
-        }
+        lock.withLock { refusal(of: group) == nil }
     }
 
-    public func add(_ group: AssetWriterInputGroup) {
-        guard canAdd(group) else { return }
-        lock.withLock { _groups.append(group) }
+    private func refusal(of group: AssetWriterInputGroup) -> String? {
+        if _status != .unknown { return "groups are added before startWriting()" }
+        if group.inputs.isEmpty { return "a group needs at least one input" }
+        if !group.inputs.allSatisfy({ i in _inputs.contains { $0 === i } }) { return "a group's inputs are added to the writer first" }
+        if let d = group.defaultInput, !group.inputs.contains(where: { $0 === d }) { return "a group's default input is one of its inputs" }
+        let grouped = _groups.flatMap(\.inputs)
+        if group.inputs.contains(where: { i in grouped.contains { $0 === i } }) { return "an input belongs to one group at most" }
+        return nil
+    }
+
+    /// Adds `group`.
+    /// - Throws: why it cannot be added (see `canAdd(_:)`); the writer then fails with the same error.
+    public func add(_ group: AssetWriterInputGroup) throws {
+        try lock.withLock {
+            if let reason = refusal(of: group) { throw refuseLocked(reason) }
+            _groups.append(group)
+        }
     }
 
     /// Carries the movie-level structure of `asset` into the new file, when both are MP4/MOV:

@@ -4,13 +4,20 @@ import MediaCore
 
 /// One output track of an `AssetWriter`: takes sample buffers and says when it is ready for more.
 ///
-/// Set its properties before `AssetWriter.startWriting()`. Feed it from a serial queue:
+/// Set its properties before `AssetWriter.startWriting()`. Feed it from a serial queue, with
+/// this loop; it ends at the end of the samples and when writing fails or is cancelled (the
+/// block then runs once more, `isReadyForMoreMediaData` is `true` and `append(_:)` returns
+/// `false`), so a `DispatchGroup` left there is always left exactly once:
 ///
 /// ```swift
+/// group.enter()
 /// input.requestMediaDataWhenReady(on: queue) {
 ///     while input.isReadyForMoreMediaData {
-///         guard let sample = output.copyNextSampleBuffer() else { input.markAsFinished(); return }
-///         if !input.append(sample) { return }
+///         guard let sample = output.copyNextSampleBuffer(), input.append(sample) else {
+///             input.markAsFinished()
+///             group.leave()
+///             return
+///         }
 ///     }
 /// }
 /// ```
@@ -89,7 +96,9 @@ public final class AssetWriterInput: @unchecked Sendable {
     }
 
     /// Whether `append(_:)` would take a sample now: `false` while this track is far enough
-    /// ahead of the others (or holds a full chunk), after `markAsFinished()`, and once writing ends.
+    /// ahead of the others (or holds a full chunk), after `markAsFinished()`, and once writing
+    /// completes. After writing failed or was cancelled it is `true` until `markAsFinished()`,
+    /// so that a feeding loop runs on to `append(_:)`, which returns `false`.
     public var isReadyForMoreMediaData: Bool {
         writer?.isReady(self) ?? false
     }
