@@ -37,9 +37,11 @@ public enum TimedText {
 }
 
 /// Builds the samples of `TimedText.samples` as cues arrive (in start order), for cues read from
-/// another container one packet at a time. Times are in any one timescale.
-public final class TimedTextBuilder {
+/// another container one packet at a time. Times are in any one timescale. Safe to use from
+/// any thread (a request block's queue, say); calls are serialised.
+public final class TimedTextBuilder: @unchecked Sendable {
     private struct Active { var end: Int64; var text: String; var styles: [TextStyle] }
+    private let lock = NSLock()
     private var active: [Active] = []
     private var cursor: Int64 = 0
     private var held: TimedTextSample?
@@ -48,16 +50,22 @@ public final class TimedTextBuilder {
 
     /// Adds a cue; returns the samples that are now complete. A cue that starts before the
     /// previous one is moved to start with it; a cue of no duration is dropped.
-    public func add(start: Int64, end: Int64, text: String, styles: [TextStyle]) -> [TimedTextSample] {
+    public func add(start: Int64, end: Int64, text: String, styles: [TextStyle] = []) -> [TimedTextSample] {
         guard end > start else { return [] }
-        var out: [TimedTextSample] = []
-        advance(to: max(start, cursor), &out)
-        active.append(Active(end: end, text: text, styles: styles))
-        return out
+        return lock.withLock {
+            var out: [TimedTextSample] = []
+            advance(to: max(start, cursor), &out)
+            active.append(Active(end: end, text: text, styles: styles))
+            return out
+        }
     }
 
     /// The remaining samples, ending with an empty sample of no duration after the last text.
     public func finish() -> [TimedTextSample] {
+        lock.withLock { finishLocked() }
+    }
+
+    private func finishLocked() -> [TimedTextSample] {
         var out: [TimedTextSample] = []
         advance(to: active.map(\.end).max() ?? cursor, &out)
         if let h = held { out.append(h) }

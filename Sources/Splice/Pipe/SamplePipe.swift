@@ -10,6 +10,27 @@ public protocol SampleBufferSource: AnyObject, Sendable {
 
 extension AssetReaderTrackOutput: SampleBufferSource {}
 
+/// Samples from an array or any other sequence, handed out one at a time: a source made in
+/// memory (generated subtitles, synthesised samples) for a feeding loop or `SamplePipe.connect`.
+///
+/// ```swift
+/// let source = SampleBufferSequence(samples)
+/// while let sample = source.copyNextSampleBuffer() { … }
+/// ```
+public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable {
+    private let lock = NSLock()
+    private var iterator: AnyIterator<SampleBuffer>
+
+    public init<S: Sequence>(_ samples: S) where S.Element == SampleBuffer {
+        var it = samples.makeIterator()
+        iterator = AnyIterator { it.next() }
+    }
+
+    public func copyNextSampleBuffer() -> SampleBuffer? {
+        lock.withLock { iterator.next() }
+    }
+}
+
 /// The plumbing between sources and a writer, as in AVFoundation's sample code: for each
 /// (source, input) pair a serial queue that copies samples into the input while it is ready,
 /// marks it finished at the end, and leaves a `DispatchGroup`; when the group is empty the

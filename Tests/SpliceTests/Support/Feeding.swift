@@ -6,8 +6,9 @@ import TestSupport
 
 /// The feeding loop of `AssetWriterInput`'s documentation, as a user writes it: one serial
 /// queue per pair, a `DispatchGroup` left once per input (at the end of the samples, or when
-/// `append(_:)` fails because writing ended).
-func feed(_ pairs: [(AssetReaderTrackOutput, AssetWriterInput)]) {
+/// `append(_:)` fails because writing ended). Returns whether every loop ended within 60 s.
+@discardableResult
+func feed(_ pairs: [(any SampleBufferSource, AssetWriterInput)]) -> Bool {
     let group = DispatchGroup()
     for (i, (output, input)) in pairs.enumerated() {
         group.enter()
@@ -21,7 +22,7 @@ func feed(_ pairs: [(AssetReaderTrackOutput, AssetWriterInput)]) {
             }
         }
     }
-    group.wait()
+    return group.wait(timeout: .now() + 60) == .success
 }
 
 /// A reader and a writer with one passthrough pair per track of `tracks`, added the documented way.
