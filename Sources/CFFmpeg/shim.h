@@ -1,6 +1,11 @@
 #ifndef SPLICE_CFFMPEG_SHIM_H
 #define SPLICE_CFFMPEG_SHIM_H
 
+/* FFmpeg's headers, or a build error that names the packages that bring them. */
+#if !__has_include(<libavformat/avformat.h>) || !__has_include(<libavcodec/avcodec.h>) || !__has_include(<libavutil/avutil.h>)
+#  error "FFmpeg's headers are missing. Install them (Debian/Ubuntu): sudo apt-get install pkg-config libavformat-dev libavcodec-dev libavutil-dev — or run `make build`, which does."
+#else
+
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavcodec/bsf.h>
@@ -11,6 +16,7 @@
 #include <libavutil/mem.h>
 #include <libavutil/channel_layout.h>
 #include <libavformat/avio.h>
+#endif
 #include <errno.h>
 
 /* Macros Swift cannot import, as functions. */

@@ -6,16 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <libavcodec/avcodec.h>
-#include <libavcodec/bsf.h>
-#include <libavformat/avformat.h>
-#include <libavutil/avutil.h>
-#include <libavutil/dict.h>
-#include <libavutil/error.h>
-#include <libavutil/log.h>
-#include <libavutil/mem.h>
-#include <libavutil/channel_layout.h>
-#include <libavformat/avio.h>
+#include "ffmpeg_headers.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

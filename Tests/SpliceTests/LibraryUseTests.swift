@@ -117,3 +117,24 @@ struct LibraryUseTests {
         }
     }
 }
+
+/// FFmpeg is loaded on first use, never linked: other programs and MP4-only jobs never need it.
+@Suite("Packaging")
+struct PackagingTests {
+    @Test func spliceLinksNoFFmpegLibrary() throws {
+        let r = try Tool.check("ldd", [Tool.spliceBinary])
+        #expect(!r.stdout.contains("libav"), "\(r.stdout)")
+        #expect(r.stdout.contains("libc.so"))
+    }
+
+    @Test func anMP4JobNeverLoadsFFmpeg() throws {
+        let movie = try Fixtures.grouped.get().path
+        let mp4 = try Tool.run(Tool.spliceBinary, ["inspect", movie], environment: ["LD_DEBUG": "libs"])
+        #expect(mp4.status == 0)
+        #expect(mp4.stderr.contains("calling init"), "LD_DEBUG reports loads")
+        #expect(!mp4.stderr.contains("libavformat"))
+        let mkv = try Tool.run(Tool.spliceBinary, ["inspect", try Fixtures.matroska.get().path], environment: ["LD_DEBUG": "libs"])
+        #expect(mkv.status == 0)
+        #expect(mkv.stderr.contains("libavformat"))
+    }
+}

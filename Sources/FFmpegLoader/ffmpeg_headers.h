@@ -1,0 +1,22 @@
+#ifndef SPLICE_FFMPEG_HEADERS_H
+#define SPLICE_FFMPEG_HEADERS_H
+
+/* FFmpeg's headers, or a build error that says which packages bring them. The libraries are
+   not linked (see ffmpeg_loader.h): only their -dev headers are needed to build. */
+#if !__has_include(<libavformat/avformat.h>) || !__has_include(<libavcodec/avcodec.h>) || !__has_include(<libavutil/avutil.h>)
+#  error "FFmpeg's headers are missing. Install them (Debian/Ubuntu): sudo apt-get install pkg-config libavformat-dev libavcodec-dev libavutil-dev — or run `make build`, which does."
+#else
+
+#include <libavcodec/avcodec.h>
+#include <libavcodec/bsf.h>
+#include <libavformat/avformat.h>
+#include <libavformat/avio.h>
+#include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/dict.h>
+#include <libavutil/error.h>
+#include <libavutil/log.h>
+#include <libavutil/mem.h>
+#endif
+
+#endif
