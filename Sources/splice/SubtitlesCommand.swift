@@ -114,7 +114,7 @@ enum SubtitlesCommand: Command {
         }
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
         let candidates = asset.tracks.filter { $0.hasMediaCharacteristic(.legible) && $0.formatDescriptions.first?.codec == "tx3g" }
-        let list = candidates.map { "\($0.trackID) (\($0.languageCode)\($0.name.map { ", \($0)" } ?? ""))" }.joined(separator: ", ")
+        let list = candidates.map { "\($0.trackID) (\($0.languageCode ?? "und")\($0.name.map { ", \($0)" } ?? ""))" }.joined(separator: ", ")
         let track: AssetTrack
         if let id = args.options["--track"] {
             guard let n = Int(id), let t = candidates.first(where: { $0.trackID == n }) else {

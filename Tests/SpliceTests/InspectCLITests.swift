@@ -84,7 +84,9 @@ struct InspectCLITests {
     @Test func matroskaJSONUsesFFmpegCodecNames() throws {
         let json = try inspectJSON(try Fixtures.matroska.get())
         let tracks = try #require(json["tracks"] as? [[String: Any]])
-        #expect(tracks.map { $0["codec"] as? String } == ["h264", "aac", "aac", "subrip"])
+        // `codec` is the ISO sample-entry type for every container, `codecName` FFmpeg's name.
+        #expect(tracks.map { $0["codec"] as? String } == ["avc1", "mp4a", "mp4a", "subr"])
+        #expect(tracks.map { $0["codecName"] as? String } == ["h264", "aac", "aac", "subrip"])
         #expect(tracks.map { $0["language"] as? String } == ["und", "eng", "spa", "fra"])
         #expect((json["groups"] as? [Any])?.isEmpty == true)
     }

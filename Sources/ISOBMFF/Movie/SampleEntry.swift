@@ -48,12 +48,20 @@ public struct SampleEntry: Sendable, Hashable {
         }
     }
 
-    /// A format description of this entry for a track of `mediaType`.
+    /// A format description of this entry for a track of `mediaType`: `codec` is the entry's
+    /// type, `codecName` FFmpeg's name for the codec when Splice knows it.
     public func formatDescription(mediaType: MediaType) -> FormatDescription {
-        FormatDescription(
-            mediaType: mediaType, codec: type,
+        if var p = CodecMapping.codecParameters(sampleEntry: bytes, mediaType: mediaType) {
+            if p.sampleRate == 0, let rate = sampleRate { p.sampleRate = Int(rate.rounded()) }
+            return FormatDescription(parameters: p, codec: type, sampleEntry: .init(bytes))
+        }
+        return FormatDescription(
+            mediaType: mediaType, codec: type, codecName: SampleEntry.textCodecNames[type],
             dimensions: width.flatMap { w in height.map { Dimensions(width: w, height: $0) } },
             sampleRate: sampleRate, channelCount: channelCount,
             sampleEntry: .init(bytes))
     }
+
+    /// FFmpeg's names of the text and data codecs of sample entries it reads.
+    static let textCodecNames: [FourCC: String] = ["tx3g": "mov_text", "wvtt": "webvtt", "c608": "eia_608", "stpp": "ttml"]
 }

@@ -111,7 +111,7 @@ public final class Asset: @unchecked Sendable {
             if members[t.alternateGroup] == nil { order.append(t.alternateGroup) }
             members[t.alternateGroup, default: []].append(t)
         }
-        return order.map { TrackGroup(alternateGroup: $0, tracks: members[$0]!) }
+        return order.map { TrackGroup(alternateGroup: $0, members: members[$0]!) }
     }
 }
 

@@ -23,7 +23,10 @@ public struct AssetReport: Encodable, Sendable {
     public struct Track: Encodable, Sendable {
         public var id: Int
         public var mediaType: String
+        /// The ISO sample-entry type (`avc1`), for every container.
         public var codec: String
+        /// FFmpeg's codec name (`h264`), for every container.
+        public var codecName: String
         public var language: String
         public var extendedLanguage: String?
         public var enabled: Bool
@@ -48,6 +51,7 @@ public struct AssetReport: Encodable, Sendable {
             try c.encode(id, forKey: .id)
             try c.encode(mediaType, forKey: .mediaType)
             try c.encode(codec, forKey: .codec)
+            try c.encode(codecName, forKey: .codecName)
             try c.encode(language, forKey: .language)
             try c.encode(extendedLanguage, forKey: .extendedLanguage)
             try c.encode(enabled, forKey: .enabled)
@@ -65,7 +69,7 @@ public struct AssetReport: Encodable, Sendable {
             try c.encodeIfPresent(flags, forKey: .flags)
         }
         enum CodingKeys: String, CodingKey {
-            case id, mediaType, codec, language, extendedLanguage, enabled, alternateGroup, name, associations,
+            case id, mediaType, codec, codecName, language, extendedLanguage, enabled, alternateGroup, name, associations,
                  edits, sampleCount, duration, timescale, width, height, sampleRate, channels, flags
         }
     }
@@ -98,7 +102,7 @@ public struct AssetReport: Encodable, Sendable {
         tracks = asset.tracks.map { t in
             let f = t.formatDescriptions.first
             return Track(
-                id: t.trackID, mediaType: t.mediaType.description, codec: t.codecName, language: t.languageCode,
+                id: t.trackID, mediaType: t.mediaType.description, codec: t.codec?.description ?? t.codecName, codecName: t.codecName, language: t.languageCode ?? "und",
                 extendedLanguage: t.extendedLanguageTag, enabled: t.isEnabled, alternateGroup: t.alternateGroup,
                 name: t.name,
                 associations: Dictionary(uniqueKeysWithValues: t.associations.map { ($0.key.description, $0.value) }),
@@ -114,7 +118,7 @@ public struct AssetReport: Encodable, Sendable {
                     (t.hasMediaCharacteristic(.describesVideoForAccessibility), "visual-impaired")].filter(\.0).map(\.1))
         }
         groups = asset.trackGroups.map {
-            Group(alternateGroup: $0.alternateGroup, tracks: $0.tracks.map(\.trackID), defaultTrack: $0.defaultTrack?.trackID)
+            Group(alternateGroup: $0.alternateGroup, tracks: $0.members.map(\.trackID), defaultTrack: $0.defaultTrack?.trackID)
         }
     }
 

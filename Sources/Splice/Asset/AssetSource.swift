@@ -41,4 +41,6 @@ protocol TrackBacking: Sendable {
     var accessibility: Set<MediaCharacteristic> { get }
     /// An attachment (font, cover) or data stream, which a mirror leaves out.
     var isAttachment: Bool { get }
+    /// The duration of all the track's samples, when the source indexes them.
+    var mediaDuration: MediaTime? { get }
 }

@@ -20,14 +20,20 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
         var isDefault = false
         var isForced = false
         var associations: [TrackAssociationType: [Int]] = [:]
+        var naturalSize: Dimensions?
+        var preferredTransform = AffineTransform2D.identity
+        var preferredVolume: Float = 0
+        var totalSampleDataLength: Int64 = 0
+        var minFrameDuration = MediaTime.invalid
+        var commonMetadata: [MetadataItem] = []
     }
 
     /// The track ID (`tkhd` for MP4/MOV; stream index + 1 for other containers).
     public let trackID: Int
     public let mediaType: MediaType
     public let formatDescriptions: [FormatDescription]
-    /// ISO 639-2/T language (`und` when unspecified).
-    public let languageCode: String
+    /// ISO 639-2/T language; nil when the file says none (`und`).
+    public let languageCode: String?
     /// BCP 47 tag from `elng`, when present.
     public let extendedLanguageTag: String?
     public let isEnabled: Bool
@@ -48,6 +54,20 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
     public let isForced: Bool
     /// The track ID references of each association type, as stored.
     public let associations: [TrackAssociationType: [Int]]
+    /// The display size (`tkhd` width and height for MP4/MOV, else the coded size) of a visual
+    /// track; nil for audio.
+    public let naturalSize: Dimensions?
+    /// How the frames are displayed (`tkhd` matrix): a rotation for a phone's portrait video.
+    public let preferredTransform: AffineTransform2D
+    /// The audio volume (`tkhd`; 1 = full); 0 for tracks without sound.
+    public let preferredVolume: Float
+    /// The sum of the sample sizes, in bytes: exact for MP4/MOV; for other containers estimated
+    /// from the stream's bit rate (0 when the container does not say).
+    public let totalSampleDataLength: Int64
+    /// The shortest sample duration of a video track (MP4/MOV); invalid when not known.
+    public let minFrameDuration: MediaTime
+    /// The track's title and language as metadata items (`title`, `language`).
+    public let commonMetadata: [MetadataItem]
 
     /// The asset the track belongs to.
     public internal(set) weak var asset: Asset?
@@ -58,7 +78,7 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
         trackID = p.trackID
         mediaType = p.mediaType
         formatDescriptions = p.formatDescriptions
-        languageCode = p.languageCode
+        languageCode = p.languageCode == "und" || p.languageCode.isEmpty ? nil : p.languageCode
         extendedLanguageTag = p.extendedLanguageTag
         isEnabled = p.isEnabled
         alternateGroup = p.alternateGroup
@@ -70,6 +90,12 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
         isDefault = p.isDefault
         isForced = p.isForced
         associations = p.associations
+        naturalSize = p.naturalSize
+        preferredTransform = p.preferredTransform
+        preferredVolume = p.preferredVolume
+        totalSampleDataLength = p.totalSampleDataLength
+        minFrameDuration = p.minFrameDuration
+        commonMetadata = p.commonMetadata
         self.backing = backing
     }
 
@@ -88,6 +114,33 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
         return ids.compactMap { asset.track(withTrackID: $0) }
     }
 
+    /// Samples per second over the track's media (the frame rate of video); 0 when not known.
+    public var nominalFrameRate: Float {
+        guard let n = sampleCount, n > 0, timeRange.duration.isNumeric, timeRange.duration > .zero else { return 0 }
+        return Float(Double(n) / mediaDuration.seconds)
+    }
+
+    /// Bits per second over the track's duration; 0 when not known.
+    public var estimatedDataRate: Float {
+        guard totalSampleDataLength > 0, mediaDuration.seconds > 0 else { return 0 }
+        return Float(Double(totalSampleDataLength) * 8 / mediaDuration.seconds)
+    }
+
+    /// The duration of the media (all samples), whatever part of it the edit list shows.
+    var mediaDuration: MediaTime { backing.mediaDuration ?? timeRange.duration }
+
+    /// The characteristics the track's media has (`visual`, `audible`, `legible`, accessibility).
+    public var mediaCharacteristics: [MediaCharacteristic] {
+        MediaCharacteristic.allCases.filter(hasMediaCharacteristic)
+    }
+
+    /// Whether Splice can hand out and write the track's samples: a known codec with an ISO
+    /// sample entry (or text subtitles), not an attachment.
+    public var isPlayable: Bool {
+        guard !backing.isAttachment, let f = formatDescriptions.first else { return false }
+        return backing.isoProblem == nil && (f.sampleEntry != nil || mediaType.isLegible)
+    }
+
     /// Whether the track's media has `characteristic`.
     public func hasMediaCharacteristic(_ characteristic: MediaCharacteristic) -> Bool {
         switch characteristic {
@@ -99,15 +152,20 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// The codec as a short name: the sample-entry type for MP4/MOV, FFmpeg's codec name otherwise.
+    /// The ISO sample-entry type of the track's samples (`avc1`, `mp4a`, `tx3g`), for every
+    /// container (Splice builds sample entries for Matroska, TS and the rest); for samples
+    /// that have none, a code made from the codec's name.
+    public var codec: FourCC? { formatDescriptions.first?.codec }
+
+    /// FFmpeg's name of the codec (`h264`, `aac`, `mov_text`), for every container; the
+    /// sample-entry type when FFmpeg has no name for it; "none" for a track without samples.
     public var codecName: String {
         guard let f = formatDescriptions.first else { return "none" }
-        if backing.isoStructure != nil { return f.codec.description }
         return f.codecName ?? f.codec.description
     }
 
     public var description: String {
-        "track \(trackID) (\(mediaType), \(codecName), \(languageCode))"
+        "track \(trackID) (\(mediaType), \(codecName), \(languageCode ?? "und"))"
     }
 
     /// Timeline time − media time through the edit that shows media first (a single-edit list);
@@ -124,7 +182,12 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
 /// Tracks that are alternatives to each other: one shared non-zero alternate group.
 public struct TrackGroup: Sendable {
     public let alternateGroup: Int
-    public let tracks: [AssetTrack]
+    /// The IDs of the group's tracks.
+    public var trackIDs: [Int] { members.map(\.trackID) }
+    /// The group's tracks.
+    @available(*, deprecated, message: "use trackIDs (AVFoundation's name) and Asset.track(withTrackID:)")
+    public var tracks: [AssetTrack] { members }
+    let members: [AssetTrack]
     /// The enabled track of the group (the one a player shows by default), if any.
-    public var defaultTrack: AssetTrack? { tracks.first { $0.isEnabled } }
+    public var defaultTrack: AssetTrack? { members.first { $0.isEnabled } }
 }

@@ -64,6 +64,9 @@ final class FormatSource: AssetSource, @unchecked Sendable {
             do {
                 let made = try CodecMapping.sampleEntry(for: s.codec, firstPacket: firstPacket)
                 format.sampleEntry = Data(made.entry)
+                if made.entry.count >= 8 {
+                    format.codec = FourCC(rawValue: made.entry[4..<8].reduce(0) { $0 << 8 | UInt32($1) })
+                }
                 backing.conversion = made.conversion
             } catch {
                 backing.isoProblem = (error as? MediaError)?.message ?? "\(error)"
@@ -77,6 +80,10 @@ final class FormatSource: AssetSource, @unchecked Sendable {
         p.sampleCount = s.frameCount
         p.isDefault = s.metadata.isDefault
         p.isForced = s.metadata.isForced
+        if s.mediaType == .video { p.naturalSize = s.codec.dimensions }
+        if s.mediaType == .audio { p.preferredVolume = 1 }
+        if s.codec.bitRate > 0, duration.isNumeric { p.totalSampleDataLength = Int64(Double(s.codec.bitRate) * duration.seconds / 8) }
+        p.commonMetadata = .common(title: p.name, language: p.languageCode)
         return AssetTrack(p, backing: backing)
     }
 
@@ -129,6 +136,7 @@ struct StreamBacking: TrackBacking {
 
     var isoStructure: TrackPassthrough? { nil }
     var isAttachment: Bool { stream.mediaType == .data }
+    var mediaDuration: MediaTime? { nil }
     var accessibility: Set<MediaCharacteristic> {
         var c: Set<MediaCharacteristic> = []
         if stream.metadata.isHearingImpaired { c.insert(.describesMusicAndSoundForAccessibility) }

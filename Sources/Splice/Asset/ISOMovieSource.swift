@@ -67,6 +67,20 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
         p.sampleCount = t.sampleCount
         p.isDefault = t.header.isEnabled
         p.associations = associations
+        let table = t.sampleTable
+        if t.mediaType == .video || t.mediaType.isLegible, t.header.width > 0 || t.header.height > 0 {
+            p.naturalSize = Dimensions(width: Int((Double(t.header.width) / 65536).rounded()), height: Int((Double(t.header.height) / 65536).rounded()))
+        } else if t.mediaType == .video {
+            p.naturalSize = p.formatDescriptions.first?.dimensions
+        }
+        p.preferredTransform = AffineTransform2D(matrix: t.header.matrix)
+        p.preferredVolume = Float(t.header.volume) / 256
+        p.totalSampleDataLength = table.constantSampleSize != 0
+            ? Int64(table.constantSampleSize) * Int64(table.sampleCount) : table.sampleSizes.reduce(0) { $0 + Int64($1) }
+        if t.mediaType == .video, let shortest = table.timeToSample.filter({ $0.count > 0 }).map(\.delta).min() {
+            p.minFrameDuration = MediaTime(value: Int64(shortest), timescale: mediaScale)
+        }
+        p.commonMetadata = .common(title: p.name, language: p.languageCode)
         return p
     }
 
@@ -120,6 +134,10 @@ struct ISOTrackBacking: TrackBacking {
     }
     var isoProblem: String? { nil }
     var isAttachment: Bool { false }
+    var mediaDuration: MediaTime? {
+        guard track.mediaHeader.timescale > 0, track.mediaHeader.timescale <= UInt32(Int32.max) else { return nil }
+        return MediaTime(value: Int64(clamping: track.mediaDuration), timescale: Int32(track.mediaHeader.timescale))
+    }
 
     /// Apple's tagged media characteristics (`udta/tagc`).
     var accessibility: Set<MediaCharacteristic> {

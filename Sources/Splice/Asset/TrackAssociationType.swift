@@ -28,7 +28,7 @@ public struct TrackAssociationType: Sendable, Hashable, Comparable, CustomString
 }
 
 /// What a track's media is for, independent of its codec.
-public enum MediaCharacteristic: Sendable, Hashable {
+public enum MediaCharacteristic: Sendable, Hashable, CaseIterable {
     /// Text to read: subtitles, captions, timed text.
     case legible
     /// Sound.

@@ -66,7 +66,7 @@ extension SamplePipe {
 
         // The subtitle group: the first group whose tracks are all legible.
         let sourceGroups = asset.trackGroups
-        let legible = sourceGroups.firstIndex { $0.tracks.allSatisfy { $0.hasMediaCharacteristic(.legible) } }
+        let legible = sourceGroups.firstIndex { $0.members.allSatisfy { $0.hasMediaCharacteristic(.legible) } }
         let newDefault = added.first { $0.0.isDefault }?.1
         var groups = mirrored.groups
         if let i = legible {
@@ -82,7 +82,7 @@ extension SamplePipe {
         for (track, input) in added where track.isForced {
             let language = input.languageCode ?? "und"
             let sourceFull = legible.flatMap { i in
-                sourceGroups[i].tracks.first { t in
+                sourceGroups[i].members.first { t in
                     t.languageCode == language && !TX3G.isForcedOnly(t.formatDescriptions.first?.sampleEntry)
                         && !asset.tracks.contains { $0.associations[.forcedSubtitlesOnly]?.contains(t.trackID) == true }
                 }

@@ -40,8 +40,8 @@ public final class AssetWriterInput: @unchecked Sendable {
     public var mediaTimeScale: Int32 = 0
     /// The track's visual size (`tkhd` width/height); defaults to the format's dimensions.
     public var naturalSize: Dimensions?
-    /// The `tkhd` matrix (a, b, u, c, d, v, tx, ty, w as stored); identity when nil.
-    public var transform: [Int32]?
+    /// The track's display transform (`tkhd` matrix): a copied track's, or identity, when nil.
+    public var transform: AffineTransform2D?
     /// Audio volume, 0…1 (`tkhd`); 1 for audio tracks when nil.
     public var preferredVolume: Float?
     /// How much media to gather per chunk before interleaving with other tracks.

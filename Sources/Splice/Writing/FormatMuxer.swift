@@ -124,7 +124,7 @@ final class FormatMuxer: Muxer {
     /// samples without one, its format's codec parameters) describes.
     private func codecParameters(_ input: AssetWriterInput, format: FormatDescription, track: Int) throws -> CodecParameters {
         var p: CodecParameters
-        if TextConversion.isTimedText(format) || SubtitlePacketFormat(codecName: format.codecName ?? "") != nil {
+        if TextConversion.isTimedText(format) || (format.sampleEntry == nil && SubtitlePacketFormat(codecName: format.codecName ?? "") != nil) {
             guard let text = input.state.text?.streamFormat() else {
                 throw MediaError(.unsupported, "track \(track): \(formatName) files cannot hold text subtitles; mkv (SRT) and webm (WebVTT) can")
             }

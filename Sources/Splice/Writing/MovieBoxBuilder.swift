@@ -91,7 +91,7 @@ struct MovieBoxBuilder {
             header.width = UInt32(clamping: size.width) << 16
             header.height = UInt32(clamping: size.height) << 16
         }
-        if let m = input.transform, m.count == 9 { header.matrix = m }
+        if let t = input.transform { header.matrix = t.matrix }
         if let v = input.preferredVolume { header.volume = Int16(clamping: Int((v * 256).rounded())) }
         return header
     }

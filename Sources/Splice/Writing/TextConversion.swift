@@ -43,7 +43,7 @@ final class TextConversion: SampleTransform {
         if TextConversion.isTimedText(format) {
             source = nil
             if TX3G.isForcedOnly(format.sampleEntry) { sawForcedText = true }
-        } else if let t = SubtitlePacketFormat(codecName: format.codecName ?? "") {
+        } else if format.sampleEntry == nil, let t = SubtitlePacketFormat(codecName: format.codecName ?? "") {
             source = t
         } else {
             return [sample]
