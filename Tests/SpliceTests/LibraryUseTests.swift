@@ -107,6 +107,25 @@ struct LibraryUseTests {
         #expect(!FileManager.default.fileExists(atPath: url.path))
     }
 
+    @Test func readerProgressFollowsTheSlowestOutput() throws {
+        let asset = try LibraryUseTests.asset()
+        let reader = try AssetReader(asset: asset)
+        let video = AssetReaderTrackOutput(track: asset.tracks[0]), audio = AssetReaderTrackOutput(track: asset.tracks[1])
+        try reader.add(video)
+        try reader.add(audio)
+        #expect(reader.startReading())
+        #expect(reader.progress == 0)
+        var seen: [Double] = []
+        // Video first: progress waits for the audio, which has not moved.
+        while video.copyNextSampleBuffer() != nil {}
+        #expect(reader.progress == 0)
+        while audio.copyNextSampleBuffer() != nil { seen.append(reader.progress) }
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(seen.count > 100 && seen[seen.count / 2] > 0.3 && seen[seen.count / 2] < 0.7)
+        #expect(reader.status == .completed && reader.progress == 1)
+        #expect(reader.currentTime == asset.duration)
+    }
+
     @Test func writingMatroskaFailsWithAMediaError() throws {
         // Whatever the machine has, the error type is MediaError and names the file.
         do {
@@ -136,5 +155,55 @@ struct PackagingTests {
         let mkv = try Tool.run(Tool.spliceBinary, ["inspect", try Fixtures.matroska.get().path], environment: ["LD_DEBUG": "libs"])
         #expect(mkv.status == 0)
         #expect(mkv.stderr.contains("libavformat"))
+    }
+}
+
+/// What the reader tells of a track is what the writer takes: a hand-written copy keeps the
+/// display matrix, the size and the volume.
+@Suite("Track properties")
+struct TrackPropertyTests {
+    @Test func propertiesOfTheGroupedMovie() throws {
+        let asset = try Asset(url: try Fixtures.grouped.get())
+        let video = asset.tracks[0], audio = asset.tracks[1], text = asset.tracks[4]
+        #expect(video.naturalSize == Dimensions(width: 320, height: 240))
+        #expect(video.preferredTransform == .identity)
+        #expect(audio.preferredVolume == 1 && video.preferredVolume == 0)
+        #expect(abs(video.nominalFrameRate - 25) < 0.01)
+        #expect(video.minFrameDuration.seconds == 0.04)
+        let sizes = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size",
+                                               "-of", "csv=p=0", try Fixtures.grouped.get().path])
+        #expect(video.totalSampleDataLength == sizes.stdout.split(separator: "\n").compactMap { Int64($0) }.reduce(0, +))
+        #expect(video.estimatedDataRate > 0)
+        #expect(video.mediaCharacteristics == [.visual] && text.mediaCharacteristics == [.legible])
+        #expect(asset.tracks.allSatisfy { $0.isPlayable })
+        #expect(audio.commonMetadata.contains(MetadataItem(commonKey: "language", value: "eng")))
+        #expect(video.codec == "avc1" && video.codecName == "h264")
+        #expect(asset.trackGroups.map(\.trackIDs) == [[2, 3], [4], [5, 6]])
+    }
+
+    @Test func aCopyCarriesTransformSizeAndVolume() throws {
+        let asset = try Asset(url: try Fixtures.grouped.get())
+        let url = Fixtures.path("rotated.mp4")
+        try? FileManager.default.removeItem(at: url)
+        let reader = try AssetReader(asset: asset)
+        let writer = try AssetWriter(outputURL: url, fileType: .mp4)
+        let pairs = try passthroughPairs(asset, tracks: [0, 1], reader: reader, writer: writer)
+        let portrait = AffineTransform2D(rotationAngle: .pi / 2).translatedBy(x: 0, y: -240)
+        #expect(portrait.rotationDegrees == 90)
+        #expect(AffineTransform2D(matrix: portrait.matrix) == portrait)
+        pairs[0].1.transform = portrait
+        pairs[1].1.preferredVolume = 0.5
+        #expect(reader.startReading() && writer.startWriting())
+        writer.startSession(atSourceTime: .zero)
+        #expect(feed(pairs.map { ($0.0 as any SampleBufferSource, $0.1) }))
+        writer.finish()
+        #expect(writer.status == .completed)
+        // ffprobe reads the matrix as a display rotation (counter-clockwise degrees: -90).
+        let probe = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_streams", url.path])
+        #expect(probe.stdout.contains("rotation=-90"), "\(probe.stdout)")
+        let copy = try Asset(url: url)
+        #expect(copy.tracks[0].preferredTransform == portrait)
+        #expect(copy.tracks[0].naturalSize == Dimensions(width: 320, height: 240))
+        #expect(copy.tracks[1].preferredVolume == 0.5)
     }
 }

@@ -89,6 +89,28 @@ public final class AssetReader: @unchecked Sendable {
         return nil
     }
 
+    /// How far reading has got on the asset's timeline: the position of the output that is
+    /// furthest behind (finished outputs count as done), from the range's start.
+    public var currentTime: MediaTime {
+        let (outputs, range) = lock.withLock { (_outputs, _timeRange) }
+        let end = readEnd(range)
+        let positions = outputs.map { $0.isFinished ? end : ($0.position ?? range.start) }
+        return positions.min() ?? range.start
+    }
+
+    /// `currentTime` as a fraction (0…1) of the range read (of the asset's duration when the
+    /// range is everything): for a progress bar while pulling samples by hand.
+    public var progress: Double {
+        let range = lock.withLock { _timeRange }
+        let length = (readEnd(range) - range.start).seconds
+        guard length > 0 else { return status == .completed ? 1 : 0 }
+        return min(1, max(0, (currentTime - range.start).seconds / length))
+    }
+
+    private func readEnd(_ range: TimeRange) -> MediaTime {
+        range.end.isNumeric ? min(range.end, asset.duration) : asset.duration
+    }
+
     /// Starts reading. Returns `false` (with `status` `.failed` and `error` set) when reading cannot start.
     @discardableResult
     public func startReading() -> Bool {

@@ -29,6 +29,11 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
 
     var isFinished: Bool { lock.withLock { finished } }
 
+    /// How far on its timeline this output has handed out samples (decode time + duration of
+    /// the latest sample); nil before the first.
+    var position: MediaTime? { lock.withLock { _position } }
+    private var _position: MediaTime?
+
     /// Starts handing out `cursor`'s samples (the reader started reading).
     func start(_ cursor: any SampleCursor) {
         lock.withLock { self.cursor = cursor }
@@ -49,6 +54,10 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
         let outcome: Result<SampleBuffer?, Error> = lock.withLock {
             guard !finished, let cursor else { return .success(nil) }
             let result = Result { try cursor.next() }
+            if case .success(let s?) = result, s.decodeTimeStamp.isNumeric {
+                let end = s.decodeTimeStamp + (s.duration.isNumeric ? s.duration : .zero)
+                _position = _position.map { max($0, end) } ?? end
+            }
             if case .success(nil) = result { finished = true }
             if case .failure = result { finished = true }
             return result
