@@ -10,7 +10,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO := Samples/Media/grouped.mp4
 
-.PHONY: demo test lint bench fuzz fuzz-build sanitize build deps-build deps-test clean
+.PHONY: demo test lint examples bench fuzz fuzz-build sanitize build deps-build deps-test clean
 
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -32,6 +32,11 @@ build: deps-build
 ## Build, then show the track structure of the bundled sample movie.
 demo: build
 	.build/debug/splice inspect $(DEMO)
+
+## The README's library examples (Examples/LibraryUse) built as a package that depends on Splice
+## by path, run, and their outputs checked with ffprobe, ffmpeg and mediainfo.
+examples: deps-test
+	scripts/check-library-examples
 
 ## The architecture's rules: layering (who may import what) and file/function sizes (scripts/lint).
 lint:

@@ -89,7 +89,7 @@ struct TrackMirror {
     /// first) track enabled, the subtitle tracks another with its default track enabled, or none.
     private func groups(_ inputs: [Int: AssetWriterInput]) -> [AssetWriterInputGroup] {
         var groups = asset.trackGroups.map { group in
-            AssetWriterInputGroup(inputs: group.tracks.compactMap { inputs[$0.trackID] },
+            AssetWriterInputGroup(inputs: group.trackIDs.compactMap { inputs[$0] },
                                   defaultInput: group.defaultTrack.flatMap { inputs[$0.trackID] },
                                   preferredAlternateGroup: group.alternateGroup)
         }

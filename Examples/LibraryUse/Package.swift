@@ -1,0 +1,17 @@
+// swift-tools-version:6.0
+// The README's library examples as another package uses Splice: by path (the script that
+// builds them links the Splice checkout here as ../splice) or by URL:
+//     .package(url: "https://example.org/splice.git", branch: "main")
+import PackageDescription
+
+let package = Package(
+    name: "LibraryUse",
+    dependencies: [
+        .package(path: "../splice"),
+    ],
+    targets: [
+        .executableTarget(name: "copy", dependencies: [.product(name: "Splice", package: "splice")]),
+        .executableTarget(name: "trim", dependencies: [.product(name: "Splice", package: "splice")]),
+        .executableTarget(name: "subtitle-writer", dependencies: [.product(name: "Splice", package: "splice")]),
+    ]
+)
