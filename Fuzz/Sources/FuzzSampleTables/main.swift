@@ -13,7 +13,7 @@ func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for (i, track) in asset.tracks.enumerated() {
         let output = AssetReaderTrackOutput(track: track)
         output.alwaysCopiesSampleData = i % 2 == 0
-        reader.add(output)
+        guard (try? reader.add(output)) != nil else { return 0 }
         outputs.append(output)
     }
     guard reader.startReading() else { return 0 }

@@ -20,8 +20,8 @@ func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let tracks = Int(data[0] % 3) + 1
     writer.shouldOptimizeForNetworkUse = data[0] & 0x80 != 0
     let inputs = (0..<tracks).map { _ in AssetWriterInput(mediaType: .audio, sourceFormatHint: format) }
-    for i in inputs { writer.add(i) }
-    if tracks > 1 { writer.add(AssetWriterInputGroup(inputs: inputs, defaultInput: inputs[Int(data[1]) % tracks])) }
+    for i in inputs { guard (try? writer.add(i)) != nil else { fatalError("cannot add an input") } }
+    if tracks > 1 { guard (try? writer.add(AssetWriterInputGroup(inputs: inputs, defaultInput: inputs[Int(data[1]) % tracks]))) != nil else { fatalError("cannot add the group") } }
     guard writer.startWriting() else { return 0 }
     writer.startSession(atSourceTime: .zero)
     var clocks = [Int64](repeating: 0, count: tracks)
@@ -35,8 +35,8 @@ func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let sync = data[p + 4] & 1 != 0
         p += 5
         let sample = SampleBuffer(data: Data(repeating: data[p - 1], count: length),
-                                  decodeTime: MediaTime(value: clocks[t], timescale: 1000),
-                                  presentationTime: MediaTime(value: clocks[t] + offset, timescale: 1000),
+                                  decodeTimeStamp: MediaTime(value: clocks[t], timescale: 1000),
+                                  presentationTimeStamp: MediaTime(value: clocks[t] + offset, timescale: 1000),
                                   duration: MediaTime(value: duration, timescale: 1000), isSync: sync,
                                   formatDescription: format)
         clocks[t] += duration
@@ -56,13 +56,16 @@ func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("the output does not parse")
     }
     let outputs = asset.tracks.map { AssetReaderTrackOutput(track: $0) }
-    for o in outputs { reader.add(o) }
+    for o in outputs {
+        o.presentsMediaTimeline = true     // compared as stored
+        guard (try? reader.add(o)) != nil else { fatalError("cannot add an output") }
+    }
     guard reader.startReading() else { fatalError("cannot read the output") }
     for (t, o) in outputs.enumerated() {
         var n = 0
         while let s = o.copyNextSampleBuffer() {
             let w = written[t][n]
-            if s.data != w.data || s.decodeTime != w.decodeTime || s.presentationTime != w.presentationTime || s.isSync != w.isSync {
+            if s.data != w.data || s.decodeTimeStamp != w.decodeTimeStamp || s.presentationTimeStamp != w.presentationTimeStamp || s.isSync != w.isSync {
                 fatalError("track \(t) sample \(n) differs")
             }
             n += 1

@@ -23,6 +23,8 @@ final class TimelineCursor: SampleCursor {
 
     private let trackID: Int
     private var pieces: [Piece]
+    /// Why the track cannot be handed out on the timeline (thrown by the first `next()`).
+    private var refusal: MediaError?
     private let open: (MediaSpan) throws -> any SampleCursor
     private var current: (cursor: any SampleCursor, filter: RangeFilter, piece: Piece)?
     private var ready: [SampleBuffer] = []
@@ -34,7 +36,15 @@ final class TimelineCursor: SampleCursor {
         trackID = track.trackID
         pieces = TimelineCursor.pieces(of: track, in: timeRange)
         self.open = open
+        // Each edit positions a cursor by walking the sample table: bound edits × samples.
+        if pieces.count > 1, pieces.count * max(1, track.sampleCount ?? 1) > TimelineCursor.maximumEditWork {
+            refusal = MediaError(.unsupported, "\(pieces.count) edits of \(track.sampleCount ?? 0) samples are too many to hand out on "
+                                 + "the asset's timeline; read the track with presentsMediaTimeline", location: "track \(track.trackID)")
+        }
     }
+
+    /// The most edits × samples a track's timeline is built from.
+    static let maximumEditWork = 50_000_000
 
     /// Media times as stored, cut to `timeRange` mapped to media time through the track's first
     /// edit (what `presentsMediaTimeline` hands out).
@@ -78,6 +88,7 @@ final class TimelineCursor: SampleCursor {
     }
 
     func next() throws -> SampleBuffer? {
+        if let refusal { throw refusal }
         while true {
             if !ready.isEmpty { return try handOut(ready.removeFirst()) }
             if current == nil {
@@ -87,7 +98,7 @@ final class TimelineCursor: SampleCursor {
             }
             guard var c = current else { return nil }
             let sample = try c.cursor.next()
-            let let_go = sample.map { c.filter.push($0) } ?? []
+            let let_go = try sample.map { try c.filter.push($0) } ?? []
             if sample == nil || c.filter.isPastEnd {
                 c.cursor.close()
                 current = nil
@@ -166,8 +177,14 @@ struct RangeFilter {
 
     init(span: MediaSpan) { self.span = span }
 
+    /// The most bytes held between a sync sample and the span's start (a damaged file may have
+    /// one sync sample for all its media).
+    static let maximumHeldBytes = 512 << 20
+    private var heldBytes = 0
+
     /// The samples that `sample` lets go, in decode order.
-    mutating func push(_ sample: SampleBuffer) -> [SampleBuffer] {
+    /// - Throws: when more than `maximumHeldBytes` lie between the sync sample and the start.
+    mutating func push(_ sample: SampleBuffer) throws -> [SampleBuffer] {
         if released {
             if span.end.isNumeric, sample.decodeTimeStamp >= span.end {
                 isPastEnd = true
@@ -178,12 +195,23 @@ struct RangeFilter {
         }
         let presentedEnd = sample.presentationTimeStamp + max(sample.duration, MediaTime(value: 1, timescale: sample.duration.timescale))
         if span.start.isNumeric, presentedEnd <= span.start {
-            held = sample.isSync ? [sample] : held + [sample]
+            if sample.isSync {
+                held = [sample]
+                heldBytes = sample.totalSampleSize
+            } else {
+                held.append(sample)
+                heldBytes += sample.totalSampleSize
+            }
+            guard heldBytes <= RangeFilter.maximumHeldBytes else {
+                throw MediaError(.unsupported, "more than \(RangeFilter.maximumHeldBytes >> 20) MB of samples lie between the sync sample "
+                                 + "and the start of the range; read from an earlier time")
+            }
             return []
         }
         released = true
         let out = sample.isSync ? [sample] : held + [sample]
         held = []
+        heldBytes = 0
         taken = out
         return out
     }

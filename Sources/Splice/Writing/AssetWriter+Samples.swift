@@ -37,7 +37,7 @@ extension AssetWriter {
             }
         }
         if var filter = state.preroll {
-            let released = filter.push(sample)
+            let released = try filter.push(sample)
             state.preroll = filter.released ? nil : filter
             for s in released { try transformAndEnqueue(s, to: input) }
         } else {
