@@ -131,4 +131,31 @@ struct TimelineTests {
         let expected = try frameHashes(source).filter { $0.time >= 1.2 - 1e-6 }.map(\.md5)
         #expect(try frameHashes(url).map(\.md5) == expected)
     }
+
+    /// Edits that repeat media and dwell: the first second, a half-second still of its first
+    /// frame, the first second again.
+    @Test func repeatsAndDwellsAreHandedOutInOrder() throws {
+        let url = Fixtures.path("dwell.mp4")
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.copyItem(at: try Fixtures.grouped.get(), to: url)
+        try MoovPatch.apply(to: url) { moov in
+            moov.modifyTrack(1) { trak in
+                let first = Int64(trak.mediaTimescale) * 2 / 25      // the first frame is shown at 0.08 s
+                trak.setEditList([(1000, first, 1), (500, first, 0), (1000, first, 1)])
+            }
+        }
+        let asset = try Asset(url: url)
+        let source = try Asset(url: try Fixtures.grouped.get())
+        let once = try TimelineTests.read(source.tracks[0], range: TimeRange(start: .zero, duration: TimelineTests.seconds(1)))
+        let video = try TimelineTests.read(asset.tracks[0])
+        #expect(zip(video, video.dropFirst()).allSatisfy { $0.decodeTimeStamp < $1.decodeTimeStamp })
+        // The dwell: the first frame (a sync sample), shown at 1 s for 0.5 s.
+        let still = try #require(video.first { abs($0.presentationTimeStamp.seconds - 1) < 1e-9 && $0.duration.seconds == 0.5 })
+        #expect(still.isSync)
+        #expect(still.data == once[0].data)
+        // The repeat: the first second's samples again, from 1.5 s.
+        let repeated = video.filter { $0.decodeTimeStamp.seconds >= 1.4 }
+        #expect(repeated.map(\.data) == once.map(\.data))
+        #expect(abs(repeated.map(\.presentationTimeStamp.seconds).min()! - 1.5) < 1e-9)
+    }
 }

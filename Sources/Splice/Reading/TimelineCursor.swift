@@ -78,10 +78,9 @@ final class TimelineCursor: SampleCursor {
                 continue
             }
             let shift = (segment.target.start - source.start).convertScale(scale)
-            // A whole read keeps what lies before the first edit (priming, reordered frames) and
-            // after the last (an audio edit's trimmed end is marked by the source).
+            // A whole read keeps what lies before the first edit (priming, reordered frames).
             let start = whole && i == 0 ? MediaTime.negativeInfinity : (target.start - shift).convertScale(scale, method: .down)
-            let end = whole && i == shown.count - 1 ? MediaTime.positiveInfinity : (target.end - shift).convertScale(scale, method: .up)
+            let end = target.end.isNumeric ? (target.end - shift).convertScale(scale, method: .up) : MediaTime.positiveInfinity
             pieces.append(Piece(media: MediaSpan(start: start, end: end), shift: shift))
         }
         return pieces
@@ -94,20 +93,23 @@ final class TimelineCursor: SampleCursor {
             if current == nil {
                 guard !pieces.isEmpty else { return nil }
                 let piece = pieces.removeFirst()
-                current = (try open(piece.media), RangeFilter(span: piece.media), piece)
+                current = (try open(piece.media), RangeFilter(span: piece.media, keepsTaken: piece.dwell != nil), piece)
             }
             guard var c = current else { return nil }
-            let sample = try c.cursor.next()
-            let let_go = try sample.map { try c.filter.push($0) } ?? []
-            if sample == nil || c.filter.isPastEnd {
+            let outcome = try c.cursor.next().map { try c.filter.push($0) } ?? .end
+            current = c
+            switch outcome {
+            case .pass(let sample) where c.piece.dwell == nil:
+                return try handOut(TimelineCursor.shifted(sample, by: c.piece.shift))
+            case .release(let samples) where c.piece.dwell == nil:
+                ready = samples.map { TimelineCursor.shifted($0, by: c.piece.shift) }
+            case .end:
                 c.cursor.close()
                 current = nil
-                ready = c.piece.dwell.map { TimelineCursor.dwell(c.filter.taken, shownAt: $0) }
-                    ?? let_go.map { TimelineCursor.shifted($0, by: c.piece.shift) }
-                continue
+                if let dwell = c.piece.dwell { ready = TimelineCursor.dwell(c.filter.taken, at: c.piece.media.start, shownAt: dwell) }
+            case .pass, .release, .held:
+                break
             }
-            current = c
-            if c.piece.dwell == nil { ready = let_go.map { TimelineCursor.shifted($0, by: c.piece.shift) } }
         }
     }
 
@@ -139,18 +141,19 @@ final class TimelineCursor: SampleCursor {
         return s
     }
 
-    /// A dwell: the sample shown at the segment's media time, for the whole segment, after the
-    /// samples it needs to be decoded (placed one tick apart just before it).
-    private static func dwell(_ taken: [SampleBuffer], shownAt target: TimeRange) -> [SampleBuffer] {
-        guard let shown = taken.last else { return [] }
-        let scale = shown.decodeTimeStamp.timescale
+    /// A dwell: the sample shown at the segment's media time `at`, for the whole segment, after
+    /// the samples decoded before it that it may need (placed one tick apart just before it).
+    private static func dwell(_ taken: [SampleBuffer], at: MediaTime, shownAt target: TimeRange) -> [SampleBuffer] {
+        guard let k = taken.firstIndex(where: { $0.presentationTimeStamp <= at && at < $0.presentationTimeStamp + $0.duration })
+                ?? taken.indices.last else { return [] }
+        let scale = taken[k].decodeTimeStamp.timescale
         let start = target.start.convertScale(scale)
-        return taken.enumerated().map { i, s in
+        return taken[...k].enumerated().map { i, s in
             var t = s
-            let time = start + MediaTime(value: Int64(i - (taken.count - 1)), timescale: scale)
+            let time = start + MediaTime(value: Int64(i - k), timescale: scale)
             t.decodeTimeStamp = time
             t.presentationTimeStamp = time
-            t.duration = i == taken.count - 1 ? target.duration.convertScale(scale) : MediaTime(value: 1, timescale: scale)
+            t.duration = i == k ? target.duration.convertScale(scale) : MediaTime(value: 1, timescale: scale)
             return t
         }
     }
@@ -168,30 +171,41 @@ struct MediaSpan: Equatable {
 /// start (samples before a later sync sample that is wholly presented before the start are
 /// dropped) up to the first sample decoded at or after its end.
 struct RangeFilter {
+    enum Outcome {
+        /// The sample, handed on.
+        case pass(SampleBuffer)
+        /// Held: it may be needed to decode what is shown from the start.
+        case held
+        /// The first sample shown from the start, after the held samples it needs.
+        case release([SampleBuffer])
+        /// The span has ended.
+        case end
+    }
+
     let span: MediaSpan
     private var held: [SampleBuffer] = []
+    private var heldBytes = 0
     private(set) var released = false
-    private(set) var isPastEnd = false
-    /// Every sample let go so far (what a dwell picks from).
+    /// With `keepsTaken` (a dwell), every sample let go so far.
     private(set) var taken: [SampleBuffer] = []
-
-    init(span: MediaSpan) { self.span = span }
+    private let keepsTaken: Bool
 
     /// The most bytes held between a sync sample and the span's start (a damaged file may have
     /// one sync sample for all its media).
     static let maximumHeldBytes = 512 << 20
-    private var heldBytes = 0
 
-    /// The samples that `sample` lets go, in decode order.
+    init(span: MediaSpan, keepsTaken: Bool = false) {
+        self.span = span
+        self.keepsTaken = keepsTaken
+    }
+
+    /// What becomes of `sample` (the next in decode order).
     /// - Throws: when more than `maximumHeldBytes` lie between the sync sample and the start.
-    mutating func push(_ sample: SampleBuffer) throws -> [SampleBuffer] {
+    mutating func push(_ sample: SampleBuffer) throws -> Outcome {
         if released {
-            if span.end.isNumeric, sample.decodeTimeStamp >= span.end {
-                isPastEnd = true
-                return []
-            }
-            taken.append(sample)
-            return [sample]
+            if span.end.isNumeric, sample.decodeTimeStamp >= span.end { return .end }
+            if keepsTaken { taken.append(sample) }
+            return .pass(sample)
         }
         let presentedEnd = sample.presentationTimeStamp + max(sample.duration, MediaTime(value: 1, timescale: sample.duration.timescale))
         if span.start.isNumeric, presentedEnd <= span.start {
@@ -206,13 +220,13 @@ struct RangeFilter {
                 throw MediaError(.unsupported, "more than \(RangeFilter.maximumHeldBytes >> 20) MB of samples lie between the sync sample "
                                  + "and the start of the range; read from an earlier time")
             }
-            return []
+            return .held
         }
         released = true
         let out = sample.isSync ? [sample] : held + [sample]
         held = []
         heldBytes = 0
-        taken = out
-        return out
+        if keepsTaken { taken = out }
+        return out.count == 1 ? .pass(sample) : .release(out)
     }
 }

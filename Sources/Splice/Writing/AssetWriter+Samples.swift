@@ -37,9 +37,13 @@ extension AssetWriter {
             }
         }
         if var filter = state.preroll {
-            let released = try filter.push(sample)
+            let outcome = try filter.push(sample)
             state.preroll = filter.released ? nil : filter
-            for s in released { try transformAndEnqueue(s, to: input) }
+            switch outcome {
+            case .pass(let s): try transformAndEnqueue(s, to: input)
+            case .release(let samples): for s in samples { try transformAndEnqueue(s, to: input) }
+            case .held, .end: break
+            }
         } else {
             try transformAndEnqueue(sample, to: input)
         }
