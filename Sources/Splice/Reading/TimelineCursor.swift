@@ -26,7 +26,18 @@ final class TimelineCursor: SampleCursor {
     /// Why the track cannot be handed out on the timeline (thrown by the first `next()`).
     private var refusal: MediaError?
     private let open: (MediaSpan) throws -> any SampleCursor
-    private var current: (cursor: any SampleCursor, filter: RangeFilter, piece: Piece)?
+    /// The piece being read: its cursor and filter (a class, so that a sample costs no copy of them).
+    private final class Reading {
+        let cursor: any SampleCursor
+        var filter: RangeFilter
+        let piece: Piece
+        init(cursor: any SampleCursor, piece: Piece) {
+            self.cursor = cursor
+            self.piece = piece
+            filter = RangeFilter(span: piece.media, keepsTaken: piece.dwell != nil)
+        }
+    }
+    private var current: Reading?
     private var ready: [SampleBuffer] = []
     private var lastDecodeTime: MediaTime?
 
@@ -88,16 +99,31 @@ final class TimelineCursor: SampleCursor {
 
     func next() throws -> SampleBuffer? {
         if let refusal { throw refusal }
+        // Steady state: a piece past its start, nothing queued — one sample in, one out.
+        if ready.isEmpty, let c = current, c.filter.released, c.piece.dwell == nil {
+            let end = c.filter.span.end
+            if var sample = try c.cursor.next(), !(end.isNumeric && sample.decodeTimeStamp >= end) {
+                if c.piece.shift != .zero {
+                    let delta = c.piece.shift.convertScale(sample.decodeTimeStamp.timescale)
+                    sample.decodeTimeStamp = sample.decodeTimeStamp + delta
+                    sample.presentationTimeStamp = sample.presentationTimeStamp + delta
+                }
+                try checkOrder(sample)
+                return sample
+            }
+            // The piece has ended (the cursor ran out, or its next sample lies past the end).
+            c.cursor.close()
+            current = nil
+        }
         while true {
             if !ready.isEmpty { return try handOut(ready.removeFirst()) }
             if current == nil {
                 guard !pieces.isEmpty else { return nil }
                 let piece = pieces.removeFirst()
-                current = (try open(piece.media), RangeFilter(span: piece.media, keepsTaken: piece.dwell != nil), piece)
+                current = Reading(cursor: try open(piece.media), piece: piece)
             }
-            guard var c = current else { return nil }
+            guard let c = current else { return nil }
             let outcome = try c.cursor.next().map { try c.filter.push($0) } ?? .end
-            current = c
             switch outcome {
             case .pass(let sample) where c.piece.dwell == nil:
                 return try handOut(TimelineCursor.shifted(sample, by: c.piece.shift))
@@ -120,8 +146,13 @@ final class TimelineCursor: SampleCursor {
         ready = []
     }
 
-    /// Checks that decode times keep increasing across edits.
     private func handOut(_ sample: SampleBuffer) throws -> SampleBuffer {
+        try checkOrder(sample)
+        return sample
+    }
+
+    /// Checks that decode times keep increasing across edits.
+    private func checkOrder(_ sample: SampleBuffer) throws {
         if let last = lastDecodeTime, sample.decodeTimeStamp < last {
             throw MediaError(.unsupported, "an edit that starts between sync samples follows another edit, so its samples "
                              + "cannot be handed out in decode order on the asset's timeline; read the track with "
@@ -129,7 +160,6 @@ final class TimelineCursor: SampleCursor {
                              location: "track \(trackID)")
         }
         lastDecodeTime = sample.decodeTimeStamp
-        return sample
     }
 
     private static func shifted(_ sample: SampleBuffer, by shift: MediaTime) -> SampleBuffer {
