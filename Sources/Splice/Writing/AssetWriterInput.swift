@@ -105,12 +105,14 @@ public final class AssetWriterInput: @unchecked Sendable {
 
     /// Calls `block` on `queue` whenever the input is ready for more data, until it is marked
     /// finished or writing ends (then `block` runs once more so it can see the writer's status).
+    /// An input not added to a writer (`AssetWriter.add(_:)` threw, or was never called) has no
+    /// writer to run it: the block is not kept.
     public func requestMediaDataWhenReady(on queue: DispatchQueue, using block: @escaping @Sendable () -> Void) {
         writer?.setRequest(self, queue: queue, block: block)
     }
 
     /// Appends a sample. Returns `false` when it cannot be written; the writer's `status` and
-    /// `error` then say why.
+    /// `error` then say why (and always for an input that was not added to a writer).
     @discardableResult
     public func append(_ sample: SampleBuffer) -> Bool {
         writer?.append(sample, to: self) ?? false
