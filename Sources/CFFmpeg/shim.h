@@ -2,8 +2,8 @@
 #define SPLICE_CFFMPEG_SHIM_H
 
 /* FFmpeg's headers, or a build error that names the packages that bring them. */
-#if !__has_include(<libavformat/avformat.h>) || !__has_include(<libavcodec/avcodec.h>) || !__has_include(<libavutil/avutil.h>)
-#  error "FFmpeg's headers are missing. Install them (Debian/Ubuntu): sudo apt-get install pkg-config libavformat-dev libavcodec-dev libavutil-dev — or run `make build`, which does."
+#if !__has_include(<libavformat/avformat.h>) || !__has_include(<libavcodec/avcodec.h>) || !__has_include(<libavutil/avutil.h>) || !__has_include(<libswresample/swresample.h>) || !__has_include(<libswscale/swscale.h>)
+#  error "FFmpeg's headers are missing. Install them (Debian/Ubuntu): sudo apt-get install pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev — or run `make build`, which does."
 #else
 
 #include <libavformat/avformat.h>
@@ -14,6 +14,11 @@
 #include <libavutil/dict.h>
 #include <libavutil/log.h>
 #include <libavutil/mem.h>
+#include <libavutil/frame.h>
+#include <libavutil/pixfmt.h>
+#include <libavutil/samplefmt.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
 #include <libavutil/channel_layout.h>
 #include <libavformat/avio.h>
 #endif

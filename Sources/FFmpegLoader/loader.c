@@ -11,9 +11,12 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-static void *libs[3];
+static void *libs[5];
 static char message[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* libswresample and libswscale: opened only when a job decodes or encodes. */
+static char converter_message[512];
+static pthread_once_t converter_once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
     const char *names[3] = {
@@ -35,8 +38,32 @@ const char *splice_ffmpeg_load(void) {
     return message[0] ? message : NULL;
 }
 
-static void *symbol(int lib, const char *name) {
+static void load_converters(void) {
     const char *error = splice_ffmpeg_load();
+    if (error) {
+        snprintf(converter_message, sizeof converter_message, "%s", error);
+        return;
+    }
+    const char *names[2] = {
+        "libswresample.so." STR(LIBSWRESAMPLE_VERSION_MAJOR),
+        "libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR),
+    };
+    for (int i = 0; i < 2; i++) {
+        libs[3 + i] = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+        if (!libs[3 + i]) {
+            snprintf(converter_message, sizeof converter_message, "cannot load FFmpeg (%s): %s", names[i], dlerror());
+            return;
+        }
+    }
+}
+
+const char *splice_ffmpeg_load_converters(void) {
+    pthread_once(&converter_once, load_converters);
+    return converter_message[0] ? converter_message : NULL;
+}
+
+static void *symbol(int lib, const char *name) {
+    const char *error = lib >= 3 ? splice_ffmpeg_load_converters() : splice_ffmpeg_load();
     void *p = error ? NULL : dlsym(libs[lib], name);
     if (!p) {
         fprintf(stderr, "splice: %s\n", error ? error : dlerror());
@@ -45,7 +72,7 @@ static void *symbol(int lib, const char *name) {
     return p;
 }
 
-enum { UTIL = 0, CODEC = 1, FORMAT = 2 };
+enum { UTIL = 0, CODEC = 1, FORMAT = 2, RESAMPLE = 3, SCALE = 4 };
 
 /* One trampoline per libav function Splice calls. */
 #define STUB(lib, ret, name, params, args)                                          \
@@ -125,6 +152,51 @@ STUB(FORMAT, const AVOutputFormat *, av_guess_format, (const char *short_name, c
      (short_name, filename, mime_type))
 STUB(FORMAT, int, avformat_query_codec, (const AVOutputFormat *ofmt, enum AVCodecID codec_id, int std_compliance),
      (ofmt, codec_id, std_compliance))
+
+/* Decoding, encoding and conversion. */
+STUB(CODEC, const AVCodec *, avcodec_find_decoder, (enum AVCodecID id), (id))
+STUB(CODEC, const AVCodec *, avcodec_find_encoder_by_name, (const char *name), (name))
+STUB(CODEC, AVCodecContext *, avcodec_alloc_context3, (const AVCodec *codec), (codec))
+VOID_STUB(CODEC, avcodec_free_context, (AVCodecContext **avctx), (avctx))
+STUB(CODEC, AVCodecParameters *, avcodec_parameters_alloc, (void), ())
+VOID_STUB(CODEC, avcodec_parameters_free, (AVCodecParameters **par), (par))
+STUB(CODEC, int, avcodec_parameters_to_context, (AVCodecContext *codec, const AVCodecParameters *par), (codec, par))
+STUB(CODEC, int, avcodec_parameters_from_context, (AVCodecParameters *par, const AVCodecContext *codec), (par, codec))
+STUB(CODEC, int, avcodec_open2, (AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options), (avctx, codec, options))
+STUB(CODEC, int, avcodec_send_packet, (AVCodecContext *avctx, const AVPacket *avpkt), (avctx, avpkt))
+STUB(CODEC, int, avcodec_receive_frame, (AVCodecContext *avctx, AVFrame *frame), (avctx, frame))
+STUB(CODEC, int, avcodec_send_frame, (AVCodecContext *avctx, const AVFrame *frame), (avctx, frame))
+STUB(CODEC, int, avcodec_receive_packet, (AVCodecContext *avctx, AVPacket *avpkt), (avctx, avpkt))
+STUB(UTIL, AVFrame *, av_frame_alloc, (void), ())
+VOID_STUB(UTIL, av_frame_free, (AVFrame **frame), (frame))
+VOID_STUB(UTIL, av_frame_unref, (AVFrame *frame), (frame))
+STUB(UTIL, int, av_frame_get_buffer, (AVFrame *frame, int align), (frame, align))
+STUB(UTIL, int, av_frame_make_writable, (AVFrame *frame), (frame))
+STUB(UTIL, int, av_channel_layout_copy, (AVChannelLayout *dst, const AVChannelLayout *src), (dst, src))
+VOID_STUB(UTIL, av_channel_layout_uninit, (AVChannelLayout *channel_layout), (channel_layout))
+STUB(UTIL, int, av_dict_count, (const AVDictionary *m), (m))
+VOID_STUB(UTIL, av_dict_free, (AVDictionary **m), (m))
+STUB(RESAMPLE, int, swr_alloc_set_opts2,
+     (struct SwrContext **ps, AVChannelLayout *out_ch_layout, enum AVSampleFormat out_sample_fmt, int out_sample_rate,
+      AVChannelLayout *in_ch_layout, enum AVSampleFormat in_sample_fmt, int in_sample_rate, int log_offset, void *log_ctx),
+     (ps, out_ch_layout, out_sample_fmt, out_sample_rate, in_ch_layout, in_sample_fmt, in_sample_rate, log_offset, log_ctx))
+STUB(RESAMPLE, int, swr_init, (struct SwrContext *s), (s))
+VOID_STUB(RESAMPLE, swr_free, (struct SwrContext **s), (s))
+STUB(RESAMPLE, int, swr_convert, (struct SwrContext *s, uint8_t **out, int out_count, const uint8_t **in, int in_count),
+     (s, out, out_count, in, in_count))
+STUB(RESAMPLE, int64_t, swr_get_delay, (struct SwrContext *s, int64_t base), (s, base))
+STUB(SCALE, struct SwsContext *, sws_getContext,
+     (int srcW, int srcH, enum AVPixelFormat srcFormat, int dstW, int dstH, enum AVPixelFormat dstFormat, int flags,
+      SwsFilter *srcFilter, SwsFilter *dstFilter, const double *param),
+     (srcW, srcH, srcFormat, dstW, dstH, dstFormat, flags, srcFilter, dstFilter, param))
+VOID_STUB(SCALE, sws_freeContext, (struct SwsContext *swsContext), (swsContext))
+STUB(SCALE, int, sws_scale,
+     (struct SwsContext *c, const uint8_t *const srcSlice[], const int srcStride[], int srcSliceY, int srcSliceH,
+      uint8_t *const dst[], const int dstStride[]), (c, srcSlice, srcStride, srcSliceY, srcSliceH, dst, dstStride))
+STUB(SCALE, int, sws_setColorspaceDetails,
+     (struct SwsContext *c, const int inv_table[4], int srcRange, const int table[4], int dstRange, int brightness,
+      int contrast, int saturation), (c, inv_table, srcRange, table, dstRange, brightness, contrast, saturation))
+STUB(SCALE, const int *, sws_getCoefficients, (int colorspace), (colorspace))
 
 /* FFmpeg's log lines, formatted here (Swift cannot take a va_list) and handed to Splice. */
 static void (*log_handler)(int level, const char *line);

@@ -9,6 +9,10 @@
    Returns NULL on success, else a message saying what could not be loaded. */
 const char *splice_ffmpeg_load(void);
 
+/* Loads libswresample and libswscale (after the three above), for decoding and encoding jobs.
+   Returns NULL on success, else a message saying what could not be loaded. */
+const char *splice_ffmpeg_load_converters(void);
+
 /* Routes FFmpeg's log messages, one formatted line at a time, to `handler` (at the levels
    av_log_set_level lets through). */
 void splice_ffmpeg_set_log_handler(void (*handler)(int level, const char *line));

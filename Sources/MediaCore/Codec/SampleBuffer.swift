@@ -18,8 +18,14 @@ public struct SampleBuffer: Sendable {
 
     /// Where a sample's bytes are: in memory, or in a region of a file (not read until needed).
     public enum Storage: Sendable {
+        /// Compressed bytes in memory.
         case bytes(Data)
+        /// Compressed bytes left in a file.
         case file(FileRange)
+        /// Decoded audio.
+        case pcm(PCMBuffer)
+        /// A decoded picture.
+        case pixels(PixelBuffer)
     }
 
     /// A region of a file holding a sample's bytes.
@@ -48,7 +54,39 @@ public struct SampleBuffer: Sendable {
         switch storage {
         case .bytes(let d): return d
         case .file(let r): return try r.file.readData(at: r.offset, count: r.length)
+        case .pcm(let b): return Data(b.bytes)
+        case .pixels(let p): return Data(p.packedBytes)
         }
+    }
+
+    /// The decoded audio, when the sample holds some (AVFoundation's audio buffer list).
+    public var pcmBuffer: PCMBuffer? {
+        if case .pcm(let b) = storage { return b }
+        return nil
+    }
+
+    /// The decoded picture, when the sample holds one (AVFoundation's image buffer).
+    public var imageBuffer: PixelBuffer? {
+        if case .pixels(let p) = storage { return p }
+        return nil
+    }
+
+    /// Whether the sample holds decoded media rather than compressed bytes.
+    public var isDecoded: Bool { pcmBuffer != nil || imageBuffer != nil }
+
+    /// Makes a sample of decoded audio: `pcm.frameCount` frames from `presentationTimeStamp`.
+    public init(pcm: PCMBuffer, presentationTimeStamp: MediaTime, formatDescription: FormatDescription) {
+        let duration = MediaTime(value: Int64(pcm.frameCount), timescale: Int32(clamping: max(1, pcm.format.sampleRate)))
+        self.init(data: Data(), decodeTimeStamp: presentationTimeStamp, presentationTimeStamp: presentationTimeStamp,
+                  duration: duration, isSync: true, formatDescription: formatDescription)
+        storage = .pcm(pcm)
+    }
+
+    /// Makes a sample of one decoded picture, shown at `presentationTimeStamp` for `duration`.
+    public init(pixels: PixelBuffer, presentationTimeStamp: MediaTime, duration: MediaTime, formatDescription: FormatDescription) {
+        self.init(data: Data(), decodeTimeStamp: presentationTimeStamp, presentationTimeStamp: presentationTimeStamp,
+                  duration: duration, isSync: true, formatDescription: formatDescription)
+        storage = .pixels(pixels)
     }
 
     /// The number of bytes, without reading them.
@@ -56,6 +94,11 @@ public struct SampleBuffer: Sendable {
         switch storage {
         case .bytes(let d): d.count
         case .file(let r): r.length
+        case .pcm(let b): b.frameCount * b.format.bytesPerFrame
+        case .pixels(let p): (0..<p.pixelFormat.planeCount).reduce(0) {
+            let size = p.pixelFormat.planeSize($1, width: p.width, height: p.height)
+            return $0 + size.rowBytes * size.rows
+        }
         }
     }
 

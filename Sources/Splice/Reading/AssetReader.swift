@@ -85,7 +85,15 @@ public final class AssetReader: @unchecked Sendable {
         if !asset.tracks.contains(where: { $0 === output.track }) {
             return "track \(output.track.trackID) of \(output.track.asset?.url.lastPathComponent ?? "another asset") is not a track of this asset"
         }
-        if output.outputSettings != nil { return "output settings are not supported yet: outputs hand out samples as stored (outputSettings: nil)" }
+        switch output.outputSettings {
+        case .audio where output.track.mediaType != .audio:
+            return "audio output settings are for audio tracks; track \(output.track.trackID) is \(output.track.mediaType)"
+        case .video where output.track.mediaType != .video:
+            return "video output settings are for video tracks; track \(output.track.trackID) is \(output.track.mediaType)"
+        case .some where output.presentsMediaTimeline:
+            return "decoded output is on the asset's timeline; presentsMediaTimeline is for passthrough"
+        default: break
+        }
         return nil
     }
 
@@ -126,8 +134,13 @@ public final class AssetReader: @unchecked Sendable {
             for output in outputs {
                 let (track, copies) = (output.track, output.alwaysCopiesSampleData)
                 let open = { (span: MediaSpan) in try session.makeCursor(for: track, span: span, copiesSampleData: copies) }
-                output.start(output.presentsMediaTimeline ? TimelineCursor(mediaTimesOf: track, timeRange: range, open: open)
-                                                          : TimelineCursor(track: track, timeRange: range, open: open))
+                let timeline = output.presentsMediaTimeline ? TimelineCursor(mediaTimesOf: track, timeRange: range, open: open)
+                                                            : TimelineCursor(track: track, timeRange: range, open: open)
+                if let settings = output.outputSettings {
+                    output.start(DecodingCursor(source: timeline, track: track, settings: settings, timeRange: range))
+                } else {
+                    output.start(timeline)
+                }
             }
         } catch {
             fail(error as? MediaError ?? MediaError(.io, "\(error)"))

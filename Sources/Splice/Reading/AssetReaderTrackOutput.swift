@@ -4,8 +4,9 @@ import MediaCore
 /// Hands out the samples of one track, in decode order.
 public final class AssetReaderTrackOutput: @unchecked Sendable {
     public let track: AssetTrack
-    /// `nil`: samples pass through as stored (the only mode so far).
-    public let outputSettings: [String: String]?
+    /// `nil`: samples pass through as stored. `.audio(…)`: decoded PCM; `.video(…)`: decoded
+    /// pictures — in both cases on the asset's timeline, cut frame-exactly to the reader's range.
+    public let outputSettings: OutputSettings?
     /// `true` (the default): each sample's bytes are read into memory. `false`: samples refer to
     /// their bytes in the file, read only when `data` is asked for — a writer copies them file
     /// to file without reading them (what `SamplePipe.mirroring` uses). Set before reading.
@@ -22,7 +23,7 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     private var cursor: (any SampleCursor)?
     private var finished = false
 
-    public init(track: AssetTrack, outputSettings: [String: String]? = nil) {
+    public init(track: AssetTrack, outputSettings: OutputSettings? = nil) {
         self.track = track
         self.outputSettings = outputSettings
     }

@@ -73,6 +73,9 @@ extension AssetWriter {
     /// Checks a sample's times against the previous one's and queues it in its window.
     func enqueue(_ sample: SampleBuffer, to input: AssetWriterInput) throws {
         let state = input.state
+        guard !sample.isDecoded else {
+            throw MediaError(.unsupported, "track \(state.index + 1): decoded samples are written through an input with output settings (an encoder)")
+        }
         guard sample.decodeTimeStamp.isNumeric, sample.presentationTimeStamp.isNumeric else {
             throw MediaError(.invalidData, "track \(state.index + 1): sample without a numeric decode or presentation time")
         }

@@ -117,6 +117,8 @@ struct ChunkWriter {
         case .bytes(let d):
             try flushRange()
             buffer.append(d)
+        case .pcm, .pixels:
+            throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
         case .file(let r):
             try flushBuffer()
             if let current = range, current.file === r.file, current.offset + UInt64(current.length) == r.offset {

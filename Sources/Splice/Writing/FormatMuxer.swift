@@ -67,6 +67,7 @@ final class FormatMuxer: Muxer {
         switch s.storage {
         case .bytes(let d): data = d
         case .file(let r): data = try r.file.readData(at: r.offset, count: r.length)
+        case .pcm, .pixels: throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
         }
         let dts = s.decodeTime + stream.shift
         var skipped = 0

@@ -1,0 +1,93 @@
+/// A decoded picture: a pixel format, a size, one to three planes with their strides, its colour
+/// description and its sample aspect ratio.
+public struct PixelBuffer: Sendable {
+    /// The pixel formats Splice hands out and takes (FFmpeg's names).
+    public enum PixelFormat: String, Sendable, Hashable, CaseIterable {
+        case yuv420p, nv12, yuv420p10le, yuv422p, yuv444p, rgba, bgra, gray
+
+        public var planeCount: Int {
+            switch self {
+            case .yuv420p, .yuv420p10le, .yuv422p, .yuv444p: 3
+            case .nv12: 2
+            case .rgba, .bgra, .gray: 1
+            }
+        }
+
+        /// Bytes per row and rows of plane `index` of a `width`×`height` picture, without padding.
+        public func planeSize(_ index: Int, width: Int, height: Int) -> (rowBytes: Int, rows: Int) {
+            let halfW = (width + 1) / 2, halfH = (height + 1) / 2
+            switch (self, index) {
+            case (.yuv420p, 0), (.yuv422p, 0), (.yuv444p, 0), (.gray, 0), (.nv12, 0): return (width, height)
+            case (.yuv420p, _): return (halfW, halfH)
+            case (.yuv420p10le, 0): return (width * 2, height)
+            case (.yuv420p10le, _): return (halfW * 2, halfH)
+            case (.yuv422p, _): return (halfW, height)
+            case (.yuv444p, _): return (width, height)
+            case (.nv12, _): return (halfW * 2, halfH)
+            case (.rgba, _), (.bgra, _): return (width * 4, height)
+            case (.gray, _): return (width, height)
+            }
+        }
+
+        /// Whether the format has chroma subsampled by two in both directions (needs even sizes).
+        public var isSubsampled420: Bool { self == .yuv420p || self == .nv12 || self == .yuv420p10le }
+    }
+
+    /// Colour primaries, transfer and matrix (ISO/IEC 23091-2 code points, as in `colr`), and range.
+    public struct Color: Sendable, Hashable {
+        public var primaries: Int
+        public var transfer: Int
+        public var matrix: Int
+        /// `true` full range, `false` limited (video) range, nil unknown.
+        public var isFullRange: Bool?
+
+        public init(primaries: Int = 2, transfer: Int = 2, matrix: Int = 2, isFullRange: Bool? = nil) {
+            self.primaries = primaries
+            self.transfer = transfer
+            self.matrix = matrix
+            self.isFullRange = isFullRange
+        }
+
+        public static let unspecified = Color()
+    }
+
+    public let pixelFormat: PixelFormat
+    public let width: Int
+    public let height: Int
+    public var color: Color
+    /// Width : height of one pixel (1:1 for square pixels).
+    public var sampleAspectRatio: (numerator: Int, denominator: Int)
+    public let storage: any DecodedStorage
+
+    public init(pixelFormat: PixelFormat, width: Int, height: Int, color: Color = .unspecified,
+                sampleAspectRatio: (numerator: Int, denominator: Int) = (1, 1), storage: any DecodedStorage) {
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.color = color
+        self.sampleAspectRatio = sampleAspectRatio
+        self.storage = storage
+    }
+
+    /// Plane `index`'s rows: its bytes (stride × rows) and its stride.
+    public func withPlane<R>(_ index: Int, _ body: (UnsafeRawBufferPointer, Int) throws -> R) rethrows -> R {
+        precondition(index >= 0 && index < pixelFormat.planeCount, "plane \(index) of \(pixelFormat.planeCount)")
+        let (base, stride) = storage.plane(index)
+        let size = pixelFormat.planeSize(index, width: width, height: height)
+        let count = size.rows > 0 ? stride * (size.rows - 1) + size.rowBytes : 0
+        return try body(UnsafeRawBufferPointer(start: base, count: count), stride)
+    }
+
+    /// The picture's bytes, planes one after the other and rows without padding (what
+    /// `ffmpeg -f rawvideo` writes, and what `framemd5` hashes).
+    public var packedBytes: [UInt8] {
+        var out: [UInt8] = []
+        for p in 0..<pixelFormat.planeCount {
+            let size = pixelFormat.planeSize(p, width: width, height: height)
+            withPlane(p) { raw, stride in
+                for row in 0..<size.rows { out += raw[(row * stride)..<(row * stride + size.rowBytes)] }
+            }
+        }
+        return out
+    }
+}

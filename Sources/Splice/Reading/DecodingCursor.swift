@@ -1,0 +1,174 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import FFmpegBridge
+
+/// Decoded output of a track: the compressed samples of its timeline cursor through libavcodec
+/// and a converter, cut frame-exactly to the range read — pictures shown before the start or
+/// from the end on are dropped, audio is cut to the sample (AAC priming and an edit's trimmed
+/// end removed).
+final class DecodingCursor: SampleCursor {
+    private let source: any SampleCursor
+    private let trackID: Int
+    private let settings: OutputSettings
+    /// The span of the timeline handed out.
+    private var start: MediaTime
+    private var end: MediaTime
+    private var decoder: Decoder?
+    private var audio: AudioConverter?
+    private var pictures: PictureConverter?
+    private var ready: [SampleBuffer] = []
+    private var drained = false
+    /// Where the compressed samples fed so far stop being shown (an audio edit's end).
+    private var presentationEnd: MediaTime?
+    private var timescale: Int32 = 0
+    private var frameDuration = MediaTime.invalid
+    /// Where the audio converted so far ends (what the resampler gives at the end follows it).
+    private var audioClock: MediaTime?
+
+    init(source: any SampleCursor, track: AssetTrack, settings: OutputSettings, timeRange: TimeRange) {
+        self.source = source
+        trackID = track.trackID
+        self.settings = settings
+        start = timeRange == .everything ? (track.segments.isEmpty ? .zero : track.timeRange.start) : timeRange.start
+        end = timeRange == .everything ? .positiveInfinity : timeRange.end
+    }
+
+    /// Damaged packets the decoder skipped.
+    var damagedPackets: Int { decoder?.damagedPackets ?? 0 }
+
+    func next() throws -> SampleBuffer? {
+        while ready.isEmpty && !drained { try step() }
+        return ready.isEmpty ? nil : ready.removeFirst()
+    }
+
+    func close() {
+        source.close()
+        ready = []
+        drained = true
+    }
+
+    /// Feeds one compressed sample (or drains at the end) and collects the frames it gives.
+    private func step() throws {
+        guard let sample = try source.next() else {
+            if let decoder {
+                _ = try decoder.send(nil, presentationTime: 0, decodeTime: 0, duration: 0, isKeyFrame: false)
+                try collect(from: decoder)
+                if let rest = try audio?.flush(), let pcm = rest.pcm, let clock = audioClock {
+                    try queueAudio(pcm, at: clock)
+                }
+            }
+            drained = true
+            if decoder == nil { throw MediaError(.invalidData, "no sample to decode", location: "track \(trackID)") }
+            return
+        }
+        let decoder = try self.decoder ?? makeDecoder(for: sample)
+        let ts = timescale
+        func ticks(_ t: MediaTime) -> Int64 { t.convertScale(ts).value }
+        let shownEnd = sample.presentationTimeStamp + sample.duration - sample.trimDurationAtEnd
+        presentationEnd = presentationEnd.map { max($0, shownEnd) } ?? shownEnd
+        if frameDuration == .invalid, sample.duration > .zero { frameDuration = sample.duration }
+        let data = try sample.loadData()
+        while try !decoder.send(data, presentationTime: ticks(sample.presentationTimeStamp), decodeTime: ticks(sample.decodeTimeStamp),
+                                duration: ticks(sample.duration), isKeyFrame: sample.isSync) {
+            try collect(from: decoder)
+        }
+        try collect(from: decoder)
+    }
+
+    private func makeDecoder(for sample: SampleBuffer) throws -> Decoder {
+        let format = sample.formatDescription
+        var parameters = format.parameters
+        if let entry = format.sampleEntry,
+           let p = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: format.mediaType) {
+            parameters = p
+        }
+        guard !parameters.codecName.isEmpty else {
+            throw MediaError(.unsupported, "'\(format.codec)' samples cannot be decoded", location: "track \(trackID)")
+        }
+        timescale = sample.decodeTimeStamp.timescale
+        let decoder = try Decoder(parameters: parameters, timescale: timescale)
+        switch settings {
+        case .audio(let a):
+            audio = try AudioConverter(output: PCMBuffer.Format(
+                sampleFormat: a.sampleFormat, isPlanar: !a.isInterleaved, sampleRate: a.sampleRate ?? 0,
+                channelCount: a.channelCount ?? 0, channelLayoutMask: a.channelLayoutMask ?? 0))
+        case .video(let v):
+            let size = v.size(forSource: parameters.width, parameters.height)
+            pictures = try PictureConverter(pixelFormat: v.pixelFormat, size: size)
+        }
+        self.decoder = decoder
+        return decoder
+    }
+
+    private func collect(from decoder: Decoder) throws {
+        while let frame = try decoder.receive() { try emit(frame) }
+    }
+
+    /// Converts a decoded frame and queues what of it lies inside the span.
+    private func emit(_ decoded: Frame) throws {
+        if let audio {
+            let frame = try audio.convert(decoded)
+            guard let pcm = frame.pcm, pcm.frameCount > 0, let pts = decoded.presentationTime(timescale: timescale) else { return }
+            try queueAudio(pcm, at: pts)
+        } else if let pictures {
+            let frame = try pictures.convert(decoded)
+            guard let picture = frame.picture, let pts = decoded.presentationTime(timescale: timescale) else { return }
+            guard pts >= start, pts < end else { return }
+            let duration = decoded.duration(timescale: timescale) ?? frameDuration
+            let format = FormatDescription(parameters: CodecParameters(picture: picture), codec: FourCC(picture.pixelFormat.rawValue))
+            ready.append(SampleBuffer(pixels: picture, presentationTimeStamp: pts, duration: duration, formatDescription: format))
+        }
+    }
+
+    /// Queues the part of `pcm` (shown from `time`) inside the span, cut to the sample.
+    private func queueAudio(_ pcm: PCMBuffer, at time: MediaTime) throws {
+        let rate = Int32(clamping: pcm.format.sampleRate)
+        let first = time.convertScale(rate, method: .nearest).value
+        var lower = start.isNumeric ? start.convertScale(rate, method: .nearest).value : Int64.min
+        var upper = first + Int64(pcm.frameCount)
+        if end.isNumeric { upper = min(upper, end.convertScale(rate, method: .nearest).value) }
+        if let shown = presentationEnd { upper = min(upper, shown.convertScale(rate, method: .nearest).value) }
+        audioClock = MediaTime(value: first + Int64(pcm.frameCount), timescale: rate)
+        lower = max(lower, first)
+        guard upper > lower else { return }
+        let slice = lower == first && upper == first + Int64(pcm.frameCount)
+            ? pcm : pcm.copy(from: Int(lower - first), count: Int(upper - lower))
+        let format = FormatDescription(parameters: CodecParameters(pcm: pcm.format), codec: "lpcm")
+        ready.append(SampleBuffer(pcm: slice, presentationTimeStamp: MediaTime(value: lower, timescale: rate), formatDescription: format))
+    }
+}
+
+extension CodecParameters {
+    /// The description of decoded audio in `format`.
+    init(pcm format: PCMBuffer.Format) {
+        let names: [PCMBuffer.SampleFormat: String] = [.s16: "pcm_s16le", .s32: "pcm_s32le", .f32: "pcm_f32le"]
+        self.init(mediaType: .audio, codecName: names[format.sampleFormat] ?? "")
+        sampleRate = format.sampleRate
+        channelCount = format.channelCount
+        channelLayoutMask = format.channelLayoutMask
+    }
+
+    /// The description of decoded pictures like `picture`.
+    init(picture: PixelBuffer) {
+        self.init(mediaType: .video, codecName: "rawvideo")
+        width = picture.width
+        height = picture.height
+        colorPrimaries = picture.color.primaries
+        transferCharacteristics = picture.color.transfer
+        matrixCoefficients = picture.color.matrix
+        isFullRange = picture.color.isFullRange
+    }
+}
+
+extension PCMBuffer {
+    /// `count` frames from frame `offset`, copied.
+    func copy(from offset: Int, count: Int) -> PCMBuffer {
+        let bytesPerSample = format.sampleFormat.bytesPerSample
+        let perFrame = format.isPlanar ? bytesPerSample : format.bytesPerFrame
+        let planes = (0..<format.planeCount).map { p in
+            withPlane(p) { Array($0[(offset * perFrame)..<((offset + count) * perFrame)]) }
+        }
+        return PCMBuffer(format: format, frameCount: count, storage: OwnedStorage(planes: planes, strides: planes.map(\.count)))
+    }
+}

@@ -1,0 +1,54 @@
+import MediaCore
+
+/// What an `AssetReaderTrackOutput` hands out instead of the stored samples: decoded audio or
+/// decoded pictures, in the format asked for (`nil` output settings: passthrough).
+public enum OutputSettings: Sendable, Hashable {
+    case audio(AudioOutputSettings)
+    case video(VideoOutputSettings)
+}
+
+/// Decoded audio: PCM through libavcodec and libswresample.
+public struct AudioOutputSettings: Sendable, Hashable {
+    public var sampleFormat: PCMBuffer.SampleFormat
+    /// One interleaved plane (`true`), or a plane per channel.
+    public var isInterleaved: Bool
+    /// The rate; nil keeps the source's.
+    public var sampleRate: Int?
+    /// The channel count; nil keeps the source's.
+    public var channelCount: Int?
+    /// FFmpeg's channel mask (`AV_CH_*` bits) of the layout; nil: the default layout of the count.
+    public var channelLayoutMask: UInt64?
+
+    public init(sampleFormat: PCMBuffer.SampleFormat = .f32, isInterleaved: Bool = true, sampleRate: Int? = nil,
+                channelCount: Int? = nil, channelLayoutMask: UInt64? = nil) {
+        self.sampleFormat = sampleFormat
+        self.isInterleaved = isInterleaved
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.channelLayoutMask = channelLayoutMask
+    }
+}
+
+/// Decoded pictures: frames through libavcodec and libswscale.
+public struct VideoOutputSettings: Sendable, Hashable {
+    public var pixelFormat: PixelBuffer.PixelFormat
+    /// The largest width and height: the picture is scaled to fit inside, aspect ratio kept,
+    /// never up, sizes rounded to even; nil keeps the source's size.
+    public var maximumWidth: Int?
+    public var maximumHeight: Int?
+
+    public init(pixelFormat: PixelBuffer.PixelFormat = .yuv420p, maximumWidth: Int? = nil, maximumHeight: Int? = nil) {
+        self.pixelFormat = pixelFormat
+        self.maximumWidth = maximumWidth
+        self.maximumHeight = maximumHeight
+    }
+
+    /// The output size for a `width`×`height` source.
+    func size(forSource width: Int, _ height: Int) -> (width: Int, height: Int) {
+        guard width > 0, height > 0 else { return (width, height) }
+        let scale = min(1, Double(maximumWidth ?? width) / Double(width), Double(maximumHeight ?? height) / Double(height))
+        func even(_ v: Double) -> Int { max(2, Int((v / 2).rounded()) * 2) }
+        if scale >= 1 { return pixelFormat.isSubsampled420 ? (width + width % 2, height + height % 2) : (width, height) }
+        return (even(Double(width) * scale), even(Double(height) * scale))
+    }
+}

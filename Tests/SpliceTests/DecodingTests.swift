@@ -1,0 +1,106 @@
+import Foundation
+import MediaCore
+import Splice
+import Testing
+import TestSupport
+
+/// Decoded output through libavcodec, checked against ffmpeg's decode of the same file.
+@Suite("Decoding")
+struct DecodingTests {
+    static func decode(_ track: AssetTrack, _ settings: OutputSettings, range: TimeRange = .everything) throws -> [SampleBuffer] {
+        let reader = try AssetReader(asset: track.asset!)
+        reader.timeRange = range
+        let output = AssetReaderTrackOutput(track: track, outputSettings: settings)
+        try reader.add(output)
+        #expect(reader.startReading())
+        var samples: [SampleBuffer] = []
+        while let s = output.copyNextSampleBuffer() { samples.append(s) }
+        #expect(reader.status == .completed, "\(String(describing: reader.error))")
+        return samples
+    }
+
+    /// ffmpeg's decoded frames of the first video stream (in their own 8-bit 4:2:0, 4:2:2 or
+    /// 4:4:4 format), one `Data` each.
+    static func ffmpegFrames(_ url: URL, width: Int, height: Int, format: PixelBuffer.PixelFormat) throws -> [Data] {
+        // Through a file: megabytes of frames are slow to take from a pipe as text.
+        let raw = Fixtures.path(url.lastPathComponent + ".\(format.rawValue).raw")
+        try Tool.ffmpeg(["-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", format.rawValue, raw.path])
+        let data = try Data(contentsOf: raw)
+        let size = (0..<format.planeCount).reduce(0) { let p = format.planeSize($1, width: width, height: height); return $0 + p.rowBytes * p.rows }
+        return stride(from: 0, to: data.count - size + 1, by: size).map { data.subdata(in: $0..<($0 + size)) }
+    }
+
+    /// The PCM of an AAC track equals ffmpeg's decode (the same decoder) sample for sample over
+    /// the edit's interval: priming removed, the trimmed end too.
+    @Test func aacDecodesLikeFFmpeg() throws {
+        let url = try Fixtures.grouped.get()
+        let asset = try Asset(url: url)
+        let samples = try DecodingTests.decode(asset.tracks[1], .audio(AudioOutputSettings(sampleFormat: .f32)))
+        let ours = samples.flatMap { $0.pcmBuffer!.bytes }
+        // ffmpeg skips the priming but decodes on past the edit's end: compare over the edit (3 s).
+        let theirs = try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:a:0", "-f", "f32le", "-"]).stdoutData
+        #expect(ours.count == 3 * 44100 * 4, "\(ours.count / 4) samples")
+        #expect(Data(ours) == theirs.prefix(ours.count))
+        #expect(samples.first?.presentationTimeStamp == .zero)
+        #expect(samples.first?.pcmBuffer?.format.sampleRate == 44100)
+        // Resampled and converted: 48 kHz stereo s16, about 3 s of it.
+        let converted = try DecodingTests.decode(asset.tracks[1], .audio(AudioOutputSettings(sampleFormat: .s16, sampleRate: 48000, channelCount: 2)))
+        let frames = converted.reduce(0) { $0 + $1.pcmBuffer!.frameCount }
+        #expect(abs(frames - 144_000) < 1200, "\(frames) frames")
+        #expect(converted.allSatisfy { $0.pcmBuffer!.format == PCMBuffer.Format(sampleFormat: .s16, isPlanar: false, sampleRate: 48000, channelCount: 2, channelLayoutMask: 3) })
+    }
+
+    /// A range that starts between sync samples gives exactly the source's frames of the range.
+    @Test(arguments: ["grouped", "matroska", "transportStream"])
+    func aRangeStartingMidGOPIsFrameExact(_ name: String) throws {
+        let url = name == "transportStream" ? try DecodingTests.transportStream() : try fixture(name)
+        let asset = try Asset(url: url)
+        let video = asset.tracks.first { $0.mediaType == .video }!
+        let size = video.naturalSize!
+        let range = TimeRange(start: MediaTime(value: 1200, timescale: 1000), duration: MediaTime(value: 500, timescale: 1000))
+        // The source's own pixel format, so that no conversion stands between the two decodes.
+        let probe = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=pix_fmt", "-of", "csv=p=0", url.path])
+        let format = try #require(PixelBuffer.PixelFormat(rawValue: String(probe.stdout.split(separator: "\n").first ?? "")))
+        let ours = try DecodingTests.decode(video, .video(VideoOutputSettings(pixelFormat: format)), range: range)
+        // ffprobe's frame times, on the asset's timeline (less the file's start time).
+        let frames = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", url.path])
+        let times = frames.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
+        let origin = asset.startTime.seconds
+        let wanted = times.indices.filter { times[$0] - origin >= 1.2 - 1e-6 && times[$0] - origin < 1.7 - 1e-6 }
+        #expect(ours.count == wanted.count, "\(ours.count) frames against \(wanted.count)")
+        let theirs = try DecodingTests.ffmpegFrames(url, width: size.width, height: size.height, format: format)
+        for (sample, k) in zip(ours, wanted) {
+            #expect(Data(sample.imageBuffer!.packedBytes) == theirs[k], "frame at \(sample.presentationTimeStamp.seconds) s")
+        }
+        #expect(ours.first.map { abs($0.presentationTimeStamp.seconds - (times[wanted[0]] - origin)) < 0.001 } == true)
+    }
+
+    /// An MPEG-TS made by ffmpeg (starts at 1.4 s): H.264 with a sync sample every second.
+    static func transportStream() throws -> URL {
+        let url = Fixtures.path("decode.ts")
+        if !FileManager.default.fileExists(atPath: url.path) {
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=3", "-c:v", "libx264", "-preset", "ultrafast",
+                             "-bf", "2", "-g", "25", url.path])
+        }
+        return url
+    }
+
+    @Test func picturesAreScaledToFitAndConverted() throws {
+        let asset = try Asset(url: try Fixtures.grouped.get())
+        let frames = try DecodingTests.decode(asset.tracks[0], .video(VideoOutputSettings(pixelFormat: .rgba, maximumWidth: 160)),
+                                              range: TimeRange(start: .zero, duration: MediaTime(value: 1, timescale: 5)))
+        #expect(frames.count == 5)
+        let first = try #require(frames.first?.imageBuffer)
+        #expect(first.width == 160 && first.height == 120 && first.pixelFormat == .rgba)
+        #expect(first.packedBytes.count == 160 * 120 * 4)
+    }
+
+    @Test func settingsOfTheWrongKindAreRefused() throws {
+        let asset = try Asset(url: try Fixtures.grouped.get())
+        let reader = try AssetReader(asset: asset)
+        let error = #expect(throws: MediaError.self) {
+            try reader.add(AssetReaderTrackOutput(track: asset.tracks[0], outputSettings: .audio(AudioOutputSettings())))
+        }
+        #expect(error?.message.contains("audio output settings are for audio tracks") == true)
+    }
+}
