@@ -18,6 +18,7 @@
 #include <libavutil/log.h>
 #include <libavutil/mem.h>
 #include <libavutil/frame.h>
+#include <libavutil/opt.h>
 #include <libavutil/pixfmt.h>
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>

@@ -167,6 +167,7 @@ STUB(CODEC, int, avcodec_send_packet, (AVCodecContext *avctx, const AVPacket *av
 STUB(CODEC, int, avcodec_receive_frame, (AVCodecContext *avctx, AVFrame *frame), (avctx, frame))
 STUB(CODEC, int, avcodec_send_frame, (AVCodecContext *avctx, const AVFrame *frame), (avctx, frame))
 STUB(CODEC, int, avcodec_receive_packet, (AVCodecContext *avctx, AVPacket *avpkt), (avctx, avpkt))
+STUB(UTIL, int, av_opt_set, (void *obj, const char *name, const char *val, int search_flags), (obj, name, val, search_flags))
 STUB(UTIL, AVFrame *, av_frame_alloc, (void), ())
 VOID_STUB(UTIL, av_frame_free, (AVFrame **frame), (frame))
 VOID_STUB(UTIL, av_frame_unref, (AVFrame *frame), (frame))

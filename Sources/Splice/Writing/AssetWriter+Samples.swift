@@ -6,10 +6,26 @@ import MediaCore
 /// passed that window. Everything here runs with the writer's lock held, but the entry points.
 extension AssetWriter {
     func append(_ sample: SampleBuffer, to input: AssetWriterInput) -> Bool {
+        // An encoder runs before the lock is taken, so that inputs encode concurrently.
+        guard let encoder = lock.withLock({ _status == .writing ? input.state.encoder : nil }) else {
+            return appendAll([sample], to: input)
+        }
+        do {
+            return appendAll(try encoder.encode(sample), to: input)
+        } catch {
+            lock.withLock { failLocked(error) }
+            pumpAll()
+            return false
+        }
+    }
+
+    private func appendAll(_ samples: [SampleBuffer], to input: AssetWriterInput) -> Bool {
         let (appended, others): (Bool, Bool) = lock.withLock {
             guard _status == .writing else { return (false, false) }
             do {
-                return (true, try appendLocked(sample, to: input))
+                var moved = false
+                for sample in samples { moved = try appendLocked(sample, to: input) || moved }
+                return (true, moved)
             } catch {
                 failLocked(error)
                 return (false, true)
@@ -20,7 +36,7 @@ extension AssetWriter {
     }
 
     /// Returns whether other inputs may have become ready.
-    private func appendLocked(_ sample: SampleBuffer, to input: AssetWriterInput) throws -> Bool {
+    func appendLocked(_ sample: SampleBuffer, to input: AssetWriterInput) throws -> Bool {
         guard sessionStarted else { throw MediaError(.invalidOperation, "append before startSession(atSourceTime:)") }
         let state = input.state
         guard !state.isFinished else { throw MediaError(.invalidOperation, "append after markAsFinished()") }
@@ -104,6 +120,9 @@ extension AssetWriter {
     }
 
     func markAsFinished(_ input: AssetWriterInput) {
+        if let encoder = lock.withLock({ _status == .writing && !input.state.isFinished ? input.state.encoder : nil }) {
+            do { _ = appendAll(try encoder.finish(), to: input) } catch { lock.withLock { failLocked(error) } }
+        }
         lock.withLock {
             let state = input.state
             // A running block keeps itself alive; dropping it here breaks the cycle block → feeder → writer.

@@ -77,6 +77,8 @@ public final class AssetWriter: @unchecked Sendable {
     public var error: MediaError? { lock.withLock { _error } }
     public var inputs: [AssetWriterInput] { lock.withLock { _inputs } }
     public var inputGroups: [AssetWriterInputGroup] { lock.withLock { _groups } }
+    /// What encoders corrected or did not take (a size rounded to even, an unknown option).
+    public var warnings: [String] { inputs.flatMap { $0.state.encoder?.warnings ?? [] } }
 
     // MARK: Inputs and groups
 
@@ -100,7 +102,11 @@ public final class AssetWriter: @unchecked Sendable {
         if _status != .unknown { return "inputs are added before startWriting()" }
         if input.writer === self { return "the input was added already" }
         if input.writer != nil { return "the input belongs to another writer" }
-        if input.outputSettings != nil { return "output settings are not supported yet: inputs take samples as they are (outputSettings: nil)" }
+        switch input.outputSettings {
+        case .video where input.mediaType != .video: return "video encoding settings are for video inputs, not \(input.mediaType)"
+        case .audio where input.mediaType != .audio: return "audio encoding settings are for audio inputs, not \(input.mediaType)"
+        default: break
+        }
         return nil
     }
 
@@ -186,6 +192,7 @@ public final class AssetWriter: @unchecked Sendable {
 
     /// The transform stages of an input: today the text conversion, for text and subtitle inputs.
     private func installStages(_ input: AssetWriterInput, muxer: any Muxer) {
+        if let settings = input.outputSettings { input.state.encoder = EncodingStage(settings: settings, track: input.state.index + 1) }
         guard input.mediaType == .text || input.mediaType == .subtitle else { return }
         let text = TextConversion(muxerName: fileType.muxerName, containerFormat: muxer.textFormat, isForced: input.isForced)
         input.state.text = text
@@ -262,7 +269,10 @@ public final class AssetWriter: @unchecked Sendable {
             guard _status == .writing, let file, let muxer else { return }
             do {
                 for input in _inputs {
-                    if !input.state.isFinished { for s in try finishStages(input.state) { try enqueue(s, to: input) } }
+                    if !input.state.isFinished {
+                        for s in try input.state.encoder?.finish() ?? [] { _ = try appendLocked(s, to: input) }
+                        for s in try finishStages(input.state) { try enqueue(s, to: input) }
+                    }
                     input.state.isFinished = true
                     input.state.requestBlock = nil
                 }

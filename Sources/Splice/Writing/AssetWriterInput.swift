@@ -24,7 +24,9 @@ import MediaCore
 public final class AssetWriterInput: @unchecked Sendable {
     public let mediaType: MediaType
     /// `nil`: samples are written as given (passthrough; the only mode so far).
-    public let outputSettings: [String: String]?
+    /// `nil`: samples are written as they are. `.video(…)`/`.audio(…)`: the input takes decoded
+    /// samples (pictures, PCM) and encodes them.
+    public let outputSettings: EncodingSettings?
     /// The format of the samples to come; its ISO sample entry is written byte-exact.
     public let sourceFormatHint: FormatDescription?
 
@@ -64,9 +66,9 @@ public final class AssetWriterInput: @unchecked Sendable {
 
     /// Makes an input for `mediaType` samples.
     /// - Parameters:
-    ///   - outputSettings: must be `nil` (passthrough).
+    ///   - outputSettings: `nil` writes samples as they are; encoding settings encode decoded samples.
     ///   - sourceFormatHint: the samples' format; its sample entry is written as is.
-    public init(mediaType: MediaType, outputSettings: [String: String]? = nil, sourceFormatHint: FormatDescription? = nil) {
+    public init(mediaType: MediaType, outputSettings: EncodingSettings? = nil, sourceFormatHint: FormatDescription? = nil) {
         self.mediaType = mediaType
         self.outputSettings = outputSettings
         self.sourceFormatHint = sourceFormatHint

@@ -41,6 +41,8 @@ final class InputState {
 
     /// The transform stages samples go through before they are queued, in order.
     var stages: [any SampleTransform] = []
+    /// The encoder of an input with output settings (run outside the writer's lock).
+    var encoder: EncodingStage?
     /// The text stage among them: tx3g ↔ the container's text packets (passes other samples).
     var text: TextConversion?
 

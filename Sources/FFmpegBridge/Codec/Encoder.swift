@@ -1,0 +1,244 @@
+import CFFmpeg
+import Foundation
+import MediaCore
+
+/// One stream's libavcodec encoder: frames in, packets out (times in ticks of 1/`timescale` s).
+public final class Encoder: @unchecked Sendable {
+    /// What to open: FFmpeg's encoder name and the stream it makes.
+    public struct Configuration: Sendable {
+        /// FFmpeg's encoder name (`libx264`, `aac`, `libopus`, …).
+        public var encoderName: String
+        public var mediaType: MediaType
+        public var timescale: Int32
+        public var width = 0
+        public var height = 0
+        public var pixelFormat: PixelBuffer.PixelFormat = .yuv420p
+        public var frameRate: (num: Int32, den: Int32)?
+        public var sampleRate = 0
+        public var channelCount = 0
+        public var channelLayoutMask: UInt64 = 0
+        public var sampleFormat: PCMBuffer.SampleFormat = .f32
+        public var isPlanar = true
+        public var bitRate = 0
+        public var keyFrameInterval = 0
+        public var color: PixelBuffer.Color = .unspecified
+        /// Encoder options (`crf`, `preset`, `tune`, `x264-params`, `profile`, …).
+        public var options: [(String, String)] = []
+
+        public init(encoderName: String, mediaType: MediaType, timescale: Int32) {
+            self.encoderName = encoderName
+            self.mediaType = mediaType
+            self.timescale = timescale
+        }
+    }
+
+    /// One encoded packet.
+    public struct EncodedPacket: Sendable {
+        public var data: Data
+        public var presentationTime: Int64
+        public var decodeTime: Int64
+        public var duration: Int64
+        public var isKeyFrame: Bool
+    }
+
+    private var context: UnsafeMutablePointer<AVCodecContext>?
+    private let packet = Packet()
+    public let configuration: Configuration
+    /// The options the encoder did not take (misspelt, or not its own).
+    public private(set) var unusedOptions: [String] = []
+
+    /// - Throws: `.unsupported` naming the encoder (and the Debian package that has it) when
+    ///   this machine's libavcodec lacks it, or when it refuses the settings.
+    public init(_ c: Configuration) throws {
+        do { try FFmpegLibraries.load(for: "encoding") } catch { throw error.mediaError }
+        configuration = c
+        guard let codec = avcodec_find_encoder_by_name(c.encoderName) else {
+            throw MediaError(.unsupported, "this machine's libavcodec has no \(c.encoderName) encoder (Debian's libavcodec59 has it; "
+                             + "a build without it lacks the library \(Encoder.library(of: c.encoderName)))")
+        }
+        guard let context = avcodec_alloc_context3(codec) else { throw MediaError(.io, "out of memory (avcodec_alloc_context3)") }
+        self.context = context
+        context.pointee.time_base = AVRational(num: 1, den: c.timescale)
+        context.pointee.pkt_timebase = context.pointee.time_base
+        context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        context.pointee.thread_count = 0
+        if c.bitRate > 0 { context.pointee.bit_rate = Int64(c.bitRate) }
+        if c.mediaType == .video {
+            context.pointee.width = Int32(c.width)
+            context.pointee.height = Int32(c.height)
+            context.pointee.pix_fmt = c.pixelFormat.avFormat
+            context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+            if let r = c.frameRate { context.pointee.framerate = AVRational(num: r.num, den: r.den) }
+            if c.keyFrameInterval > 0 { context.pointee.gop_size = Int32(c.keyFrameInterval) }
+            context.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(c.color.primaries))
+            context.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(c.color.transfer))
+            context.pointee.colorspace = AVColorSpace(rawValue: UInt32(c.color.matrix))
+            if let full = c.color.isFullRange { context.pointee.color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG }
+        } else {
+            context.pointee.sample_rate = Int32(c.sampleRate)
+            context.pointee.sample_fmt = c.sampleFormat.avFormat(planar: c.isPlanar)
+            if c.channelLayoutMask != 0, c.channelLayoutMask.nonzeroBitCount == c.channelCount {
+                av_channel_layout_from_mask(&context.pointee.ch_layout, c.channelLayoutMask)
+            } else {
+                av_channel_layout_default(&context.pointee.ch_layout, Int32(max(1, c.channelCount)))
+            }
+        }
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        for (key, value) in c.options { av_dict_set(&options, key, value, 0) }
+        let r = avcodec_open2(context, codec, &options)
+        guard r >= 0 else {
+            throw MediaError(.unsupported, "\(c.encoderName) refused the settings (\(Encoder.describe(c))): \(FFmpegError(code: r, operation: "").message)")
+        }
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let e = av_dict_get(options, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            unusedOptions.append(String(cString: e.pointee.key))
+            entry = e
+        }
+    }
+
+    deinit { avcodec_free_context(&context) }
+
+    /// The codec parameters of what the encoder makes (its extradata included), once open.
+    public var parameters: CodecParameters {
+        guard let context, var par = avcodec_parameters_alloc() else { return CodecParameters(mediaType: configuration.mediaType, codecName: "") }
+        defer { var p: UnsafeMutablePointer<AVCodecParameters>? = par; avcodec_parameters_free(&p) }
+        _ = avcodec_parameters_from_context(par, context)
+        var p = CodecParameters(par.pointee)
+        p.initialPadding = Int(context.pointee.initial_padding)
+        _ = par
+        return p
+    }
+
+    /// Samples per frame the encoder takes (AAC: 1024), or 0 when any count goes.
+    public var frameSize: Int {
+        guard let context else { return 0 }
+        return context.pointee.codec.pointee.capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE != 0 ? 0 : Int(context.pointee.frame_size)
+    }
+
+    /// Encodes one frame (nil: drains) and returns the packets that are ready.
+    public func encode(_ frame: Frame?) throws -> [EncodedPacket] {
+        guard let context else { return [] }
+        let r = avcodec_send_frame(context, frame?.pointer)
+        if r < 0 && r != splice_averror_eof() {
+            throw FFmpegError(code: r, operation: "encoding with \(configuration.encoderName)").mediaError
+        }
+        var out: [EncodedPacket] = []
+        while true {
+            let g = avcodec_receive_packet(context, packet.pointer)
+            if g == splice_averror_eagain() || g == splice_averror_eof() { break }
+            if g < 0 { throw FFmpegError(code: g, operation: "encoding with \(configuration.encoderName)").mediaError }
+            let p = packet.pointer.pointee
+            let none = splice_av_nopts_value()
+            out.append(EncodedPacket(data: packet.data, presentationTime: p.pts == none ? p.dts : p.pts,
+                                     decodeTime: p.dts == none ? p.pts : p.dts, duration: p.duration,
+                                     isKeyFrame: p.flags & AV_PKT_FLAG_KEY != 0))
+            av_packet_unref(packet.pointer)
+        }
+        return out
+    }
+
+    /// A frame the encoder can take, for audio: `frameCount` samples in the encoder's format.
+    public func makeAudioFrame(frameCount: Int) throws -> Frame {
+        let f = try Frame()
+        f.pointer.pointee.format = configuration.sampleFormat.avFormat(planar: configuration.isPlanar).rawValue
+        f.pointer.pointee.sample_rate = Int32(configuration.sampleRate)
+        f.pointer.pointee.nb_samples = Int32(frameCount)
+        if let context { av_channel_layout_copy(&f.pointer.pointee.ch_layout, &context.pointee.ch_layout) }
+        guard av_frame_get_buffer(f.pointer, 0) >= 0 else { throw MediaError(.io, "out of memory (audio frame)") }
+        return f
+    }
+
+    private static func describe(_ c: Configuration) -> String {
+        c.mediaType == .video ? "\(c.width)x\(c.height) \(c.pixelFormat)" : "\(c.sampleRate) Hz, \(c.channelCount) channels"
+    }
+
+    /// The library an encoder comes from, for the error when it is missing.
+    static func library(of name: String) -> String {
+        switch name {
+        case "libx264": "libx264"
+        case "libx265": "libx265"
+        case "libsvtav1": "libsvtav1enc"
+        case "libvpx-vp9", "libvpx": "libvpx"
+        case "libopus": "libopus"
+        case "libmp3lame": "libmp3lame"
+        default: "FFmpeg's own encoders"
+        }
+    }
+}
+
+extension Frame {
+    /// A frame around a picture or PCM for an encoder: the libav frame itself when the buffer is
+    /// one, else a copy into a new frame.
+    public static func wrapping(_ sample: SampleBuffer, timescale: Int32) throws -> Frame? {
+        let pts = sample.presentationTimeStamp.convertScale(timescale).value
+        if let p = sample.imageBuffer {
+            let f = try (p.storage as? Frame) ?? Frame.copying(p)
+            f.pointer.pointee.pts = pts
+            return f
+        }
+        return nil
+    }
+
+    /// A new frame holding a copy of `picture`.
+    public static func copying(_ picture: PixelBuffer) throws -> Frame {
+        let f = try Frame()
+        f.pointer.pointee.format = picture.pixelFormat.avFormat.rawValue
+        f.pointer.pointee.width = Int32(picture.width)
+        f.pointer.pointee.height = Int32(picture.height)
+        guard av_frame_get_buffer(f.pointer, 0) >= 0 else { throw MediaError(.io, "out of memory (picture)") }
+        for i in 0..<picture.pixelFormat.planeCount {
+            let size = picture.pixelFormat.planeSize(i, width: picture.width, height: picture.height)
+            let (dst, dstStride) = f.plane(i)
+            picture.withPlane(i) { src, srcStride in
+                for row in 0..<size.rows {
+                    UnsafeMutableRawPointer(mutating: dst + row * dstStride)
+                        .copyMemory(from: src.baseAddress! + row * srcStride, byteCount: size.rowBytes)
+                }
+            }
+        }
+        return f
+    }
+
+    /// Writes `count` frames of `pcm` from frame `from` into this (audio) frame at frame `at`.
+    public func fill(from pcm: PCMBuffer, from start: Int, count: Int, at offset: Int) {
+        let perFrame = pcm.format.isPlanar ? pcm.format.sampleFormat.bytesPerSample : pcm.format.bytesPerFrame
+        for p in 0..<pcm.format.planeCount {
+            let (dst, _) = plane(p)
+            pcm.withPlane(p) { src in
+                UnsafeMutableRawPointer(mutating: dst + offset * perFrame).copyMemory(from: src.baseAddress! + start * perFrame,
+                                                                                       byteCount: count * perFrame)
+            }
+        }
+    }
+
+    /// Sets the frame's sample count and presentation time (an audio frame being filled).
+    public func setAudio(frameCount: Int, presentationTime: Int64) {
+        pointer.pointee.nb_samples = Int32(frameCount)
+        pointer.pointee.pts = presentationTime
+    }
+}
+
+extension Frame {
+    /// The frame's presentation time (an encoder reads it), in its time base.
+    public var presentationTimestamp: Int64 {
+        get { pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue }
+    }
+
+    /// A new frame holding a copy of `pcm`.
+    public static func copying(_ pcm: PCMBuffer) throws -> Frame {
+        let f = try Frame()
+        f.pointer.pointee.format = pcm.format.sampleFormat.avFormat(planar: pcm.format.isPlanar).rawValue
+        f.pointer.pointee.sample_rate = Int32(pcm.format.sampleRate)
+        f.pointer.pointee.nb_samples = Int32(pcm.frameCount)
+        if pcm.format.channelLayoutMask != 0, pcm.format.channelLayoutMask.nonzeroBitCount == pcm.format.channelCount {
+            av_channel_layout_from_mask(&f.pointer.pointee.ch_layout, pcm.format.channelLayoutMask)
+        } else {
+            av_channel_layout_default(&f.pointer.pointee.ch_layout, Int32(pcm.format.channelCount))
+        }
+        guard av_frame_get_buffer(f.pointer, 0) >= 0 else { throw MediaError(.io, "out of memory (audio frame)") }
+        f.fill(from: pcm, from: 0, count: pcm.frameCount, at: 0)
+        return f
+    }
+}

@@ -1,0 +1,126 @@
+import MediaCore
+
+/// What an `AssetWriterInput` encodes the decoded samples it is given into (`nil` output
+/// settings: samples are written as they are).
+public enum EncodingSettings: Sendable, Hashable {
+    case video(VideoEncodingSettings)
+    case audio(AudioEncodingSettings)
+}
+
+/// Video encoding through libavcodec.
+public struct VideoEncodingSettings: Sendable, Hashable {
+    public enum Codec: String, Sendable, Hashable, CaseIterable {
+        /// libx264
+        case h264
+        /// libx265, written as `hvc1`
+        case hevc
+        /// libsvtav1
+        case av1
+        /// libvpx-vp9
+        case vp9
+
+        var encoderName: String {
+            switch self {
+            case .h264: "libx264"
+            case .hevc: "libx265"
+            case .av1: "libsvtav1"
+            case .vp9: "libvpx-vp9"
+            }
+        }
+    }
+
+    /// How the encoder spends bits.
+    public enum Quality: Sendable, Hashable {
+        /// Constant quality (x264/x265 CRF, SVT-AV1 and VP9 CRF scales).
+        case crf(Int)
+        /// An average bit rate, in bits per second.
+        case bitRate(Int)
+    }
+
+    public var codec: Codec
+    /// The size; nil: the pictures' own (odd sizes are rounded to even for 4:2:0).
+    public var width: Int?
+    public var height: Int?
+    public var quality: Quality
+    /// Frames between key frames; nil: the encoder's default.
+    public var keyFrameInterval: Int?
+    /// The encoder's preset (`medium`, `veryfast`; SVT-AV1: `8`).
+    public var preset: String?
+    /// `tune` (x264/x265).
+    public var tune: String?
+    /// The profile (`high`, `main`, `main10`).
+    public var profile: String?
+    /// The pixel format encoded (`yuv420p`; `yuv420p10le` for 10-bit).
+    public var pixelFormat: PixelBuffer.PixelFormat
+    /// Colour tags written into the stream (and `colr`); nil: the pictures'.
+    public var color: PixelBuffer.Color?
+    /// Other encoder options, passed through (`x264-params`, `x265-params`, …); the ones the
+    /// encoder does not take are reported.
+    public var options: [String: String]
+
+    public init(codec: Codec = .h264, width: Int? = nil, height: Int? = nil, quality: Quality = .crf(23),
+                keyFrameInterval: Int? = nil, preset: String? = nil, tune: String? = nil, profile: String? = nil,
+                pixelFormat: PixelBuffer.PixelFormat = .yuv420p, color: PixelBuffer.Color? = nil, options: [String: String] = [:]) {
+        self.codec = codec
+        self.width = width
+        self.height = height
+        self.quality = quality
+        self.keyFrameInterval = keyFrameInterval
+        self.preset = preset
+        self.tune = tune
+        self.profile = profile
+        self.pixelFormat = pixelFormat
+        self.color = color
+        self.options = options
+    }
+}
+
+/// Audio encoding through libavcodec.
+public struct AudioEncodingSettings: Sendable, Hashable {
+    public enum Codec: String, Sendable, Hashable, CaseIterable {
+        /// FFmpeg's AAC encoder (AAC-LC)
+        case aac
+        /// libopus
+        case opus
+        case flac
+        case alac
+        /// libmp3lame
+        case mp3
+
+        var encoderName: String {
+            switch self {
+            case .aac: "aac"
+            case .opus: "libopus"
+            case .flac: "flac"
+            case .alac: "alac"
+            case .mp3: "libmp3lame"
+            }
+        }
+
+        /// The sample format the encoder takes.
+        var sampleFormat: (PCMBuffer.SampleFormat, planar: Bool) {
+            switch self {
+            case .aac: (.f32, true)
+            case .opus: (.f32, false)
+            case .flac: (.s16, false)
+            case .alac: (.s16, true)
+            case .mp3: (.f32, true)
+            }
+        }
+    }
+
+    public var codec: Codec
+    /// The rate; nil: the samples' own (Opus: 48 kHz).
+    public var sampleRate: Int?
+    /// The channel count; nil: the samples' own.
+    public var channelCount: Int?
+    /// Bits per second (lossy codecs); nil: the encoder's default.
+    public var bitRate: Int?
+
+    public init(codec: Codec = .aac, sampleRate: Int? = nil, channelCount: Int? = nil, bitRate: Int? = nil) {
+        self.codec = codec
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.bitRate = bitRate
+    }
+}

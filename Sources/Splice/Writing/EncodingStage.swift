@@ -1,0 +1,174 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import FFmpegBridge
+
+/// The encoder of an input with output settings: decoded samples in (pictures converted to the
+/// encoder's format and size, audio converted and cut into the encoder's frame size), encoded
+/// samples out, with a sample entry made from the encoder's extradata and packets in ISO form.
+/// Runs outside the writer's lock, so that inputs encode concurrently.
+final class EncodingStage: @unchecked Sendable {
+    private let settings: EncodingSettings
+    private let track: Int
+    private let lock = NSLock()
+    private var encoder: Encoder?
+    private var pictures: PictureConverter?
+    private var audio: AudioConverter?
+    private var entry: (format: FormatDescription, conversion: PacketConversion)?
+    /// Audio: the encoder frame being filled, how far, and the time of the next one.
+    private var partial: (frame: Frame, filled: Int)?
+    private var audioClock: Int64 = 0
+    private var audioStarted = false
+    /// Video: the duration of the pictures (an encoder's packets may have none).
+    private var frameDuration: Int64 = 0
+    /// What was corrected or not taken (sizes rounded to even, options the encoder ignored).
+    var warnings: [String] { lock.withLock { notes } }
+    private var notes: [String] = []
+    /// The previous picture's time, for a duration where pictures come without one.
+    private var lastPicture: Int64?
+
+    init(settings: EncodingSettings, track: Int) {
+        self.settings = settings
+        self.track = track
+    }
+
+    /// The encoded samples `sample` completes.
+    func encode(_ sample: SampleBuffer) throws -> [SampleBuffer] {
+        try lock.withLock {
+            guard sample.isDecoded else {
+                throw MediaError(.invalidData, "track \(track): an input with output settings takes decoded samples "
+                                 + "(from a reader output with output settings, or a pixel-buffer adaptor)")
+            }
+            if encoder == nil { try open(for: sample) }
+            guard let encoder else { return [] }
+            if let picture = sample.imageBuffer {
+                guard let pictures else { throw MediaError(.invalidData, "track \(track): a picture for an audio encoder") }
+                let source = try (picture.storage as? Frame) ?? Frame.copying(picture)
+                let frame = try pictures.convert(source)
+                frame.presentationTimestamp = sample.presentationTimeStamp.convertScale(encoder.configuration.timescale).value
+                if frameDuration == 0 {
+                    if sample.duration.isNumeric, sample.duration > .zero {
+                        frameDuration = sample.duration.convertScale(encoder.configuration.timescale).value
+                    } else if let last = lastPicture, frame.presentationTimestamp > last {
+                        frameDuration = frame.presentationTimestamp - last    // pictures appended without durations
+                    }
+                }
+                lastPicture = frame.presentationTimestamp
+                return try packets(encoder.encode(frame))
+            }
+            guard let pcm = sample.pcmBuffer, let audio else { throw MediaError(.invalidData, "track \(track): PCM for a video encoder") }
+            if !audioStarted {
+                audioStarted = true
+                audioClock = sample.presentationTimeStamp.convertScale(encoder.configuration.timescale).value
+            }
+            let source = try (pcm.storage as? Frame) ?? Frame.copying(pcm)
+            guard let converted = try audio.convert(source).pcm else { return [] }
+            return try feed(converted, into: encoder)
+        }
+    }
+
+    /// What the encoder still holds, at the input's end.
+    func finish() throws -> [SampleBuffer] {
+        try lock.withLock {
+            guard let encoder else { return [] }
+            var out: [SampleBuffer] = []
+            if let audio, let rest = try audio.flush()?.pcm { out += try feed(rest, into: encoder) }
+            if let (frame, filled) = partial, filled > 0 {
+                frame.setAudio(frameCount: filled, presentationTime: audioClock)
+                audioClock += Int64(filled)
+                out += try packets(encoder.encode(frame))
+                partial = nil
+            }
+            out += try packets(encoder.encode(nil))
+            return out
+        }
+    }
+
+    /// Cuts converted audio into encoder frames of its frame size.
+    private func feed(_ pcm: PCMBuffer, into encoder: Encoder) throws -> [SampleBuffer] {
+        let size = encoder.frameSize > 0 ? encoder.frameSize : pcm.frameCount
+        var out: [SampleBuffer] = []
+        var offset = 0
+        while offset < pcm.frameCount {
+            let target = try partial ?? (encoder.makeAudioFrame(frameCount: max(size, 1)), 0)
+            let n = min(size - target.filled, pcm.frameCount - offset)
+            target.frame.fill(from: pcm, from: offset, count: n, at: target.filled)
+            offset += n
+            if target.filled + n == size {
+                target.frame.setAudio(frameCount: size, presentationTime: audioClock)
+                audioClock += Int64(size)
+                out += try packets(encoder.encode(target.frame))
+                partial = nil
+            } else {
+                partial = (target.frame, target.filled + n)
+            }
+        }
+        return out
+    }
+
+    private func open(for sample: SampleBuffer) throws {
+        switch settings {
+        case .video(let v):
+            guard let picture = sample.imageBuffer else { throw MediaError(.invalidData, "track \(track): video settings need pictures") }
+            var width = v.width ?? picture.width, height = v.height ?? picture.height
+            if v.pixelFormat.isSubsampled420, width % 2 != 0 || height % 2 != 0 {
+                notes.append("track \(track): \(width)x\(height) rounded to \(width + width % 2)x\(height + height % 2) for \(v.pixelFormat)")
+                width += width % 2
+                height += height % 2
+            }
+            var c = Encoder.Configuration(encoderName: v.codec.encoderName, mediaType: .video, timescale: sample.presentationTimeStamp.timescale)
+            c.width = width
+            c.height = height
+            c.pixelFormat = v.pixelFormat
+            c.color = v.color ?? picture.color
+            c.keyFrameInterval = v.keyFrameInterval ?? 0
+            switch v.quality {
+            case .crf(let q): c.options.append(("crf", String(q)))
+            case .bitRate(let b): c.bitRate = b
+            }
+            if let p = v.preset { c.options.append(("preset", p)) }
+            if let t = v.tune { c.options.append(("tune", t)) }
+            if let p = v.profile { c.options.append(("profile", p)) }
+            c.options += v.options.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            encoder = try Encoder(c)
+            pictures = try PictureConverter(pixelFormat: v.pixelFormat, size: (width, height))
+        case .audio(let a):
+            guard let pcm = sample.pcmBuffer else { throw MediaError(.invalidData, "track \(track): audio settings need PCM") }
+            let rate = a.codec == .opus ? 48000 : (a.sampleRate ?? pcm.format.sampleRate)
+            let channels = a.channelCount ?? pcm.format.channelCount
+            let (format, planar) = a.codec.sampleFormat
+            var c = Encoder.Configuration(encoderName: a.codec.encoderName, mediaType: .audio, timescale: Int32(rate))
+            c.sampleRate = rate
+            c.channelCount = channels
+            c.sampleFormat = format
+            c.isPlanar = planar
+            c.bitRate = a.bitRate ?? 0
+            encoder = try Encoder(c)
+            audio = try AudioConverter(output: PCMBuffer.Format(sampleFormat: format, isPlanar: planar, sampleRate: rate, channelCount: channels))
+        }
+        if let unused = encoder?.unusedOptions, !unused.isEmpty {
+            notes.append("track \(track): \(encoder!.configuration.encoderName) did not take \(unused.joined(separator: ", "))")
+        }
+    }
+
+    /// Encoded packets as samples of the encoder's ISO sample entry.
+    private func packets(_ encoded: [Encoder.EncodedPacket]) throws -> [SampleBuffer] {
+        guard let encoder else { return [] }
+        let scale = encoder.configuration.timescale
+        return try encoded.map { p in
+            let bytes = [UInt8](p.data)
+            if entry == nil {
+                let parameters = encoder.parameters
+                let made = try CodecMapping.sampleEntry(for: parameters, firstPacket: bytes)
+                let type = FourCC(rawValue: made.entry[4..<8].reduce(0) { $0 << 8 | UInt32($1) })
+                entry = (FormatDescription(parameters: parameters, codec: type, sampleEntry: Data(made.entry)), made.conversion)
+            }
+            let (format, conversion) = entry!
+            return SampleBuffer(data: Data(conversion.apply(bytes)),
+                                decodeTimeStamp: MediaTime(value: p.decodeTime, timescale: scale),
+                                presentationTimeStamp: MediaTime(value: p.presentationTime, timescale: scale),
+                                duration: MediaTime(value: p.duration > 0 ? p.duration : frameDuration, timescale: scale), isSync: p.isKeyFrame,
+                                formatDescription: format)
+        }
+    }
+}
