@@ -94,6 +94,8 @@ struct EncodingTests {
             ("opus.mka", nil, AudioEncodingSettings(codec: .opus, bitRate: 96_000), "opus"),
             ("flac.mka", nil, AudioEncodingSettings(codec: .flac), "flac"),
             ("mp3.mp4", nil, AudioEncodingSettings(codec: .mp3, bitRate: 128_000), "mp3"),
+            ("av1.mp4", VideoEncodingSettings(codec: .av1, quality: .crf(40), preset: "12"), nil, "av1"),
+            ("alac.mov", nil, AudioEncodingSettings(codec: .alac), "alac"),
         ]
         for (name, video, audio, codec) in cases {
             let url = Fixtures.path(name)
@@ -105,6 +107,7 @@ struct EncodingTests {
         }
         // hvc1, as Apple's players want it.
         #expect(try Asset(url: Fixtures.path("hevc.mp4")).tracks[0].codec == "hvc1")
+        #expect(try Asset(url: Fixtures.path("av1.mp4")).tracks[0].codec == "av01")
     }
 
     /// Pictures and PCM made in code, through the adaptors: a moving gradient and a 440 Hz tone

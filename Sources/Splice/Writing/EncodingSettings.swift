@@ -44,6 +44,9 @@ public struct VideoEncodingSettings: Sendable, Hashable {
     public var quality: Quality
     /// Frames between key frames; nil: the encoder's default.
     public var keyFrameInterval: Int?
+    /// The nominal frame rate the encoder plans with (rate control, AV1 and VP9 need one); nil:
+    /// the first picture's duration, else 30. The pictures' own times are what is written.
+    public var frameRate: Double?
     /// The encoder's preset (`medium`, `veryfast`; SVT-AV1: `8`).
     public var preset: String?
     /// `tune` (x264/x265).
@@ -59,13 +62,14 @@ public struct VideoEncodingSettings: Sendable, Hashable {
     public var options: [String: String]
 
     public init(codec: Codec = .h264, width: Int? = nil, height: Int? = nil, quality: Quality = .crf(23),
-                keyFrameInterval: Int? = nil, preset: String? = nil, tune: String? = nil, profile: String? = nil,
+                keyFrameInterval: Int? = nil, frameRate: Double? = nil, preset: String? = nil, tune: String? = nil, profile: String? = nil,
                 pixelFormat: PixelBuffer.PixelFormat = .yuv420p, color: PixelBuffer.Color? = nil, options: [String: String] = [:]) {
         self.codec = codec
         self.width = width
         self.height = height
         self.quality = quality
         self.keyFrameInterval = keyFrameInterval
+        self.frameRate = frameRate
         self.preset = preset
         self.tune = tune
         self.profile = profile

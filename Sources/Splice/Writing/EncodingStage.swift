@@ -122,6 +122,13 @@ final class EncodingStage: @unchecked Sendable {
             c.pixelFormat = v.pixelFormat
             c.color = v.color ?? picture.color
             c.keyFrameInterval = v.keyFrameInterval ?? 0
+            if let fps = v.frameRate, fps > 0 {
+                c.frameRate = (Int32((fps * 1001).rounded()), 1001)
+            } else if sample.duration.isNumeric, sample.duration.value > 0 {
+                c.frameRate = (sample.duration.timescale, Int32(clamping: sample.duration.value))
+            } else {
+                c.frameRate = (30, 1)
+            }
             switch v.quality {
             case .crf(let q): c.options.append(("crf", String(q)))
             case .bitRate(let b): c.bitRate = b
