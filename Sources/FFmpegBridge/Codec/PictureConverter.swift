@@ -8,15 +8,18 @@ public final class PictureConverter: @unchecked Sendable {
     public let pixelFormat: PixelBuffer.PixelFormat
     /// The output size; nil: the input's.
     public let size: (width: Int, height: Int)?
+    /// The output range (`true` full, as JPEG wants); nil: the input's.
+    public let fullRange: Bool?
     private var sws: OpaquePointer?
     private var input: (format: Int32, width: Int32, height: Int32)?
 
-    public init(pixelFormat: PixelBuffer.PixelFormat, size: (width: Int, height: Int)? = nil) throws {
+    public init(pixelFormat: PixelBuffer.PixelFormat, size: (width: Int, height: Int)? = nil, fullRange: Bool? = nil) throws {
         if let message = splice_ffmpeg_load_converters() {
             throw MediaError(.unsupported, String(cString: message) + " (install Debian's libswscale6)")
         }
         self.pixelFormat = pixelFormat
         self.size = size
+        self.fullRange = fullRange
     }
 
     deinit { sws_freeContext(sws) }
@@ -24,7 +27,9 @@ public final class PictureConverter: @unchecked Sendable {
     public func convert(_ frame: Frame) throws -> Frame {
         let f = frame.pointer.pointee
         let width = Int32(size?.width ?? Int(f.width)), height = Int32(size?.height ?? Int(f.height))
-        if PixelBuffer.PixelFormat(AVPixelFormat(rawValue: f.format)) == pixelFormat, width == f.width, height == f.height {
+        let sourceFull = f.color_range == AVCOL_RANGE_JPEG
+        if PixelBuffer.PixelFormat(AVPixelFormat(rawValue: f.format)) == pixelFormat, width == f.width, height == f.height,
+           fullRange == nil || fullRange == sourceFull {
             return frame
         }
         try prepare(frame, width: width, height: height)
@@ -52,7 +57,7 @@ public final class PictureConverter: @unchecked Sendable {
         out.pointer.pointee.color_primaries = f.color_primaries
         out.pointer.pointee.color_trc = f.color_trc
         out.pointer.pointee.colorspace = f.colorspace
-        out.pointer.pointee.color_range = f.color_range
+        out.pointer.pointee.color_range = fullRange.map { $0 ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG } ?? f.color_range
         out.pointer.pointee.sample_aspect_ratio = f.sample_aspect_ratio
         return out
     }
@@ -77,7 +82,8 @@ public final class PictureConverter: @unchecked Sendable {
         default: matrix = SWS_CS_ITU601
         }
         let full: Int32 = f.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+        let outFull: Int32 = fullRange.map { $0 ? 1 : 0 } ?? full
         let coefficients = sws_getCoefficients(matrix)
-        _ = sws_setColorspaceDetails(sws, coefficients, full, coefficients, full, 0, 1 << 16, 1 << 16)
+        _ = sws_setColorspaceDetails(sws, coefficients, full, coefficients, outFull, 0, 1 << 16, 1 << 16)
     }
 }

@@ -25,6 +25,7 @@ final class DecodingCursor: SampleCursor {
     private var frameDuration = MediaTime.invalid
     /// Where the audio converted so far ends (what the resampler gives at the end follows it).
     private var audioClock: MediaTime?
+    private var framesDecoded = 0
 
     init(source: any SampleCursor, track: AssetTrack, settings: OutputSettings, timeRange: TimeRange) {
         self.source = source
@@ -59,7 +60,10 @@ final class DecodingCursor: SampleCursor {
                 }
             }
             drained = true
-            if decoder == nil { throw MediaError(.invalidData, "no sample to decode", location: "track \(trackID)") }
+            // A range with no samples hands out nothing; samples that gave no frame are damage.
+            if let decoder, framesDecoded == 0 {
+                throw MediaError(.invalidData, "no frame could be decoded (\(decoder.damagedPackets) damaged packets)", location: "track \(trackID)")
+            }
             return
         }
         let decoder = try self.decoder ?? makeDecoder(for: sample)
@@ -102,7 +106,10 @@ final class DecodingCursor: SampleCursor {
     }
 
     private func collect(from decoder: Decoder) throws {
-        while let frame = try decoder.receive() { try emit(frame) }
+        while let frame = try decoder.receive() {
+            framesDecoded += 1
+            try emit(frame)
+        }
     }
 
     /// Converts a decoded frame and queues what of it lies inside the span.
