@@ -131,6 +131,8 @@ STUB(CODEC, int, av_bsf_receive_packet, (AVBSFContext *ctx, AVPacket *pkt), (ctx
 VOID_STUB(CODEC, av_bsf_free, (AVBSFContext **ctx), (ctx))
 STUB(CODEC, int, avcodec_parameters_copy, (AVCodecParameters *dst, const AVCodecParameters *src), (dst, src))
 STUB(CODEC, int, av_new_packet, (AVPacket *pkt, int size), (pkt, size))
+STUB(FORMAT, int, avformat_seek_file, (AVFormatContext *s, int stream_index, int64_t min_ts, int64_t ts, int64_t max_ts, int flags),
+     (s, stream_index, min_ts, ts, max_ts, flags))
 STUB(FORMAT, int, av_read_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt))
 STUB(FORMAT, int, avformat_alloc_output_context2,
      (AVFormatContext **ctx, const AVOutputFormat *oformat, const char *format_name, const char *filename),

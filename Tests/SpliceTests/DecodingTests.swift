@@ -75,6 +75,31 @@ struct DecodingTests {
         #expect(ours.first.map { abs($0.presentationTimeStamp.seconds - (times[wanted[0]] - origin)) < 0.001 } == true)
     }
 
+    /// A range late in an 8 s MKV or TS: the demuxer seeks to a key frame before it; the frames
+    /// are still exactly ffmpeg's frames of the range.
+    @Test(arguments: ["mkv", "ts", "webm"])
+    func aLateRangeOfALongFileSeeks(_ container: String) throws {
+        let url = Fixtures.path("long.\(container)")
+        if !FileManager.default.fileExists(atPath: url.path) {
+            let codec = container == "webm" ? ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-pix_fmt", "yuv420p"]
+                                             : ["-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-pix_fmt", "yuv420p"]
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=8"] + codec + ["-g", "25", url.path])
+        }
+        let asset = try Asset(url: url)
+        let range = TimeRange(start: MediaTime(value: 5300, timescale: 1000), duration: MediaTime(value: 500, timescale: 1000))
+        let ours = try DecodingTests.decode(asset.tracks[0], .video(VideoOutputSettings(pixelFormat: .yuv420p)), range: range)
+        let frames = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", url.path])
+        let times = frames.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
+        let origin = asset.startTime.seconds
+        let wanted = times.indices.filter { times[$0] - origin >= 5.3 - 1e-6 && times[$0] - origin < 5.8 - 1e-6 }
+        #expect(wanted.count == 12 || wanted.count == 13)
+        #expect(ours.count == wanted.count, "\(ours.count) frames against \(wanted.count)")
+        let theirs = try DecodingTests.ffmpegFrames(url, width: 160, height: 120, format: .yuv420p)
+        for (sample, k) in zip(ours, wanted) {
+            #expect(Data(sample.imageBuffer!.packedBytes) == theirs[k], "frame at \(sample.presentationTimeStamp.seconds) s")
+        }
+    }
+
     /// An MPEG-TS made by ffmpeg (starts at 1.4 s): H.264 with a sync sample every second.
     static func transportStream() throws -> URL {
         let url = Fixtures.path("decode.ts")

@@ -65,6 +65,15 @@ public final class InputFormatContext: @unchecked Sendable {
         return Double(d) / Double(AV_TIME_BASE)
     }
 
+    /// Moves reading to a key frame at or before `seconds` of the file's own timeline (its
+    /// timestamps, not less its start time). Returns `false` when the demuxer cannot seek;
+    /// reading then goes on from where it was.
+    @discardableResult
+    public func seek(toSeconds seconds: Double) -> Bool {
+        let ts = Int64((seconds * Double(AV_TIME_BASE)).rounded(.down))
+        return avformat_seek_file(context, -1, Int64.min, ts, ts, 0) >= 0
+    }
+
     /// Reads the next packet of the streams not discarded into `packet`.
     /// - Returns: `false` at the end of the input.
     /// - Throws: `FFmpegError` when the input cannot be read further.

@@ -46,11 +46,14 @@ public final class PacketDemuxer: @unchecked Sendable {
     static let maximumQueuedBytes = 512 << 20
 
     /// Opens `path` for reading `streams` (stream indexes); the others are discarded by the demuxer.
-    public init(path: String, streams: Set<Int>) throws {
+    /// - Parameter seconds: where reading starts: a key frame at or before it (on the file's own
+    ///   timestamps), when the demuxer can seek; nil reads from the start.
+    public init(path: String, streams: Set<Int>, from seconds: Double? = nil) throws {
         do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
         // What probing said was already said when the asset was loaded: keep what reading says.
         _ = FFmpegLog.takeMessages()
         input.discardStreams(except: streams)
+        if let seconds { input.seek(toSeconds: seconds) }
         for s in streams { queues[s] = Queue() }
     }
 

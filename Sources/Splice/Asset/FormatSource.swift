@@ -121,7 +121,13 @@ final class FormatSource: AssetSource, @unchecked Sendable {
     // MARK: Reading
 
     func makeSession(reading tracks: [AssetTrack], timeRange: TimeRange) throws -> any ReadSession {
-        return try DemuxSession(path: path, streams: Set(tracks.compactMap { ($0.backing as? StreamBacking)?.stream.index }))
+        // A range that starts late: seek (to a key frame some way before the start, as some
+        // demuxers seek by estimate); the timeline cursors cut exactly from there.
+        var from: Double?
+        if timeRange != .everything, timeRange.start.seconds > 2, let origin = tracks.first?.asset?.startTime {
+            from = (timeRange.start + origin).seconds - 1
+        }
+        return try DemuxSession(path: path, streams: Set(tracks.compactMap { ($0.backing as? StreamBacking)?.stream.index }), from: from)
     }
 }
 

@@ -9,9 +9,10 @@ final class DemuxSession: ReadSession, @unchecked Sendable {
     private let lock = NSLock()
     private var cursors: [(trackID: Int, cursor: DemuxedSampleCursor)] = []
 
-    init(path: String, streams: Set<Int>) throws {
+    /// - Parameter seconds: where to start reading (see `PacketDemuxer`).
+    init(path: String, streams: Set<Int>, from seconds: Double? = nil) throws {
         _ = FFmpegLog.takeMessages()
-        demuxer = try PacketDemuxer(path: path, streams: streams)
+        demuxer = try PacketDemuxer(path: path, streams: streams, from: seconds)
     }
 
     func makeCursor(for track: AssetTrack, span: MediaSpan, copiesSampleData: Bool) throws -> any SampleCursor {
