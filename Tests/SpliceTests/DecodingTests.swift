@@ -100,6 +100,29 @@ struct DecodingTests {
         }
     }
 
+    /// A damaged stream: frames keep coming, and what the decoder skipped is a warning.
+    @Test func aDamagedStreamKeepsDecoding() throws {
+        let url = Fixtures.path("damaged.ts")
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.copyItem(at: try DecodingTests.transportStream(), to: url)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        // Scribble over the payload of packets in the middle (TS packets keep their 4-byte headers).
+        var generator = SystemRandomNumberGenerator()
+        for packet in stride(from: bytes.count / 3, to: bytes.count / 3 + 188 * 40, by: 188) where packet + 188 <= bytes.count {
+            for k in (packet + 8)..<(packet + 188) { bytes[k] = UInt8.random(in: 0...255, using: &generator) }
+        }
+        try Data(bytes).write(to: url)
+        let asset = try Asset(url: url)
+        let reader = try AssetReader(asset: asset)
+        let output = AssetReaderTrackOutput(track: asset.tracks[0], outputSettings: .video(VideoOutputSettings()))
+        try reader.add(output)
+        #expect(reader.startReading())
+        var frames = 0
+        while output.copyNextSampleBuffer() != nil { frames += 1 }
+        #expect(reader.status == .completed, "\(String(describing: reader.error))")
+        #expect(frames >= 60, "\(frames) frames")
+    }
+
     /// An MPEG-TS made by ffmpeg (starts at 1.4 s): H.264 with a sync sample every second.
     static func transportStream() throws -> URL {
         let url = Fixtures.path("decode.ts")

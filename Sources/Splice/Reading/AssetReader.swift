@@ -173,7 +173,7 @@ public final class AssetReader: @unchecked Sendable {
         lock.withLock {
             guard _status == .reading && _outputs.allSatisfy({ $0.isFinished }) else { return }
             _status = .completed
-            _warnings = session?.warnings() ?? []
+            _warnings = (session?.warnings() ?? []) + _outputs.flatMap(\.decodingWarnings)
         }
     }
 }

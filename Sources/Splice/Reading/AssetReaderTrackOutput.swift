@@ -30,6 +30,13 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
 
     var isFinished: Bool { lock.withLock { finished } }
 
+    /// What decoding skipped (damaged packets), for the reader's warnings.
+    var decodingWarnings: [String] {
+        guard let decoding = lock.withLock({ cursor as? DecodingCursor }), decoding.damagedPackets > 0 else { return [] }
+        let n = decoding.damagedPackets
+        return ["track \(track.trackID): \(n) damaged packet\(n == 1 ? " was" : "s were") skipped by the decoder"]
+    }
+
     /// How far on its timeline this output has handed out samples (decode time + duration of
     /// the latest sample); nil before the first.
     var position: MediaTime? { lock.withLock { _position } }
