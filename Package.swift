@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "FFmpegLoader", "MediaCore"]),
         .target(name: "Splice", dependencies: ["MediaCore", "ISOBMFF", "Subtitles", "FFmpegBridge"]),
         .executableTarget(name: "splice", dependencies: ["Splice"]),
-        .executableTarget(name: "splice-bench", path: "Benchmarks/SpliceBench"),
+        .executableTarget(name: "splice-bench", dependencies: ["Splice"], path: "Benchmarks/SpliceBench"),
         .executableTarget(name: "SubtitleWriter", dependencies: ["Splice"], path: "Samples/SubtitleWriter"),
         // Shared by the test targets: running tools (ffmpeg, ffprobe, the built splice) and the fixtures they make.
         .target(name: "TestSupport", dependencies: ["MediaCore", "ISOBMFF"], path: "Tests/TestSupport"),

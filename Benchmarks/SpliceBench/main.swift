@@ -8,9 +8,29 @@
 // (many small samples). Every command runs 3 times on a warm page cache; the median is shown.
 // RSS is the child's peak resident set (getrusage), which includes its shared libraries.
 import Foundation
+import Splice
 #if canImport(Glibc)
 import Glibc
 #endif
+
+// `splice-bench --decode <file>`: decode the first video track to pictures and drop them (the
+// child process the decode benchmark measures).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--decode" {
+    do {
+        let asset = try Asset(url: URL(fileURLWithPath: CommandLine.arguments[2]))
+        let reader = try AssetReader(asset: asset)
+        let output = AssetReaderTrackOutput(track: asset.tracks(withMediaType: .video)[0], outputSettings: .video(VideoOutputSettings()))
+        try reader.add(output)
+        guard reader.startReading() else { throw reader.error! }
+        var frames = 0
+        while output.copyNextSampleBuffer() != nil { frames += 1 }
+        guard reader.status == .completed else { throw reader.error! }
+        exit(frames > 0 ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("decode: \(error)\n".utf8))
+        exit(1)
+    }
+}
 
 let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
 let media = root.appendingPathComponent("bench-media")
@@ -23,6 +43,8 @@ let baseline = ProcessInfo.processInfo.environment["SPLICE_BENCH_BASELINE"]
 struct Measurement {
     var seconds: Double
     var maxRSSKiB: Int
+    /// User + system CPU time.
+    var cpuSeconds: Double = 0
 }
 
 let rssFile = NSTemporaryDirectory() + "splice-bench-rss-\(getpid())"
@@ -52,7 +74,8 @@ func measure(_ command: [String]) -> Measurement {
         exit(1)
     }
     let rss = (try? String(contentsOfFile: rssFile, encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) } ?? 0
-    return Measurement(seconds: elapsed, maxRSSKiB: rss)
+    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    return Measurement(seconds: elapsed, maxRSSKiB: rss, cpuSeconds: cpu)
 }
 
 func median(_ args: [String], cleanup: String) -> Measurement {
@@ -186,4 +209,15 @@ for (job, input, ext) in [("MKV → MP4", mkvSource, "mp4"), ("MP4 → MKV", mp4
     if let mkvmerge { row("mkvmerge", mkvmerge) }
     row("splice remux", sp)
     if let spBase { row("  baseline splice remux", spBase) }
+}
+
+// Decoding: every frame of the 1080p H.264 video to pictures, dropped, against ffmpeg decoding
+// to the null muxer; runs alternate, wall and CPU time.
+print("\n" + pad("decode (1080p H.264)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("CPU s", 9) + pad("×ffmpeg", 9) + "RSS MB")
+let bench = CommandLine.arguments[0]
+let (ffDecode, spDecode) = medians(["ffmpeg", "-nostdin", "-v", "error", "-i", mp4Source, "-map", "0:v:0", "-f", "null", "-"],
+                                   [bench, "--decode", mp4Source], cleanup: "/dev/null/none")
+for (tool, m) in [("ffmpeg -f null", ffDecode), ("splice reader, decoded", spDecode)] {
+    print(pad("decode (1080p H.264)", 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.cpuSeconds, 2), 9)
+          + pad(fmt(m.seconds / ffDecode.seconds), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
 }

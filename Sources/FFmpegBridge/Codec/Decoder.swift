@@ -60,13 +60,20 @@ public final class Decoder: @unchecked Sendable {
     /// The next decoded frame, or `nil` when the decoder needs more input (or is drained).
     public func receive() throws -> Frame? {
         guard let context else { return nil }
-        let frame = try Frame()
+        // A frame is allocated only when one is handed out: an empty receive keeps it for the next.
+        let frame = try spare ?? Frame()
+        spare = nil
         while true {
             let r = avcodec_receive_frame(context, frame.pointer)
-            if r == splice_averror_eagain() || r == splice_averror_eof() { return nil }
+            if r == splice_averror_eagain() || r == splice_averror_eof() {
+                spare = frame
+                return nil
+            }
             if r == splice_averror_invaliddata() { damagedPackets += 1; continue }
             if r < 0 { throw FFmpegError(code: r, operation: "decoding \(codecName)").mediaError }
             return frame
         }
     }
+
+    private var spare: Frame?
 }
