@@ -172,6 +172,19 @@ struct EncodingTests {
         #expect(abs(audioDuration - 2) < 0.025, "audio lasts \(audioDuration) s")
     }
 
+    /// Colour tags go into the stream and the sample entry's `colr`.
+    @Test func colourTagsAreWritten() throws {
+        let url = Fixtures.path("bt709.mp4")
+        let bt709 = PixelBuffer.Color(primaries: 1, transfer: 1, matrix: 1, isFullRange: false)
+        _ = try EncodingTests.transcode(try Fixtures.grouped.get(), to: url,
+                                        video: VideoEncodingSettings(codec: .h264, preset: "ultrafast", color: bt709), audio: nil)
+        let probe = try EncodingTests.probe(url, "stream=color_primaries,color_transfer,color_space,color_range")
+        #expect(probe.first == "tv,bt709,bt709,bt709", "\(probe)")
+        let entry = try #require(try Asset(url: url).tracks[0].formatDescriptions.first?.sampleEntry)
+        let colr: [UInt8] = [0x63, 0x6F, 0x6C, 0x72, 0x6E, 0x63, 0x6C, 0x78, 0, 1, 0, 1, 0, 1, 0]   // colr nclx 1 1 1, limited
+        #expect([UInt8](entry).indices.contains { Array([UInt8](entry).dropFirst($0).prefix(colr.count)) == colr })
+    }
+
     @Test func settingsOfTheWrongKindAreRefused() throws {
         let writer = try AssetWriter(outputURL: Fixtures.path("bad-settings.mp4"))
         let error = #expect(throws: MediaError.self) {

@@ -22,6 +22,21 @@ enum SampleEntryBuilder {
             w.zeros(32)                               // compressorname
             w.u16(0x18); w.i16(-1)                    // depth, pre_defined
             w.append(children)
+            w.append(colourBox(p))
+        }
+        return w.bytes
+    }
+
+    /// `colr` (nclx, §12.1.5) when `p` tags its colours (primaries, transfer or matrix other
+    /// than unspecified, 2), else nothing.
+    static func colourBox(_ p: CodecParameters) -> [UInt8] {
+        guard [p.colorPrimaries, p.transferCharacteristics, p.matrixCoefficients].contains(where: { $0 != 2 }),
+              [p.colorPrimaries, p.transferCharacteristics, p.matrixCoefficients].allSatisfy({ (0...255).contains($0) }) else { return [] }
+        var w = BoxWriter()
+        w.box("colr") { w in
+            w.fourCC("nclx")
+            w.u16(UInt16(p.colorPrimaries)); w.u16(UInt16(p.transferCharacteristics)); w.u16(UInt16(p.matrixCoefficients))
+            w.u8(p.isFullRange == true ? 0x80 : 0)
         }
         return w.bytes
     }
