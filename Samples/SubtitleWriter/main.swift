@@ -59,8 +59,8 @@ do {
     // 4. The source's track groups rebuilt; the new subtitles join the legible group (disabled).
     var joined = false
     for group in asset.trackGroups {
-        var members = group.tracks.compactMap { inputs[$0.trackID] }
-        if !joined && group.tracks.allSatisfy({ $0.hasMediaCharacteristic(.legible) }) {
+        var members = group.trackIDs.compactMap { inputs[$0] }
+        if !joined && group.trackIDs.allSatisfy({ asset.track(withTrackID: $0)?.hasMediaCharacteristic(.legible) == true }) {
             members.append(subtitleInput)
             joined = true
         }

@@ -20,7 +20,7 @@ struct AssetTests {
 
         let groups = asset.trackGroups
         #expect(groups.map(\.alternateGroup) == [2, 5, 7])
-        #expect(groups.map { $0.tracks.map(\.trackID) } == [[2, 3], [4], [5, 6]])
+        #expect(groups.map { $0.trackIDs } == [[2, 3], [4], [5, 6]])
         #expect(groups.map { $0.defaultTrack?.trackID } == [2, 4, 5])
 
         let ac3 = try #require(asset.track(withTrackID: 4))

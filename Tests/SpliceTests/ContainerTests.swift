@@ -41,7 +41,7 @@ struct ContainerTests {
         #expect(asset.tracks.map(\.languageCode) == [nil, "eng", "deu", "fra", nil])
         #expect(asset.tracks.map(\.isEnabled) == [true, true, false, true, false])
         #expect(asset.tracks[0].associations[.chapterList] == [5])
-        #expect(asset.trackGroups.map { $0.tracks.map(\.trackID) } == [[2, 3], [4]])
+        #expect(asset.trackGroups.map { $0.trackIDs } == [[2, 3], [4]])
         #expect(asset.tracks[2].name == "Kommentar")
         // mkvmerge reads the MP4 (it does not read tx3g tracks: three of four).
         #expect(try ContainerTests.mkvmergeTracks(mp4).count == 3)

@@ -18,7 +18,7 @@ struct DemoSampleTests {
 
     @Test func sampleHasGroupsAndAssociations() throws {
         let asset = try Asset(url: DemoSampleTests.sample)
-        #expect(asset.trackGroups.map { $0.tracks.map(\.trackID) } == [[2, 3], [4], [5, 6]])
+        #expect(asset.trackGroups.map { $0.trackIDs } == [[2, 3], [4], [5, 6]])
         #expect(asset.track(withTrackID: 4)?.associatedTracks(ofType: .audioFallback).map(\.trackID) == [2])
         #expect(asset.track(withTrackID: 5)?.associatedTracks(ofType: .forcedSubtitlesOnly).map(\.trackID) == [6])
     }

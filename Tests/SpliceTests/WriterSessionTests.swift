@@ -111,7 +111,7 @@ struct WriterSessionTests {
 
         let asset = try Asset(url: url)
         #expect(asset.trackGroups.count == 1)
-        #expect(asset.trackGroups[0].tracks.map(\.trackID) == [2, 3])
+        #expect(asset.trackGroups[0].trackIDs == [2, 3])
         #expect(asset.trackGroups[0].defaultTrack?.trackID == 3)
         #expect(asset.tracks.map(\.isEnabled) == [true, false, true])
         #expect(asset.tracks[1].associatedTracks(ofType: .audioFallback).map(\.trackID) == [3])

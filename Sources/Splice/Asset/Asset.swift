@@ -12,7 +12,7 @@ import FFmpegBridge
 /// ```swift
 /// let asset = try Asset(url: URL(fileURLWithPath: "movie.mp4"))
 /// for group in asset.trackGroups {
-///     print(group.alternateGroup, group.tracks.map(\.trackID), group.defaultTrack?.trackID ?? 0)
+///     print(group.alternateGroup, group.trackIDs, group.defaultTrack?.trackID ?? 0)
 /// }
 /// ```
 public final class Asset: @unchecked Sendable {
