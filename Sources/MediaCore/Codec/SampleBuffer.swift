@@ -22,10 +22,10 @@ public struct SampleBuffer: Sendable {
         case bytes(Data)
         /// Compressed bytes left in a file.
         case file(FileRange)
-        /// Decoded audio.
-        case pcm(PCMBuffer)
-        /// A decoded picture.
-        case pixels(PixelBuffer)
+        /// Decoded audio (boxed: compressed samples, the common case, stay small to copy).
+        indirect case pcm(PCMBuffer)
+        /// A decoded picture (boxed, likewise).
+        indirect case pixels(PixelBuffer)
     }
 
     /// A region of a file holding a sample's bytes.

@@ -6,10 +6,19 @@ import MediaCore
 /// passed that window. Everything here runs with the writer's lock held, but the entry points.
 extension AssetWriter {
     func append(_ sample: SampleBuffer, to input: AssetWriterInput) -> Bool {
-        // An encoder runs before the lock is taken, so that inputs encode concurrently.
-        guard let encoder = lock.withLock({ _status == .writing ? input.state.encoder : nil }) else {
-            return appendAll([sample], to: input)
+        let (appended, others, encoder): (Bool, Bool, EncodingStage?) = lock.withLock {
+            guard _status == .writing else { return (false, false, nil) }
+            if let encoder = input.state.encoder { return (false, false, encoder) }
+            do {
+                return (true, try appendLocked(sample, to: input), nil)
+            } catch {
+                failLocked(error)
+                return (false, true, nil)
+            }
         }
+        if others { pumpAll() }
+        guard let encoder else { return appended }
+        // The encoder runs without the writer's lock, so that inputs encode concurrently.
         do {
             return appendAll(try encoder.encode(sample), to: input)
         } catch {
