@@ -196,12 +196,14 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Exact comparison of the rational values; invalid sorts after everything.
     public static func < (a: MediaTime, b: MediaTime) -> Bool {
         if a.kind != .numeric || b.kind != .numeric { return a.order < b.order }
+        if a.timescale == b.timescale { return a.value < b.value }
         return Int128(a.value) * Int128(b.timescale) < Int128(b.value) * Int128(a.timescale)
     }
 
     /// Two times are equal when they name the same instant: 1/2 == 2/4.
     public static func == (a: MediaTime, b: MediaTime) -> Bool {
         if a.kind != .numeric || b.kind != .numeric { return a.kind == b.kind }
+        if a.timescale == b.timescale { return a.value == b.value }
         return Int128(a.value) * Int128(b.timescale) == Int128(b.value) * Int128(a.timescale)
     }
 

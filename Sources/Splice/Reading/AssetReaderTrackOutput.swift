@@ -39,8 +39,11 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
 
     /// How far on its timeline this output has handed out samples (decode time + duration of
     /// the latest sample); nil before the first.
-    var position: MediaTime? { lock.withLock { _position } }
-    private var _position: MediaTime?
+    var position: MediaTime? {
+        lock.withLock { last.map { $0.decodeTimeStamp + ($0.duration.isNumeric ? $0.duration : .zero) } }
+    }
+    /// The times of the latest sample handed out.
+    private var last: (decodeTimeStamp: MediaTime, duration: MediaTime)?
 
     /// Starts handing out `cursor`'s samples (the reader started reading).
     func start(_ cursor: any SampleCursor) {
@@ -62,10 +65,7 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
         let outcome: Result<SampleBuffer?, Error> = lock.withLock {
             guard !finished, let cursor else { return .success(nil) }
             let result = Result { try cursor.next() }
-            if case .success(let s?) = result, s.decodeTimeStamp.isNumeric {
-                let end = s.decodeTimeStamp + (s.duration.isNumeric ? s.duration : .zero)
-                _position = _position.map { max($0, end) } ?? end
-            }
+            if case .success(let s?) = result, s.decodeTimeStamp.isNumeric { last = (s.decodeTimeStamp, s.duration) }
             if case .success(nil) = result { finished = true }
             if case .failure = result { finished = true }
             return result

@@ -31,9 +31,11 @@ final class TimelineCursor: SampleCursor {
         let cursor: any SampleCursor
         var filter: RangeFilter
         let piece: Piece
+        let isShifted: Bool
         init(cursor: any SampleCursor, piece: Piece) {
             self.cursor = cursor
             self.piece = piece
+            isShifted = piece.shift != .zero
             filter = RangeFilter(span: piece.media, keepsTaken: piece.dwell != nil)
         }
     }
@@ -103,7 +105,7 @@ final class TimelineCursor: SampleCursor {
         if ready.isEmpty, let c = current, c.filter.released, c.piece.dwell == nil {
             let end = c.filter.span.end
             if var sample = try c.cursor.next(), !(end.isNumeric && sample.decodeTimeStamp >= end) {
-                if c.piece.shift != .zero {
+                if c.isShifted {
                     let delta = c.piece.shift.convertScale(sample.decodeTimeStamp.timescale)
                     sample.decodeTimeStamp = sample.decodeTimeStamp + delta
                     sample.presentationTimeStamp = sample.presentationTimeStamp + delta
