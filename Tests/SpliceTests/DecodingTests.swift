@@ -8,15 +8,7 @@ import TestSupport
 @Suite("Decoding")
 struct DecodingTests {
     static func decode(_ track: AssetTrack, _ settings: OutputSettings, range: TimeRange = .everything) throws -> [SampleBuffer] {
-        let reader = try AssetReader(asset: track.asset!)
-        reader.timeRange = range
-        let output = AssetReaderTrackOutput(track: track, outputSettings: settings)
-        try reader.add(output)
-        #expect(reader.startReading())
-        var samples: [SampleBuffer] = []
-        while let s = output.copyNextSampleBuffer() { samples.append(s) }
-        #expect(reader.status == .completed, "\(String(describing: reader.error))")
-        return samples
+        try readAll(track, settings: settings, range: range)
     }
 
     /// ffmpeg's decoded frames of the first video stream (in their own 8-bit 4:2:0, 4:2:2 or

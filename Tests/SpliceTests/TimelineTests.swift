@@ -9,16 +9,7 @@ import TestSupport
 @Suite("The asset timeline")
 struct TimelineTests {
     static func read(_ track: AssetTrack, range: TimeRange = .everything, mediaTimes: Bool = false) throws -> [SampleBuffer] {
-        let reader = try AssetReader(asset: track.asset!)
-        reader.timeRange = range
-        let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
-        output.presentsMediaTimeline = mediaTimes
-        try reader.add(output)
-        #expect(reader.startReading())
-        var samples: [SampleBuffer] = []
-        while let s = output.copyNextSampleBuffer() { samples.append(s) }
-        #expect(reader.status == .completed, "\(String(describing: reader.error))")
-        return samples
+        try readAll(track, settings: nil, range: range, mediaTimes: mediaTimes)
     }
 
     static func seconds(_ s: Double) -> MediaTime { MediaTime(seconds: s, preferredTimescale: 1000) }

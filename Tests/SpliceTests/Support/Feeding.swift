@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MediaCore
 import Splice
+import Testing
 import TestSupport
 
 /// The feeding loop of `AssetWriterInput`'s documentation, as a user writes it: one serial
@@ -23,6 +24,21 @@ func feed(_ pairs: [(any SampleBufferSource, AssetWriterInput)]) -> Bool {
         }
     }
     return group.wait(timeout: .now() + 60) == .success
+}
+
+/// Every sample one output hands out for `track` (with `settings`, over `range`), checking that
+/// the reader completes.
+func readAll(_ track: AssetTrack, settings: OutputSettings?, range: TimeRange = .everything, mediaTimes: Bool = false) throws -> [SampleBuffer] {
+    let reader = try AssetReader(asset: track.asset!)
+    reader.timeRange = range
+    let output = AssetReaderTrackOutput(track: track, outputSettings: settings)
+    output.presentsMediaTimeline = mediaTimes
+    try reader.add(output)
+    #expect(reader.startReading())
+    var samples: [SampleBuffer] = []
+    while let s = output.copyNextSampleBuffer() { samples.append(s) }
+    #expect(reader.status == .completed, "\(String(describing: reader.error))")
+    return samples
 }
 
 /// A reader and a writer with one passthrough pair per track of `tracks`, added the documented way.
