@@ -104,6 +104,17 @@ struct EncodingTests {
             #expect(names.first == codec, "\(name): \(names)")
             let decode = try Tool.run("ffmpeg", ["-v", "error", "-i", url.path, "-f", "null", "-"])
             #expect(decode.status == 0 && decode.stderr.isEmpty, "\(name): \(decode.stderr)")
+            // As long as the source's 3 s, within a frame (decoded: the container's own figure varies).
+            let time = try Tool.check("ffmpeg", ["-v", "info", "-nostats", "-i", url.path, "-f", "null", "-"]).stderr
+                .split(separator: "\n").last { $0.contains("time=") }
+            let clock = time.flatMap { $0.split(separator: " ").first { $0.hasPrefix("time=") } }.map { String($0.dropFirst(5)) } ?? ""
+            let seconds = clock.split(separator: ":").compactMap { Double($0) }.reduce(0) { $0 * 60 + $1 }
+            #expect(abs(seconds - 3) <= 0.05, "\(name): decodes \(clock)")
+            if video != nil {
+                let frames = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                                                        "stream=nb_read_frames", "-of", "csv=p=0", url.path]).stdout
+                #expect(frames.hasPrefix("75"), "\(name): \(frames) frames")
+            }
         }
         // hvc1, as Apple's players want it.
         #expect(try Asset(url: Fixtures.path("hevc.mp4")).tracks[0].codec == "hvc1")
@@ -170,6 +181,17 @@ struct EncodingTests {
         #expect(abs(level - -9.03) < 0.5, "mean volume \(level) dB")
         let audioDuration = try EncodingTests.probe(url, "stream=duration").last.flatMap(Double.init) ?? 0
         #expect(abs(audioDuration - 2) < 0.025, "audio lasts \(audioDuration) s")
+    }
+
+    /// A 10-bit HEVC encode: Main 10, yuv420p10le, tagged `hvc1`.
+    @Test func tenBitHEVC() throws {
+        let url = Fixtures.path("main10.mp4")
+        _ = try EncodingTests.transcode(try Fixtures.grouped.get(), to: url,
+                                        video: VideoEncodingSettings(codec: .hevc, quality: .crf(22), preset: "ultrafast", pixelFormat: .yuv420p10le),
+                                        audio: nil)
+        let probe = try EncodingTests.probe(url, "stream=codec_name,profile,pix_fmt")
+        #expect(probe.first == "hevc,Main 10,yuv420p10le", "\(probe)")
+        #expect(try EncodingTests.ssim(url, try Fixtures.grouped.get()) >= 0.95)
     }
 
     /// Colour tags go into the stream and the sample entry's `colr`.
