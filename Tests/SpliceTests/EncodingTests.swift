@@ -205,6 +205,14 @@ struct EncodingTests {
         let entry = try #require(try Asset(url: url).tracks[0].formatDescriptions.first?.sampleEntry)
         let colr: [UInt8] = [0x63, 0x6F, 0x6C, 0x72, 0x6E, 0x63, 0x6C, 0x78, 0, 1, 0, 1, 0, 1, 0]   // colr nclx 1 1 1, limited
         #expect([UInt8](entry).indices.contains { Array([UInt8](entry).dropFirst($0).prefix(colr.count)) == colr })
+        // …and `btrt`, whose average agrees with ffprobe's bit rate of the stream.
+        let bytes = [UInt8](entry)
+        let at = try #require(bytes.indices.first { Array(bytes.dropFirst($0).prefix(4)) == Array("btrt".utf8) })
+        let average = bytes[(at + 12)..<(at + 16)].reduce(0) { $0 << 8 | Int($1) }
+        let theirs = try #require(Int(try EncodingTests.probe(url, "stream=bit_rate").first ?? ""))
+        #expect(abs(Double(average - theirs)) / Double(theirs) < 0.05, "btrt \(average) against ffprobe's \(theirs)")
+        let entryBox = bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        #expect(entryBox == bytes.count)
     }
 
     @Test func settingsOfTheWrongKindAreRefused() throws {

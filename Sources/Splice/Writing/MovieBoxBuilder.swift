@@ -52,6 +52,17 @@ struct MovieBoxBuilder {
         }
         let mediaScale = input.writtenTimescale(fallback: movieTimeScale)
         let mediaDuration = table.builder.duration
+        if input.outputSettings != nil {
+            // An encoded track: its sample entries say its bit rates (`btrt`, §8.5.2.2).
+            let btrt = MovieBoxBuilder.bitRateBox(sampleTable, timescale: mediaScale)
+            sampleTable.sampleEntries = sampleTable.sampleEntries.map { entry in
+                var e = entry
+                e.bytes += btrt
+                let size = UInt32(e.bytes.count)
+                e.bytes.replaceSubrange(0..<4, with: [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)])
+                return e
+            }
+        }
         let edits = editList(input, mediaScale: mediaScale, mediaDuration: mediaDuration)
         var header = trackHeader(input)
         if let edits {
@@ -166,5 +177,30 @@ struct MovieBoxBuilder {
         default: w.fullBox("nmhd", version: 0, flags: 0) { _ in }
         }
         return RawBox(type: FourCC(rawValue: UInt32(w.bytes[4]) << 24 | UInt32(w.bytes[5]) << 16 | UInt32(w.bytes[6]) << 8 | UInt32(w.bytes[7])), bytes: w.bytes)
+    }
+
+    /// `btrt` of a sample table: the largest sample, the most bits in any one second, and the
+    /// average bit rate.
+    static func bitRateBox(_ table: SampleTable, timescale: Int32) -> [UInt8] {
+        let sizes = (0..<table.sampleCount).map { Int(table.size(ofSample: $0)) }
+        var times: [Int64] = []
+        times.reserveCapacity(sizes.count)
+        var t: Int64 = 0
+        for entry in table.timeToSample { for _ in 0..<entry.count { times.append(t); t += Int64(entry.delta) } }
+        let seconds = Double(t) / Double(max(1, timescale))
+        let total = sizes.reduce(0, +)
+        var windowBits = 0, maxBits = 0, first = 0
+        for (i, size) in sizes.enumerated() where i < times.count {
+            windowBits += size * 8
+            while first < i, times[i] - times[first] >= Int64(timescale) { windowBits -= sizes[first] * 8; first += 1 }
+            maxBits = max(maxBits, windowBits)
+        }
+        var w = BoxWriter()
+        w.box("btrt") { w in
+            w.u32(UInt32(clamping: sizes.max() ?? 0))
+            w.u32(UInt32(clamping: maxBits))
+            w.u32(UInt32(clamping: seconds > 0 ? Int((Double(total * 8) / seconds).rounded()) : 0))
+        }
+        return w.bytes
     }
 }
