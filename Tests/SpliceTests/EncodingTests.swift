@@ -223,3 +223,30 @@ struct EncodingTests {
         #expect(error?.message.contains("video encoding settings are for video inputs") == true)
     }
 }
+
+/// Non-square pixels: `pasp` written from the stream's sample aspect ratio and read back.
+@Suite("Pixel aspect")
+struct PixelAspectTests {
+    @Test func anamorphicVideoKeepsItsAspectThroughRemuxAndEncode() throws {
+        let source = Fixtures.path("anamorphic.mkv")
+        if !FileManager.default.fileExists(atPath: source.path) {
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=1", "-c:v", "libx264", "-preset", "ultrafast",
+                             "-aspect", "16:9", source.path])
+        }
+        func aspect(_ url: URL) throws -> String {
+            try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=sample_aspect_ratio,display_aspect_ratio",
+                                       "-of", "csv=p=0", url.path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try aspect(source) == "4:3,16:9")
+        let mp4 = Fixtures.path("anamorphic.mp4"), back = Fixtures.path("anamorphic-back.mkv")
+        #expect(try Tool.splice(["remux", source.path, mp4.path, "--force"]).status == 0)
+        #expect(try aspect(mp4) == "4:3,16:9")
+        let entry = try #require(try Asset(url: mp4).tracks[0].formatDescriptions.first?.sampleEntry)
+        #expect([UInt8](entry).indices.contains { Array([UInt8](entry).dropFirst($0).prefix(12)) == Array("pasp".utf8) + [0, 0, 0, 4, 0, 0, 0, 3] })
+        #expect(try Tool.splice(["remux", mp4.path, back.path, "--force"]).status == 0)
+        #expect(try aspect(back) == "4:3,16:9")
+        let encoded = Fixtures.path("anamorphic-encoded.mp4")
+        _ = try EncodingTests.transcode(source, to: encoded, video: VideoEncodingSettings(codec: .h264, preset: "ultrafast"), audio: nil)
+        #expect(try aspect(encoded) == "4:3,16:9")
+    }
+}

@@ -22,6 +22,8 @@ public final class Encoder: @unchecked Sendable {
         public var bitRate = 0
         public var keyFrameInterval = 0
         public var color: PixelBuffer.Color = .unspecified
+        /// Width : height of a pixel.
+        public var sampleAspectRatio = (numerator: 1, denominator: 1)
         /// Encoder options (`crf`, `preset`, `tune`, `x264-params`, `profile`, …).
         public var options: [(String, String)] = []
 
@@ -67,7 +69,8 @@ public final class Encoder: @unchecked Sendable {
             context.pointee.width = Int32(c.width)
             context.pointee.height = Int32(c.height)
             context.pointee.pix_fmt = c.pixelFormat.avFormat
-            context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+            context.pointee.sample_aspect_ratio = AVRational(num: Int32(clamping: c.sampleAspectRatio.numerator),
+                                                             den: Int32(clamping: c.sampleAspectRatio.denominator))
             if let r = c.frameRate { context.pointee.framerate = AVRational(num: r.num, den: r.den) }
             if c.keyFrameInterval > 0 { context.pointee.gop_size = Int32(c.keyFrameInterval) }
             context.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(c.color.primaries))

@@ -20,6 +20,9 @@ extension CodecParameters {
         matrixCoefficients = Int(par.color_space.rawValue)
         isFullRange = par.color_range == AVCOL_RANGE_JPEG ? true : par.color_range == AVCOL_RANGE_MPEG ? false : nil
         reorderDelay = Int(max(0, par.video_delay))
+        if par.sample_aspect_ratio.num > 0, par.sample_aspect_ratio.den > 0 {
+            sampleAspectRatio = (Int(par.sample_aspect_ratio.num), Int(par.sample_aspect_ratio.den))
+        }
         if let extra = par.extradata, par.extradata_size > 0 {
             extradata = Array(UnsafeBufferPointer(start: extra, count: Int(par.extradata_size)))
         }
@@ -44,6 +47,10 @@ extension CodecParameters {
         }
         par.pointee.width = Int32(clamping: width)
         par.pointee.height = Int32(clamping: height)
+        if hasNonSquarePixels {
+            par.pointee.sample_aspect_ratio = AVRational(num: Int32(clamping: sampleAspectRatio.numerator),
+                                                         den: Int32(clamping: sampleAspectRatio.denominator))
+        }
         if mediaType == .audio {
             par.pointee.sample_rate = Int32(clamping: sampleRate)
             if channelLayoutMask != 0, channelLayoutMask.nonzeroBitCount == channelCount {

@@ -90,6 +90,16 @@ public enum CodecMapping {
         p.sampleRate = Int(entry.sampleRate ?? 0)
         p.channelCount = entry.channelCount ?? 0
         guard describe(entry.type, children: boxes, into: &p) else { return nil }
+        if let pasp = boxes.first(where: { $0.type == "pasp" })?.payload, pasp.count >= 8 {
+            let h = pasp[0..<4].reduce(0) { $0 << 8 | Int($1) }, v = pasp[4..<8].reduce(0) { $0 << 8 | Int($1) }
+            if h > 0, v > 0 { p.sampleAspectRatio = (h, v) }
+        }
+        if let colr = boxes.first(where: { $0.type == "colr" })?.payload, colr.count >= 11, Array(colr[0..<4]) == Array("nclx".utf8) {
+            p.colorPrimaries = Int(colr[4]) << 8 | Int(colr[5])
+            p.transferCharacteristics = Int(colr[6]) << 8 | Int(colr[7])
+            p.matrixCoefficients = Int(colr[8]) << 8 | Int(colr[9])
+            p.isFullRange = colr[10] & 0x80 != 0
+        }
         return p
     }
 

@@ -23,6 +23,12 @@ enum SampleEntryBuilder {
             w.u16(0x18); w.i16(-1)                    // depth, pre_defined
             w.append(children)
             w.append(colourBox(p))
+            if p.hasNonSquarePixels {
+                // pasp (§12.1.4): hSpacing, vSpacing.
+                w.box("pasp") { w in
+                    w.u32(UInt32(clamping: p.sampleAspectRatio.numerator)); w.u32(UInt32(clamping: p.sampleAspectRatio.denominator))
+                }
+            }
         }
         return w.bytes
     }

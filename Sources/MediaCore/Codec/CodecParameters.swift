@@ -34,6 +34,17 @@ public struct CodecParameters: Sendable, Hashable {
     public var isFullRange: Bool?
     /// Video: frames a decoder holds back to reorder them (B-frames); 0 when none or unknown.
     public var reorderDelay = 0
+    /// Video: the width : height of a pixel (`pasp`); 0:0 when unknown (square).
+    public var sampleAspectRatio: (numerator: Int, denominator: Int) {
+        get { (sarNumerator, sarDenominator) }
+        set { (sarNumerator, sarDenominator) = newValue }
+    }
+    private var sarNumerator = 0
+    private var sarDenominator = 0
+    /// Whether pixels are known not to be square.
+    public var hasNonSquarePixels: Bool {
+        sarNumerator > 0 && sarDenominator > 0 && sarNumerator != sarDenominator
+    }
 
     public init(mediaType: MediaType, codecName: String) {
         self.mediaType = mediaType

@@ -121,6 +121,7 @@ final class EncodingStage: @unchecked Sendable {
             c.height = height
             c.pixelFormat = v.pixelFormat
             c.color = v.color ?? picture.color
+            c.sampleAspectRatio = picture.sampleAspectRatio
             c.keyFrameInterval = v.keyFrameInterval ?? 0
             if let fps = v.frameRate, fps > 0 {
                 c.frameRate = (Int32((fps * 1001).rounded()), 1001)
