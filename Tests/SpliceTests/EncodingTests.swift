@@ -183,6 +183,15 @@ struct EncodingTests {
         #expect(abs(audioDuration - 2) < 0.025, "audio lasts \(audioDuration) s")
     }
 
+    /// A rate the encoder does not take becomes the nearest one it does, with a warning.
+    @Test func anUnsupportedRateIsCorrected() throws {
+        let url = Fixtures.path("rate.m4a")
+        let writer = try EncodingTests.transcode(try Fixtures.grouped.get(), to: url, video: nil,
+                                                 audio: AudioEncodingSettings(codec: .aac, sampleRate: 50_000))
+        #expect(writer.warnings.contains { $0.contains("does not take 50000 Hz; the audio is resampled to 48000 Hz") }, "\(writer.warnings)")
+        #expect(try EncodingTests.probe(url, "stream=sample_rate").first == "48000")
+    }
+
     /// A 10-bit HEVC encode: Main 10, yuv420p10le, tagged `hvc1`.
     @Test func tenBitHEVC() throws {
         let url = Fixtures.path("main10.mp4")

@@ -102,6 +102,16 @@ public final class Encoder: @unchecked Sendable {
 
     deinit { avcodec_free_context(&context) }
 
+    /// The sample rates an audio encoder takes, or nil when it takes any (or is missing).
+    public static func supportedSampleRates(encoderName: String) -> [Int]? {
+        guard (try? FFmpegLibraries.load(for: "encoding")) != nil, let codec = avcodec_find_encoder_by_name(encoderName),
+              let rates = codec.pointee.supported_samplerates else { return nil }
+        var out: [Int] = []
+        var i = 0
+        while rates[i] != 0, i < 64 { out.append(Int(rates[i])); i += 1 }
+        return out.isEmpty ? nil : out
+    }
+
     /// The codec parameters of what the encoder makes (its extradata included), once open.
     public var parameters: CodecParameters {
         guard let context, var par = avcodec_parameters_alloc() else { return CodecParameters(mediaType: configuration.mediaType, codecName: "") }

@@ -142,7 +142,12 @@ final class EncodingStage: @unchecked Sendable {
             pictures = try PictureConverter(pixelFormat: v.pixelFormat, size: (width, height))
         case .audio(let a):
             guard let pcm = sample.pcmBuffer else { throw MediaError(.invalidData, "track \(track): audio settings need PCM") }
-            let rate = a.codec == .opus ? 48000 : (a.sampleRate ?? pcm.format.sampleRate)
+            var rate = a.codec == .opus ? 48000 : (a.sampleRate ?? pcm.format.sampleRate)
+            if let rates = Encoder.supportedSampleRates(encoderName: a.codec.encoderName), !rates.contains(rate),
+               let nearest = rates.min(by: { abs($0 - rate) < abs($1 - rate) }) {
+                notes.append("track \(track): \(a.codec.encoderName) does not take \(rate) Hz; the audio is resampled to \(nearest) Hz")
+                rate = nearest
+            }
             let channels = a.channelCount ?? pcm.format.channelCount
             let (format, planar) = a.codec.sampleFormat
             var c = Encoder.Configuration(encoderName: a.codec.encoderName, mediaType: .audio, timescale: Int32(rate))
