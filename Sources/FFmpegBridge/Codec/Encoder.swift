@@ -114,12 +114,12 @@ public final class Encoder: @unchecked Sendable {
 
     /// The codec parameters of what the encoder makes (its extradata included), once open.
     public var parameters: CodecParameters {
-        guard let context, var par = avcodec_parameters_alloc() else { return CodecParameters(mediaType: configuration.mediaType, codecName: "") }
-        defer { var p: UnsafeMutablePointer<AVCodecParameters>? = par; avcodec_parameters_free(&p) }
+        var block = avcodec_parameters_alloc()
+        defer { avcodec_parameters_free(&block) }
+        guard let context, let par = block else { return CodecParameters(mediaType: configuration.mediaType, codecName: "") }
         _ = avcodec_parameters_from_context(par, context)
         var p = CodecParameters(par.pointee)
         p.initialPadding = Int(context.pointee.initial_padding)
-        _ = par
         return p
     }
 
@@ -181,18 +181,6 @@ public final class Encoder: @unchecked Sendable {
 }
 
 extension Frame {
-    /// A frame around a picture or PCM for an encoder: the libav frame itself when the buffer is
-    /// one, else a copy into a new frame.
-    public static func wrapping(_ sample: SampleBuffer, timescale: Int32) throws -> Frame? {
-        let pts = sample.presentationTimeStamp.convertScale(timescale).value
-        if let p = sample.imageBuffer {
-            let f = try (p.storage as? Frame) ?? Frame.copying(p)
-            f.pointer.pointee.pts = pts
-            return f
-        }
-        return nil
-    }
-
     /// A new frame holding a copy of `picture`.
     public static func copying(_ picture: PixelBuffer) throws -> Frame {
         let f = try Frame()

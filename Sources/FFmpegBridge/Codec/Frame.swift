@@ -18,10 +18,10 @@ public final class Frame: DecodedStorage, @unchecked Sendable {
 
     public func plane(_ index: Int) -> (base: UnsafeRawPointer, stride: Int) {
         let base = UnsafeRawPointer(pointer.pointee.extended_data[index]!)
-        let stride = withUnsafeBytes(of: pointer.pointee.linesize) { $0.load(fromByteOffset: 4 * min(index, 7), as: Int32.self) }
-        // Audio: every plane is linesize[0] long.
-        return (base, Int(pointer.pointee.nb_samples > 0 && pointer.pointee.width == 0
-                          ? withUnsafeBytes(of: pointer.pointee.linesize) { $0.load(as: Int32.self) } : stride))
+        // Audio: every plane is linesize[0] long (and planes may be more than linesize's eight).
+        let isAudio = pointer.pointee.nb_samples > 0 && pointer.pointee.width == 0
+        let stride = withUnsafeBytes(of: pointer.pointee.linesize) { $0.load(fromByteOffset: isAudio ? 0 : 4 * index, as: Int32.self) }
+        return (base, Int(stride))
     }
 
     /// The frame's presentation time in its packets' time base: its packet's, else libavcodec's
@@ -33,8 +33,8 @@ public final class Frame: DecodedStorage, @unchecked Sendable {
         return t == none ? nil : t
     }
 
-    /// The frame as decoded audio, when it is in a format Splice hands out.
-    func pcmBuffer() -> PCMBuffer? {
+    /// The frame as decoded audio (nil for a sample format Splice does not hand out).
+    public var pcm: PCMBuffer? {
         guard let (format, planar) = PCMBuffer.SampleFormat.from(AVSampleFormat(rawValue: pointer.pointee.format)) else { return nil }
         let layout = pointer.pointee.ch_layout
         let f = PCMBuffer.Format(sampleFormat: format, isPlanar: planar, sampleRate: Int(pointer.pointee.sample_rate),
@@ -43,8 +43,8 @@ public final class Frame: DecodedStorage, @unchecked Sendable {
         return PCMBuffer(format: f, frameCount: Int(pointer.pointee.nb_samples), storage: self)
     }
 
-    /// The frame as a picture, when it is in a pixel format Splice hands out.
-    func pixelBuffer() -> PixelBuffer? {
+    /// The frame as a picture (nil for a pixel format Splice does not hand out).
+    public var picture: PixelBuffer? {
         guard let format = PixelBuffer.PixelFormat(AVPixelFormat(rawValue: pointer.pointee.format)) else { return nil }
         let p = pointer.pointee
         let color = PixelBuffer.Color(primaries: Int(p.color_primaries.rawValue), transfer: Int(p.color_trc.rawValue),
@@ -119,9 +119,4 @@ extension Frame {
         let d = pointer.pointee.pkt_duration
         return d > 0 ? MediaTime(value: d, timescale: timescale) : nil
     }
-
-    /// The frame as decoded audio (nil for a sample format Splice does not hand out).
-    public var pcm: PCMBuffer? { pcmBuffer() }
-    /// The frame as a picture (nil for a pixel format Splice does not hand out).
-    public var picture: PixelBuffer? { pixelBuffer() }
 }

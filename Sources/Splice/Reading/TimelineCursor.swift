@@ -63,9 +63,7 @@ final class TimelineCursor: SampleCursor {
     /// edit (what `presentsMediaTimeline` hands out).
     init(mediaTimesOf track: AssetTrack, timeRange: TimeRange, open: @escaping (MediaSpan) throws -> any SampleCursor) {
         trackID = track.trackID
-        let shift = track.timelineShift
-        let media = timeRange == .everything ? MediaSpan.all : MediaSpan(start: timeRange.start - shift, end: timeRange.end - shift)
-        pieces = [Piece(media: media, shift: .zero)]
+        pieces = [Piece(media: MediaSpan(timeRange, shiftedBy: track.timelineShift), shift: .zero)]
         self.open = open
     }
 
@@ -75,8 +73,7 @@ final class TimelineCursor: SampleCursor {
         let whole = range == .everything
         guard !track.segments.isEmpty else {
             let shift = track.timelineShift
-            let media = whole ? MediaSpan.all : MediaSpan(start: range.start - shift, end: range.end - shift)
-            return [Piece(media: media, shift: shift)]
+            return [Piece(media: MediaSpan(range, shiftedBy: shift), shift: shift)]
         }
         var pieces: [Piece] = []
         let shown = track.segments.filter { !$0.isEmpty }
@@ -105,11 +102,7 @@ final class TimelineCursor: SampleCursor {
         if ready.isEmpty, let c = current, c.filter.released, c.piece.dwell == nil {
             let end = c.filter.span.end
             if var sample = try c.cursor.next(), !(end.isNumeric && sample.decodeTimeStamp >= end) {
-                if c.isShifted {
-                    let delta = c.piece.shift.convertScale(sample.decodeTimeStamp.timescale)
-                    sample.decodeTimeStamp = sample.decodeTimeStamp + delta
-                    sample.presentationTimeStamp = sample.presentationTimeStamp + delta
-                }
+                if c.isShifted { TimelineCursor.shift(&sample, by: c.piece.shift) }
                 try checkOrder(sample)
                 return sample
             }
@@ -128,9 +121,11 @@ final class TimelineCursor: SampleCursor {
             let outcome = try c.cursor.next().map { try c.filter.push($0) } ?? .end
             switch outcome {
             case .pass(let sample) where c.piece.dwell == nil:
-                return try handOut(TimelineCursor.shifted(sample, by: c.piece.shift))
+                var s = sample
+                TimelineCursor.shift(&s, by: c.piece.shift)
+                return try handOut(s)
             case .release(let samples) where c.piece.dwell == nil:
-                ready = samples.map { TimelineCursor.shifted($0, by: c.piece.shift) }
+                ready = samples.map { var s = $0; TimelineCursor.shift(&s, by: c.piece.shift); return s }
             case .end:
                 c.cursor.close()
                 current = nil
@@ -164,13 +159,12 @@ final class TimelineCursor: SampleCursor {
         lastDecodeTime = sample.decodeTimeStamp
     }
 
-    private static func shifted(_ sample: SampleBuffer, by shift: MediaTime) -> SampleBuffer {
-        guard shift != .zero else { return sample }
-        var s = sample
+    /// Moves `sample` by `shift` (media time → timeline time).
+    private static func shift(_ sample: inout SampleBuffer, by shift: MediaTime) {
+        guard shift != .zero else { return }
         let delta = shift.convertScale(sample.decodeTimeStamp.timescale)
-        s.decodeTimeStamp = sample.decodeTimeStamp + delta
-        s.presentationTimeStamp = sample.presentationTimeStamp + delta
-        return s
+        sample.decodeTimeStamp = sample.decodeTimeStamp + delta
+        sample.presentationTimeStamp = sample.presentationTimeStamp + delta
     }
 
     /// A dwell: the sample shown at the segment's media time `at`, for the whole segment, after
@@ -197,6 +191,17 @@ struct MediaSpan: Equatable {
     var end: MediaTime
 
     static let all = MediaSpan(start: .negativeInfinity, end: .positiveInfinity)
+
+    init(start: MediaTime, end: MediaTime) {
+        self.start = start
+        self.end = end
+    }
+
+    /// The media under a span of the timeline, where timeline time = media time + `shift`
+    /// (everything for `.everything`).
+    init(_ timeline: TimeRange, shiftedBy shift: MediaTime) {
+        self = timeline == .everything ? .all : MediaSpan(start: timeline.start - shift, end: timeline.end - shift)
+    }
 }
 
 /// Cuts a media-time stream of samples to a span: from the sync sample before the span's
