@@ -32,6 +32,38 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--decode" {
     }
 }
 
+// `splice-bench --transcode <in> <out.mp4> <seconds>`: the first `seconds` of the first video
+// track decoded and re-encoded with x264 (`veryfast`, CRF 23) through a reader output and a writer
+// input — decode, convert and encode of one track, pipelined.
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--transcode" {
+    do {
+        let asset = try Asset(url: URL(fileURLWithPath: CommandLine.arguments[2]))
+        let reader = try AssetReader(asset: asset)
+        reader.timeRange = TimeRange(start: .zero, duration: MediaTime(seconds: Double(CommandLine.arguments[4]) ?? 10, preferredTimescale: 1000))
+        let output = AssetReaderTrackOutput(track: asset.tracks(withMediaType: .video)[0], outputSettings: .video(VideoOutputSettings()))
+        try reader.add(output)
+        let url = URL(fileURLWithPath: CommandLine.arguments[3])
+        try? FileManager.default.removeItem(at: url)
+        let writer = try AssetWriter(outputURL: url)
+        let input = AssetWriterInput(mediaType: .video, outputSettings: .video(VideoEncodingSettings(codec: .h264, quality: .crf(23), preset: "veryfast")))
+        try writer.add(input)
+        guard reader.startReading() else { throw reader.error! }
+        guard writer.startWriting() else { throw writer.error! }
+        writer.startSession(atSourceTime: .zero)
+        while let sample = output.copyNextSampleBuffer() {
+            while !input.isReadyForMoreMediaData { usleep(1000) }
+            guard input.append(sample) else { throw writer.error! }
+        }
+        input.markAsFinished()
+        writer.finish()
+        guard writer.status == .completed else { throw writer.error! }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("transcode: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
 let media = root.appendingPathComponent("bench-media")
 let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("splice").path

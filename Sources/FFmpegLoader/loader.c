@@ -173,6 +173,12 @@ STUB(UTIL, int, av_opt_set, (void *obj, const char *name, const char *val, int s
 STUB(UTIL, AVFrame *, av_frame_alloc, (void), ())
 VOID_STUB(UTIL, av_frame_free, (AVFrame **frame), (frame))
 VOID_STUB(UTIL, av_frame_unref, (AVFrame *frame), (frame))
+STUB(UTIL, AVFrameSideData *, av_frame_get_side_data, (const AVFrame *frame, enum AVFrameSideDataType type), (frame, type))
+STUB(FORMAT, int, av_stream_add_side_data, (AVStream *st, enum AVPacketSideDataType type, uint8_t *data, size_t size),
+     (st, type, data, size))
+STUB(FORMAT, uint8_t *, av_stream_get_side_data, (const AVStream *stream, enum AVPacketSideDataType type, size_t *size),
+     (stream, type, size))
+STUB(UTIL, int, av_frame_copy_props, (AVFrame *dst, const AVFrame *src), (dst, src))
 STUB(UTIL, int, av_frame_get_buffer, (AVFrame *frame, int align), (frame, align))
 STUB(UTIL, int, av_frame_make_writable, (AVFrame *frame), (frame))
 STUB(UTIL, int, av_channel_layout_copy, (AVChannelLayout *dst, const AVChannelLayout *src), (dst, src))

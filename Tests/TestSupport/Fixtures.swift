@@ -8,11 +8,14 @@ private let fixtureDirectoryPath = FileManager.default.temporaryDirectory
     .appendingPathComponent("splice-fixtures-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
 
 public enum Fixtures {
-    /// A directory of this test run's own, removed when the run exits.
+    /// A directory of this test run's own, removed when the run exits (kept, to look into a
+    /// failure, when SPLICE_KEEP_FIXTURES is set).
     public static let directory: URL = {
         let dir = URL(fileURLWithPath: fixtureDirectoryPath)
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(atPath: fixtureDirectoryPath) }
+        if ProcessInfo.processInfo.environment["SPLICE_KEEP_FIXTURES"] == nil {
+            atexit { try? FileManager.default.removeItem(atPath: fixtureDirectoryPath) }
+        }
         return dir
     }()
 

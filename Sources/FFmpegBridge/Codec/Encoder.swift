@@ -24,6 +24,10 @@ public final class Encoder: @unchecked Sendable {
         public var color: PixelBuffer.Color = .unspecified
         /// Width : height of a pixel.
         public var sampleAspectRatio = (numerator: 1, denominator: 1)
+        /// HDR10 static metadata: written into the bitstream (x265, SVT-AV1, x264 SEI) and, through
+        /// `parameters`, into the container (`mdcv`/`clli`, Matroska's MasteringMetadata).
+        public var masteringDisplay: MasteringDisplay?
+        public var contentLightLevel: ContentLightLevel?
         /// Encoder options (`crf`, `preset`, `tune`, `x264-params`, `profile`, …).
         public var options: [(String, String)] = []
 
@@ -88,7 +92,7 @@ public final class Encoder: @unchecked Sendable {
         }
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        for (key, value) in c.options { av_dict_set(&options, key, value, 0) }
+        for (key, value) in Encoder.withHDROptions(c) { av_dict_set(&options, key, value, 0) }
         let r = avcodec_open2(context, codec, &options)
         guard r >= 0 else {
             throw MediaError(.unsupported, "\(c.encoderName) refused the settings (\(Encoder.describe(c))): \(FFmpegError(code: r, operation: "").message)")
@@ -101,6 +105,29 @@ public final class Encoder: @unchecked Sendable {
     }
 
     deinit { avcodec_free_context(&context) }
+
+    /// `c.options` with the HDR10 metadata added to the encoder's own parameter string
+    /// (`x265-params`, `svtav1-params`, `x264-params`), after what the caller put there.
+    static func withHDROptions(_ c: Configuration) -> [(String, String)] {
+        let key: String, mastering: String, light: String
+        switch c.encoderName {
+        case "libx265": (key, mastering, light) = ("x265-params", "master-display", "max-cll")
+        case "libx264": (key, mastering, light) = ("x264-params", "mastering-display", "cll")
+        case "libsvtav1": (key, mastering, light) = ("svtav1-params", "mastering-display", "content-light")
+        default: return c.options
+        }
+        var params: [String] = []
+        if let m = c.masteringDisplay { params.append("\(mastering)=\(c.encoderName == "libsvtav1" ? m.svtAV1Option : m.x265Option)") }
+        if let l = c.contentLightLevel { params.append("\(light)=\(l.maxContentLightLevel),\(l.maxFrameAverageLightLevel)") }
+        guard !params.isEmpty else { return c.options }
+        var options = c.options
+        if let i = options.firstIndex(where: { $0.0 == key }) {
+            options[i].1 += ":" + params.joined(separator: ":")
+        } else {
+            options.append((key, params.joined(separator: ":")))
+        }
+        return options
+    }
 
     /// The sample rates an audio encoder takes, or nil when it takes any (or is missing).
     public static func supportedSampleRates(encoderName: String) -> [Int]? {
@@ -120,6 +147,8 @@ public final class Encoder: @unchecked Sendable {
         _ = avcodec_parameters_from_context(par, context)
         var p = CodecParameters(par.pointee)
         p.initialPadding = Int(context.pointee.initial_padding)
+        p.masteringDisplay = configuration.masteringDisplay
+        p.contentLightLevel = configuration.contentLightLevel
         return p
     }
 

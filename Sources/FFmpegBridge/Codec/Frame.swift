@@ -52,8 +52,10 @@ public final class Frame: DecodedStorage, @unchecked Sendable {
                                       isFullRange: p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil)
         let sar = p.sample_aspect_ratio.num > 0 && p.sample_aspect_ratio.den > 0
             ? (Int(p.sample_aspect_ratio.num), Int(p.sample_aspect_ratio.den)) : (1, 1)
-        return PixelBuffer(pixelFormat: format, width: Int(p.width), height: Int(p.height), color: color,
-                           sampleAspectRatio: sar, storage: self)
+        var picture = PixelBuffer(pixelFormat: format, width: Int(p.width), height: Int(p.height), color: color,
+                                  sampleAspectRatio: sar, storage: self)
+        if p.side_data != nil { (picture.masteringDisplay, picture.contentLightLevel) = hdrMetadata }
+        return picture
     }
 }
 

@@ -52,13 +52,10 @@ public final class PictureConverter: @unchecked Sendable {
             }
         }
         guard r > 0 else { throw MediaError(.invalidData, "cannot convert a \(f.width)x\(f.height) picture to \(pixelFormat)") }
+        // Times, colour tags, aspect and side data (HDR10 metadata) go with the picture.
+        guard av_frame_copy_props(out.pointer, frame.pointer) >= 0 else { throw MediaError(.io, "out of memory (picture)") }
         out.pointer.pointee.pts = f.best_effort_timestamp
-        out.pointer.pointee.best_effort_timestamp = f.best_effort_timestamp
-        out.pointer.pointee.color_primaries = f.color_primaries
-        out.pointer.pointee.color_trc = f.color_trc
-        out.pointer.pointee.colorspace = f.colorspace
         out.pointer.pointee.color_range = fullRange.map { $0 ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG } ?? f.color_range
-        out.pointer.pointee.sample_aspect_ratio = f.sample_aspect_ratio
         return out
     }
 

@@ -47,6 +47,12 @@ extension CodecParameters {
         }
         par.pointee.width = Int32(clamping: width)
         par.pointee.height = Int32(clamping: height)
+        if mediaType == .video {
+            par.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(clamping: colorPrimaries))
+            par.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(clamping: transferCharacteristics))
+            par.pointee.color_space = AVColorSpace(rawValue: UInt32(clamping: matrixCoefficients))
+            if let full = isFullRange { par.pointee.color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG }
+        }
         if hasNonSquarePixels {
             par.pointee.sample_aspect_ratio = AVRational(num: Int32(clamping: sampleAspectRatio.numerator),
                                                          den: Int32(clamping: sampleAspectRatio.denominator))

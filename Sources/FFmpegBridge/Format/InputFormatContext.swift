@@ -107,7 +107,9 @@ public final class InputFormatContext: @unchecked Sendable {
         let n = Int(ctx.pointee.nb_streams)
         return (0..<n).compactMap { i in
             guard let stream = ctx.pointee.streams[i], let par = stream.pointee.codecpar else { return nil }
-            return StreamInfo(stream: stream.pointee, parameters: par.pointee, index: i)
+            var info = StreamInfo(stream: stream.pointee, parameters: par.pointee, index: i)
+            info.codec.readSideData(of: stream)
+            return info
         }
     }
 }

@@ -34,9 +34,19 @@ public final class OutputFormatContext: @unchecked Sendable {
     public static func canHold(_ codecName: String, formatName: String) -> Bool {
         guard (try? FFmpegLibraries.load()) != nil, let f = av_guess_format(formatName, nil, nil),
               let d = avcodec_descriptor_get_by_name(codecName) else { return false }
-        // 1: it can; 0: it cannot; negative: the muxer does not say (MPEG-TS), so it is tried.
+        // 1: it can; 0: it cannot; negative: the muxer does not say, so it is tried — except
+        // MPEG-TS, which writes what it has no stream type for as private data no reader decodes.
+        if formatName == "mpegts" { return mpegTSCodecs.contains(codecName) }
         return avformat_query_codec(f, d.pointee.id, FF_COMPLIANCE_NORMAL) != 0
     }
+
+    /// The codecs libavformat's MPEG-TS muxer gives a stream type (ISO/IEC 13818-1 and the DVB
+    /// and ATSC registrations it knows), by FFmpeg's names.
+    static let mpegTSCodecs: Set<String> = [
+        "mpeg1video", "mpeg2video", "mpeg4", "h264", "hevc", "cavs", "dirac", "vc1", "avs2", "avs3",
+        "mp2", "mp3", "aac", "aac_latm", "ac3", "eac3", "dts", "truehd", "opus", "s302m",
+        "dvb_subtitle", "dvb_teletext", "smpte_klv", "timed_id3",
+    ]
 
     /// Starts a `formatName` muxer (`matroska`, `webm`, `mpegts`, `avi`, …) writing into `file`.
     public init(formatName: String, file: OutputFile) throws(FFmpegError) {
@@ -117,6 +127,7 @@ public final class OutputFormatContext: @unchecked Sendable {
             throw MediaError(.io, "cannot add a stream")
         }
         try codec.copy(into: par)
+        try codec.writeSideData(to: st)
         st.pointee.time_base = AVRational(num: timeBase.num, den: timeBase.den)
         if let l = metadata.language { av_dict_set(&st.pointee.metadata, "language", l, 0) }
         if let t = metadata.title, !t.isEmpty { av_dict_set(&st.pointee.metadata, "title", t, 0) }

@@ -59,6 +59,7 @@ public enum FFmpegLibraries {
             throw FFmpegError(code: splice_averror(ENOSYS), operation: "\(purpose) needs FFmpeg's libraries",
                               text: String(cString: message) + " (install Debian's libavformat59)")
         }
+        _ = FFmpegLog.installed    // FFmpeg's messages go to FFmpegLog, never straight to stderr
     }
 }
 

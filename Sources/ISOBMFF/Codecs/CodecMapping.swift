@@ -100,6 +100,8 @@ public enum CodecMapping {
             p.matrixCoefficients = Int(colr[8]) << 8 | Int(colr[9])
             p.isFullRange = colr[10] & 0x80 != 0
         }
+        p.masteringDisplay = boxes.first { $0.type == "mdcv" }.flatMap { MasteringDisplay(mdcvPayload: $0.payload) }
+        p.contentLightLevel = boxes.first { $0.type == "clli" }.flatMap { ContentLightLevel(clliPayload: $0.payload) }
         return p
     }
 

@@ -23,6 +23,9 @@ enum SampleEntryBuilder {
             w.u16(0x18); w.i16(-1)                    // depth, pre_defined
             w.append(children)
             w.append(colourBox(p))
+            // HDR10 static metadata (ISO/IEC 23001-8 boxes, as QuickTime and FFmpeg read them).
+            if let m = p.masteringDisplay { w.box("mdcv") { $0.append(m.mdcvPayload) } }
+            if let c = p.contentLightLevel { w.box("clli") { $0.append(c.clliPayload) } }
             if p.hasNonSquarePixels {
                 // pasp (§12.1.4): hSpacing, vSpacing.
                 w.box("pasp") { w in

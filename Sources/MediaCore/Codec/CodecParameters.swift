@@ -32,6 +32,9 @@ public struct CodecParameters: Sendable, Hashable {
     public var transferCharacteristics = 2
     public var matrixCoefficients = 2
     public var isFullRange: Bool?
+    /// Video: HDR10 static metadata (`mdcv`, `clli`), when the stream carries it.
+    public var masteringDisplay: MasteringDisplay?
+    public var contentLightLevel: ContentLightLevel?
     /// Video: frames a decoder holds back to reorder them (B-frames); 0 when none or unknown.
     public var reorderDelay = 0
     /// Video: the width : height of a pixel (`pasp`); 0:0 when unknown (square).

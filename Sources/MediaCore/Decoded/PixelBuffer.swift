@@ -58,6 +58,9 @@ public struct PixelBuffer: Sendable {
     /// Width : height of one pixel (1:1 for square pixels).
     public var sampleAspectRatio: (numerator: Int, denominator: Int)
     public let storage: any DecodedStorage
+    /// HDR10 static metadata the picture came with (the decoder's side data), if any.
+    public var masteringDisplay: MasteringDisplay?
+    public var contentLightLevel: ContentLightLevel?
 
     public init(pixelFormat: PixelFormat, width: Int, height: Int, color: Color = .unspecified,
                 sampleAspectRatio: (numerator: Int, denominator: Int) = (1, 1), storage: any DecodedStorage) {

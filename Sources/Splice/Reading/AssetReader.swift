@@ -137,7 +137,8 @@ public final class AssetReader: @unchecked Sendable {
                 let timeline = output.presentsMediaTimeline ? TimelineCursor(mediaTimesOf: track, timeRange: range, open: open)
                                                             : TimelineCursor(track: track, timeRange: range, open: open)
                 if let settings = output.outputSettings {
-                    output.start(DecodingCursor(source: timeline, track: track, settings: settings, timeRange: range))
+                    let decoding = DecodingCursor(source: timeline, track: track, settings: settings, timeRange: range)
+                    output.start(PrefetchingCursor(decoding, capacity: track.mediaType == .video ? 4 : 8))
                 } else {
                     output.start(timeline)
                 }

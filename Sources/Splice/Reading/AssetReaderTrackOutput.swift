@@ -28,11 +28,14 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
         self.outputSettings = outputSettings
     }
 
+    /// An output let go of mid-read stops its cursor (a decoding one ends its thread).
+    deinit { cursor?.close() }
+
     var isFinished: Bool { lock.withLock { finished } }
 
     /// What decoding skipped (damaged packets), for the reader's warnings.
     var decodingWarnings: [String] {
-        guard let decoding = lock.withLock({ cursor as? DecodingCursor }), decoding.damagedPackets > 0 else { return [] }
+        guard let decoding = lock.withLock({ cursor as? PrefetchingCursor }), decoding.damagedPackets > 0 else { return [] }
         let n = decoding.damagedPackets
         return ["track \(track.trackID): \(n) damaged packet\(n == 1 ? " was" : "s were") skipped by the decoder"]
     }

@@ -57,13 +57,19 @@ public struct VideoEncodingSettings: Sendable, Hashable {
     public var pixelFormat: PixelBuffer.PixelFormat
     /// Colour tags written into the stream (and `colr`); nil: the pictures'.
     public var color: PixelBuffer.Color?
+    /// HDR10 static metadata, written into the stream (HEVC and AV1 SEI/OBUs, H.264 SEI) and the
+    /// container (`mdcv`/`clli`, Matroska's MasteringMetadata); nil: the pictures' own (a
+    /// decoded HDR10 source's), if any. Meant for 10-bit PQ or HLG encodes.
+    public var masteringDisplay: MasteringDisplay?
+    public var contentLightLevel: ContentLightLevel?
     /// Other encoder options, passed through (`x264-params`, `x265-params`, …); the ones the
     /// encoder does not take are reported.
     public var options: [String: String]
 
     public init(codec: Codec = .h264, width: Int? = nil, height: Int? = nil, quality: Quality = .crf(23),
                 keyFrameInterval: Int? = nil, frameRate: Double? = nil, preset: String? = nil, tune: String? = nil, profile: String? = nil,
-                pixelFormat: PixelBuffer.PixelFormat = .yuv420p, color: PixelBuffer.Color? = nil, options: [String: String] = [:]) {
+                pixelFormat: PixelBuffer.PixelFormat = .yuv420p, color: PixelBuffer.Color? = nil,
+                masteringDisplay: MasteringDisplay? = nil, contentLightLevel: ContentLightLevel? = nil, options: [String: String] = [:]) {
         self.codec = codec
         self.width = width
         self.height = height
@@ -75,6 +81,8 @@ public struct VideoEncodingSettings: Sendable, Hashable {
         self.profile = profile
         self.pixelFormat = pixelFormat
         self.color = color
+        self.masteringDisplay = masteringDisplay
+        self.contentLightLevel = contentLightLevel
         self.options = options
     }
 }

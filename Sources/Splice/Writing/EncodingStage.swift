@@ -122,6 +122,8 @@ final class EncodingStage: @unchecked Sendable {
             c.pixelFormat = v.pixelFormat
             c.color = v.color ?? picture.color
             c.sampleAspectRatio = picture.sampleAspectRatio
+            c.masteringDisplay = v.masteringDisplay ?? picture.masteringDisplay
+            c.contentLightLevel = v.contentLightLevel ?? picture.contentLightLevel
             c.keyFrameInterval = v.keyFrameInterval ?? 0
             if let fps = v.frameRate, fps > 0 {
                 c.frameRate = (Int32((fps * 1001).rounded()), 1001)
@@ -168,7 +170,8 @@ final class EncodingStage: @unchecked Sendable {
     private func packets(_ encoded: [Encoder.EncodedPacket]) throws -> [SampleBuffer] {
         guard let encoder else { return [] }
         let scale = encoder.configuration.timescale
-        return try encoded.map { p in
+        // A packet without bytes only carries new extradata (FLAC's final STREAMINFO): not a sample.
+        return try encoded.filter { !$0.data.isEmpty }.map { p in
             let bytes = [UInt8](p.data)
             if entry == nil {
                 let parameters = encoder.parameters

@@ -1,0 +1,107 @@
+/// SMPTE ST 2086 mastering display colour volume: the primaries, white point and luminance range
+/// of the display a picture was graded on (HEVC/AV1 SEI and OBU metadata, the `mdcv` box,
+/// Matroska's MasteringMetadata). Held in the units every one of those carries: chromaticities
+/// in 0.00002 steps, luminance in 0.0001 cd/m² steps, so that values copy between them exactly.
+public struct MasteringDisplay: Sendable, Hashable {
+    /// A CIE 1931 xy chromaticity in units of 0.00002 (0…50000).
+    public struct Chromaticity: Sendable, Hashable {
+        public var x: UInt16
+        public var y: UInt16
+        public init(x: UInt16, y: UInt16) { self.x = x; self.y = y }
+        /// From coordinates in 0…1 (rounded to the nearest step).
+        public init(x: Double, y: Double) {
+            self.x = UInt16(clamping: Int((x * 50000).rounded()))
+            self.y = UInt16(clamping: Int((y * 50000).rounded()))
+        }
+    }
+
+    public var red: Chromaticity
+    public var green: Chromaticity
+    public var blue: Chromaticity
+    public var whitePoint: Chromaticity
+    /// In units of 0.0001 cd/m².
+    public var maxLuminance: UInt32
+    public var minLuminance: UInt32
+
+    public init(red: Chromaticity, green: Chromaticity, blue: Chromaticity, whitePoint: Chromaticity,
+                maxLuminance: UInt32, minLuminance: UInt32) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.whitePoint = whitePoint
+        self.maxLuminance = maxLuminance
+        self.minLuminance = minLuminance
+    }
+
+    /// A BT.2020 / D65 mastering display of `maxNits`…`minNits` cd/m² (the usual HDR10 grade:
+    /// `MasteringDisplay.bt2020(maxNits: 1000, minNits: 0.0001)`).
+    public static func bt2020(maxNits: Double, minNits: Double) -> MasteringDisplay {
+        MasteringDisplay(red: Chromaticity(x: 0.708, y: 0.292), green: Chromaticity(x: 0.170, y: 0.797),
+                         blue: Chromaticity(x: 0.131, y: 0.046), whitePoint: Chromaticity(x: 0.3127, y: 0.3290),
+                         maxLuminance: UInt32(clamping: Int((maxNits * 10000).rounded())),
+                         minLuminance: UInt32(clamping: Int((minNits * 10000).rounded())))
+    }
+
+    /// The P3 / D65 display most HDR10 material is graded on.
+    public static func displayP3(maxNits: Double, minNits: Double) -> MasteringDisplay {
+        MasteringDisplay(red: Chromaticity(x: 0.680, y: 0.320), green: Chromaticity(x: 0.265, y: 0.690),
+                         blue: Chromaticity(x: 0.150, y: 0.060), whitePoint: Chromaticity(x: 0.3127, y: 0.3290),
+                         maxLuminance: UInt32(clamping: Int((maxNits * 10000).rounded())),
+                         minLuminance: UInt32(clamping: Int((minNits * 10000).rounded())))
+    }
+
+    /// The `mdcv` payload (ISO/IEC 23001-8 and QuickTime: primaries in the SEI's G, B, R order,
+    /// white point, max and min luminance).
+    public var mdcvPayload: [UInt8] {
+        var out: [UInt8] = []
+        for c in [green, blue, red, whitePoint] { out += [UInt8(c.x >> 8), UInt8(c.x & 0xFF), UInt8(c.y >> 8), UInt8(c.y & 0xFF)] }
+        for v in [maxLuminance, minLuminance] { out += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        return out
+    }
+
+    /// Reads an `mdcv` payload (nil when shorter than its 24 bytes).
+    public init?(mdcvPayload p: [UInt8]) {
+        guard p.count >= 24 else { return nil }
+        func u16(_ i: Int) -> UInt16 { UInt16(p[i]) << 8 | UInt16(p[i + 1]) }
+        func u32(_ i: Int) -> UInt32 { UInt32(u16(i)) << 16 | UInt32(u16(i + 2)) }
+        self.init(red: Chromaticity(x: u16(8), y: u16(10)), green: Chromaticity(x: u16(0), y: u16(2)),
+                  blue: Chromaticity(x: u16(4), y: u16(6)), whitePoint: Chromaticity(x: u16(12), y: u16(14)),
+                  maxLuminance: u32(16), minLuminance: u32(20))
+    }
+
+    /// x265's and x264's `master-display` option: `G(x,y)B(x,y)R(x,y)WP(x,y)L(max,min)` in the same units.
+    public var x265Option: String {
+        "G(\(green.x),\(green.y))B(\(blue.x),\(blue.y))R(\(red.x),\(red.y))WP(\(whitePoint.x),\(whitePoint.y))L(\(maxLuminance),\(minLuminance))"
+    }
+
+    /// SVT-AV1's `mastering-display` option: the same in plain numbers (chromaticities 0…1, cd/m²).
+    public var svtAV1Option: String {
+        func c(_ v: UInt16) -> String { String(Double(v) / 50000) }
+        func l(_ v: UInt32) -> String { String(Double(v) / 10000) }
+        return "G(\(c(green.x)),\(c(green.y)))B(\(c(blue.x)),\(c(blue.y)))R(\(c(red.x)),\(c(red.y)))"
+            + "WP(\(c(whitePoint.x)),\(c(whitePoint.y)))L(\(l(maxLuminance)),\(l(minLuminance)))"
+    }
+}
+
+/// CTA-861.3 content light level: the brightest pixel (MaxCLL) and the brightest frame average
+/// (MaxFALL) of the stream, in cd/m² (HEVC/AV1 SEI and metadata, the `clli` box).
+public struct ContentLightLevel: Sendable, Hashable {
+    public var maxContentLightLevel: UInt16
+    public var maxFrameAverageLightLevel: UInt16
+
+    public init(maxContentLightLevel: UInt16, maxFrameAverageLightLevel: UInt16) {
+        self.maxContentLightLevel = maxContentLightLevel
+        self.maxFrameAverageLightLevel = maxFrameAverageLightLevel
+    }
+
+    /// The `clli` payload: MaxCLL, MaxFALL.
+    public var clliPayload: [UInt8] {
+        [UInt8(maxContentLightLevel >> 8), UInt8(maxContentLightLevel & 0xFF),
+         UInt8(maxFrameAverageLightLevel >> 8), UInt8(maxFrameAverageLightLevel & 0xFF)]
+    }
+
+    public init?(clliPayload p: [UInt8]) {
+        guard p.count >= 4 else { return nil }
+        self.init(maxContentLightLevel: UInt16(p[0]) << 8 | UInt16(p[1]), maxFrameAverageLightLevel: UInt16(p[2]) << 8 | UInt16(p[3]))
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import MediaCore
+
+/// Decodes ahead on a thread of its own: a decoding cursor's next few samples are made while the
+/// caller encodes (or otherwise uses) the ones before, so that decode → convert → encode of one
+/// track run as a pipeline. At most `capacity` samples wait, which bounds the memory it adds
+/// (four 1080p pictures: 12 MB). The thread starts with the first `next()` and ends at the end,
+/// on an error (handed out after the samples before it) or on `close()`.
+final class PrefetchingCursor: SampleCursor, @unchecked Sendable {
+    private let source: DecodingCursor
+    private let capacity: Int
+    private let condition = NSCondition()
+    /// At most `capacity` samples, oldest first (a few: removing the first is cheap).
+    private var queue: [SampleBuffer] = []
+    private var ended: Error?? = nil
+    private var started = false
+    private var closed = false
+    private var running = false
+    private var damaged = 0
+
+    init(_ source: DecodingCursor, capacity: Int) {
+        self.source = source
+        self.capacity = max(1, capacity)
+    }
+
+    /// Damaged packets the decoder has skipped so far.
+    var damagedPackets: Int { condition.withLock { damaged } }
+
+    func next() throws -> SampleBuffer? {
+        condition.lock()
+        defer { condition.unlock() }
+        if !started {
+            started = true
+            running = true
+            let thread = Thread { [self] in work() }
+            thread.name = "splice.decode"
+            thread.start()
+        }
+        while queue.isEmpty && ended == nil && !closed { condition.wait() }
+        if !queue.isEmpty {
+            condition.broadcast()
+            return queue.removeFirst()
+        }
+        if case .some(.some(let error)) = ended { ended = .some(nil); throw error }
+        return nil
+    }
+
+    func close() {
+        condition.lock()
+        closed = true
+        queue = []
+        condition.broadcast()
+        while running { condition.wait() }    // the decoder is not used after close returns
+        condition.unlock()
+        source.close()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while queue.count >= capacity && !closed { condition.wait() }
+            let stop = closed
+            condition.unlock()
+            if stop { break }
+            let result = Result { try source.next() }
+            condition.lock()
+            damaged = source.damagedPackets
+            switch result {
+            case .success(let sample?): if !closed { queue.append(sample) }
+            case .success(nil): ended = .some(nil)
+            case .failure(let error): ended = .some(error)
+            }
+            let done = ended != nil
+            condition.broadcast()
+            condition.unlock()
+            if done { break }
+        }
+        condition.withLock {
+            running = false
+            condition.broadcast()
+        }
+    }
+}
