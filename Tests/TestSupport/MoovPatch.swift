@@ -75,6 +75,15 @@ extension Box {
         }
     }
 
+    /// Sets the `tkhd` matrix {a, b, u, c, d, v, tx, ty, w} (16.16 fixed point; u, v, w 2.30).
+    public mutating func setMatrix(_ m: [Int32]) {
+        modifyChild("tkhd") { tkhd in
+            let o = tkhd.payload[0] == 1 ? 52 : 40
+            let bytes = m.flatMap { v in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: UInt32(bitPattern: v) >> UInt32($0)) } }
+            tkhd.payload.replaceSubrange(o..<(o + 36), with: bytes)
+        }
+    }
+
     /// Adds a `tref` reference of `type` to `ids` (creating `tref` after `tkhd`/`edts` if needed).
     public mutating func addReference(_ type: FourCC, to ids: [UInt32]) {
         let ref = Box(type: type, payload: Box.u32s(ids))

@@ -51,8 +51,9 @@ public final class SamplePipe: @unchecked Sendable {
         let source: any SampleBufferSource
         let input: AssetWriterInput
         let queue: DispatchQueue
-        /// Expected media duration, for progress.
+        /// Expected media duration, and where the source's times start, for progress.
         let duration: MediaTime?
+        let start: MediaTime
     }
 
     private let lock = NSLock()
@@ -65,6 +66,8 @@ public final class SamplePipe: @unchecked Sendable {
     /// The source time the writer's session starts at (the first timestamp of a libavformat
     /// source, which MPEG-TS files put anywhere; 0 otherwise).
     public var sessionStartTime = MediaTime.zero
+    /// Where the writer's session ends (`endSession(atSourceTime:)`), if not at the last sample.
+    public var sessionEndTime: MediaTime?
     /// What the pipe set up could not carry into the output (chapters a container has no place for).
     public internal(set) var warnings: [String] = []
 
@@ -76,9 +79,14 @@ public final class SamplePipe: @unchecked Sendable {
     /// Feeds `input` from `source` (on its own serial queue) when the pipe runs.
     /// - Parameter duration: how much media the source holds, for `progressHandler`.
     public func connect(_ source: any SampleBufferSource, to input: AssetWriterInput, duration: MediaTime? = nil) {
+        connect(source, to: input, duration: duration, start: .zero)
+    }
+
+    /// - Parameter start: where the source's decode times start (a range's start), for progress.
+    func connect(_ source: any SampleBufferSource, to input: AssetWriterInput, duration: MediaTime?, start: MediaTime) {
         lock.withLock {
             let queue = DispatchQueue(label: "splice.pipe.\(connections.count)")
-            connections.append(Connection(source: source, input: input, queue: queue, duration: duration))
+            connections.append(Connection(source: source, input: input, queue: queue, duration: duration, start: start))
         }
     }
 
@@ -138,7 +146,8 @@ public final class SamplePipe: @unchecked Sendable {
             }
             if !c.input.append(sample) { break }
             if progressHandler != nil, let d = c.duration, d > .zero {
-                report(i, min(1, (sample.decodeTimeStamp + sample.duration).seconds / d.seconds))
+                let end = sample.decodeTimeStamp + (sample.duration.isNumeric ? sample.duration : .zero) - c.start
+                report(i, max(0, min(1, end.seconds / d.seconds)))
             }
         }
         let readerStopped = reader.map { $0.status == .failed || $0.status == .cancelled } ?? false
@@ -177,6 +186,7 @@ public final class SamplePipe: @unchecked Sendable {
         guard writer.status == .writing else {
             throw writer.error ?? MediaError(.cancelled, "writing was cancelled", file: writer.outputURL.path)
         }
+        if let end = sessionEndTime { writer.endSession(atSourceTime: end) }
         writer.finish()
         guard writer.status == .completed else {
             throw writer.error ?? MediaError(.cancelled, "writing was cancelled", file: writer.outputURL.path)

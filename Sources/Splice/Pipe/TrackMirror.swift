@@ -8,6 +8,27 @@ import Subtitles
 /// It configures the reader, writer and pipe through their public API only.
 struct TrackMirror {
     let asset: Asset
+    /// What becomes of each track: copied (the default), left out, or decoded and encoded.
+    var plan: (AssetTrack) -> TrackPlan = { _ in .copy }
+    /// The part of the asset copied: `.everything` keeps each track's media and edit list as
+    /// they are; a range reads on the asset's timeline, cut frame-exactly by the writer's session.
+    var timeRange: TimeRange = .everything
+
+    init(asset: Asset) { self.asset = asset }
+
+    init(asset: Asset, timeRange: TimeRange, plan: @escaping (AssetTrack) -> TrackPlan) {
+        self.asset = asset
+        self.timeRange = timeRange
+        self.plan = plan
+    }
+
+    /// What an export does with one track.
+    enum TrackPlan {
+        case copy
+        case leaveOut
+        /// Decoded with the output settings, encoded with the encoding settings.
+        case encode(OutputSettings, EncodingSettings)
+    }
 
     /// The tracks a mirror copies: all of them, but the attachments (fonts, covers) of libavformat sources.
     var copiedTracks: [AssetTrack] { asset.tracks.filter { !$0.backing.isAttachment } }
@@ -18,6 +39,7 @@ struct TrackMirror {
     func checkWritable(to fileType: FileType) throws {
         guard fileType.isISO else { return }
         for track in copiedTracks {
+            guard case .copy = plan(track) else { continue }
             guard let format = track.formatDescriptions.first, format.sampleEntry == nil,
                   SubtitlePacketFormat(codecName: format.codecName ?? "") == nil else { continue }
             let reason = track.backing.isoProblem ?? "no ISO sample description"
@@ -38,20 +60,45 @@ struct TrackMirror {
         let chapterTracks = writer.fileType.isISO ? [] : carryChapters(into: pipe)
         var inputs: [Int: AssetWriterInput] = [:]
         var ordered: [AssetWriterInput] = []
+        let ranged = timeRange != .everything
+        if ranged {
+            pipe.reader?.timeRange = timeRange
+            pipe.sessionStartTime = timeRange.start
+            pipe.sessionEndTime = timeRange.end
+        }
         for track in copiedTracks where !chapterTracks.contains(where: { $0 === track }) {
-            let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
-            output.presentsMediaTimeline = true
-            output.alwaysCopiesSampleData = false
-            try pipe.reader?.add(output)
-            let input = AssetWriterInput(copying: track)
-            // Audio from other containers is timed in samples in MP4 (its timestamps, often in
-            // milliseconds, move by less than a tick).
-            if !asset.isISOBMFF, writer.fileType.isISO, track.mediaType == .audio,
-               let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
-                input.mediaTimeScale = Int32(rate)
+            let plan = self.plan(track)
+            if case .leaveOut = plan { continue }
+            let output: AssetReaderTrackOutput, input: AssetWriterInput
+            if case .encode(let decoded, let encoded) = plan {
+                output = AssetReaderTrackOutput(track: track, outputSettings: decoded)
+                input = AssetWriterInput(mediaType: track.mediaType, outputSettings: encoded)
+                input.copyProperties(of: track)
+            } else {
+                output = AssetReaderTrackOutput(track: track, outputSettings: nil)
+                // Whole tracks keep their media times and edit lists; a range is read on the
+                // asset's timeline and cut by the session.
+                output.presentsMediaTimeline = !ranged
+                output.alwaysCopiesSampleData = false
+                input = AssetWriterInput(copying: track)
+                if ranged { input.segments = nil }
+                // Audio from other containers is timed in samples in MP4 (its timestamps, often in
+                // milliseconds, move by less than a tick).
+                if !asset.isISOBMFF, writer.fileType.isISO, track.mediaType == .audio,
+                   let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
+                    input.mediaTimeScale = Int32(rate)
+                }
             }
+            try pipe.reader?.add(output)
             try writer.add(input)
-            pipe.connect(output, to: input, duration: track.timeRange.duration)
+            if ranged {
+                let span = timeRange.intersection(track.timeRange)
+                pipe.connect(output, to: input, duration: span.duration, start: span.start)
+            } else if output.outputSettings != nil {
+                pipe.connect(output, to: input, duration: track.timeRange.duration, start: track.timeRange.start)
+            } else {
+                pipe.connect(output, to: input, duration: track.timeRange.duration)
+            }
             inputs[track.trackID] = input
             ordered.append(input)
         }
@@ -158,6 +205,12 @@ extension SamplePipe {
         public var inputsByTrackID: [Int: AssetWriterInput]
         /// One per `Asset.trackGroups` entry, in the same order.
         public var groups: [AssetWriterInputGroup]
+    }
+
+    /// Mirrors `asset` under `mirror`'s plan and range (an export), groups included.
+    func mirror(_ asset: Asset, with mirror: TrackMirror) throws {
+        let m = try mirror.apply(to: self)
+        for g in m.groups { try writer.add(g) }
     }
 
     /// Like `mirror(_:)`, but returns the groups instead of adding them to the writer.

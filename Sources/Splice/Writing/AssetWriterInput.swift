@@ -80,16 +80,24 @@ public final class AssetWriterInput: @unchecked Sendable {
     /// does not interpret. What `SamplePipe.mirroring` uses for each track.
     public convenience init(copying track: AssetTrack) {
         self.init(mediaType: track.mediaType, outputSettings: nil, sourceFormatHint: track.formatDescriptions.first)
+        copyProperties(of: track)
+        mediaTimeScale = track.naturalTimeScale
+        segments = track.segments.isEmpty ? nil : track.segments
+        passthrough = track.backing.isoStructure
+    }
+
+    /// Takes `track`'s language, `elng`, name, enabled and forced flags, accessibility
+    /// characteristics, matrix and volume — what a re-encoded copy of the track keeps.
+    public func copyProperties(of track: AssetTrack) {
         languageCode = track.languageCode
         extendedLanguageTag = track.extendedLanguageTag
         name = track.name
         marksOutputTrackAsEnabled = track.isEnabled
-        mediaTimeScale = track.naturalTimeScale
         isForced = track.isForced
         mediaCharacteristics = Set([MediaCharacteristic.describesMusicAndSoundForAccessibility, .describesVideoForAccessibility]
             .filter(track.hasMediaCharacteristic))
-        segments = track.segments.isEmpty ? nil : track.segments
-        passthrough = track.backing.isoStructure
+        if track.mediaType == .video, track.preferredTransform != .identity { transform = track.preferredTransform }
+        if track.mediaType == .audio, track.preferredVolume != 1 { preferredVolume = track.preferredVolume }
     }
 
     /// The timescale the track is written in: its samples', else `mediaTimeScale`, else `fallback`.

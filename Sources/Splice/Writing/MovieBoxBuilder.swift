@@ -93,7 +93,8 @@ struct MovieBoxBuilder {
             matrix: identityMatrix, width: 0, height: 0)
         if input.passthrough == nil {
             header.volume = input.mediaType == .audio ? 0x100 : 0
-            if let d = input.sourceFormatHint?.dimensions, input.mediaType == .video || input.mediaType.isLegible {
+            // The hint's size, else (an encoded input) the size of what was written.
+            if let d = (input.sourceFormatHint ?? input.state.firstFormat)?.dimensions, input.mediaType == .video || input.mediaType.isLegible {
                 header.width = UInt32(d.width) << 16
                 header.height = UInt32(d.height) << 16
             }

@@ -1,0 +1,334 @@
+import Dispatch
+import Foundation
+import MediaCore
+import ISOBMFF
+import FFmpegBridge
+
+/// Exports an asset with one of AVFoundation's presets (`AVAssetExportSession`): video and
+/// audio re-encoded as the preset says — or copied where nothing changes them — and every other
+/// track copied, with the movie's structure kept in every preset: alternate groups, enabled
+/// flags, languages, names, track associations, chapters, the movie's metadata (`udta`/`meta`:
+/// creation date, `©xyz` location, titles) and each video track's matrix.
+///
+/// ```swift
+/// let session = try ExportSession(asset: asset, presetName: "1280x720")
+/// session.outputURL = URL(fileURLWithPath: "small.mp4")
+/// session.progressHandler = { print(Int($0 * 100), "%") }
+/// try await session.export()
+/// ```
+///
+/// Audio: an AAC track at or below the preset's rate that nothing changes (no range cut inside
+/// one of its frames, no codec or rate override) is copied; other audio is encoded. A range with
+/// `passthrough` is frame-exact through edit lists (nothing is re-encoded). The output is written
+/// to a temporary file and renamed into place only on success: a failed or cancelled export
+/// leaves nothing.
+public final class ExportSession: @unchecked Sendable {
+    public enum Status: Sendable, Hashable {
+        case unknown, exporting, completed, failed, cancelled
+    }
+
+    public let asset: Asset
+    public let preset: ExportPreset
+    /// The preset's name (`"mediumQuality"`, `"1280x720"`).
+    public var presetName: String { preset.rawValue }
+    /// Where the output goes; required.
+    public var outputURL: URL?
+    /// The container; nil: from `outputURL`'s extension.
+    public var outputFileType: FileType?
+    /// The part of the asset exported (`.everything` by default), on the asset's timeline.
+    public var timeRange: TimeRange = .everything
+    /// Put the movie header first (MP4/MOV), for playback while downloading.
+    public var shouldOptimizeForNetworkUse = false
+    /// Replace an existing file at `outputURL` (AVFoundation's sessions fail instead: the default).
+    public var replacesExistingFile = false
+    /// Overrides of the preset (which AVFoundation lacks): the video codec (VP9 and AV1 are
+    /// reachable only so), its CRF, the audio codec, the audio bit rate.
+    public var videoCodec: VideoEncodingSettings.Codec?
+    public var crf: Int?
+    public var audioCodec: AudioEncodingSettings.Codec?
+    public var audioBitRate: Int?
+    /// Called with `progress` as it moves, from the export's queues.
+    public var progressHandler: (@Sendable (Double) -> Void)?
+
+    private let lock = NSLock()
+    private var _status = Status.unknown
+    private var _error: MediaError?
+    private var _progress = 0.0
+    private var _warnings: [String] = []
+    private var pipe: SamplePipe?
+    private var cancelRequested = false
+
+    /// How far the export is, 0…1, on the output's timeline; it never goes back and ends at 1.
+    public var progress: Double { lock.withLock { _progress } }
+    public var status: Status { lock.withLock { _status } }
+    public var error: MediaError? { lock.withLock { _error } }
+    /// What the export corrected or could not carry (encoder corrections, left-out tracks).
+    public var warnings: [String] { lock.withLock { _warnings } }
+
+    public init(asset: Asset, preset: ExportPreset) {
+        self.asset = asset
+        self.preset = preset
+    }
+
+    /// - Throws: `.unsupported` for a name that is no preset (the message lists the presets).
+    public convenience init(asset: Asset, presetName: String) throws {
+        guard let preset = ExportPreset(rawValue: presetName) else {
+            throw MediaError(.unsupported, "no preset named '\(presetName)'; the presets are "
+                             + ExportPreset.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        self.init(asset: asset, preset: preset)
+    }
+
+    /// The presets that can export `asset`: every one but `appleM4A` for an asset without audio,
+    /// and only `passthrough` and `appleM4A` for one without video or audio to encode.
+    public static func exportPresets(compatibleWith asset: Asset) -> [ExportPreset] {
+        let hasAudio = !asset.tracks(withMediaType: .audio).isEmpty
+        let hasVideo = !asset.tracks(withMediaType: .video).isEmpty
+        return ExportPreset.allCases.filter { p in
+            switch p {
+            case .passthrough: true
+            case .appleM4A: hasAudio
+            default: hasVideo || hasAudio
+            }
+        }
+    }
+
+    /// The containers this session can write, given the preset, its overrides and the asset's tracks.
+    public var supportedFileTypes: [FileType] {
+        FileType.allCases.filter { problem(writing: $0) == nil }
+    }
+
+    /// A rough size of the output in bytes: copied tracks' bytes in the range, encoded audio at
+    /// its bit rate, encoded video at a bits-per-pixel figure for its CRF.
+    public var estimatedOutputFileLength: Int64 {
+        let range = exportedRange
+        let seconds = range.duration.seconds
+        var bytes = 0.0
+        for track in asset.tracks where !track.backing.isAttachment {
+            let share = track.timeRange.duration.seconds > 0 ? min(1, seconds / track.timeRange.duration.seconds) : 1
+            switch plan(for: track) {
+            case .leaveOut: continue
+            case .copy: bytes += Double(track.totalSampleDataLength) * share
+            case .encode(let out, .audio(let a)):
+                _ = out
+                bytes += Double(a.bitRate ?? 128_000) / 8 * seconds * share
+            case .encode(.video(let v), .video(let e)):
+                let size = v.size(forSource: track.naturalSize?.width ?? 0, track.naturalSize?.height ?? 0)
+                let fps = track.nominalFrameRate > 0 ? Double(track.nominalFrameRate) : 30
+                let crf: Int
+                if case .crf(let q) = e.quality { crf = q } else { crf = 23 }
+                let efficiency: Double = switch e.codec { case .h264: 1; case .hevc: 0.6; case .vp9: 0.65; case .av1: 0.5 }
+                let bitsPerPixel = 0.07 * pow(2, Double(23 - crf) / 6) * efficiency
+                bytes += Double(size.width * size.height) * fps * bitsPerPixel / 8 * seconds * share
+            case .encode:
+                continue
+            }
+        }
+        return Int64(bytes)
+    }
+
+    /// Exports, blocking the caller until the output is written.
+    /// - Throws: `MediaError` (`.cancelled` after `cancelExport()`); nothing is left at `outputURL` then.
+    public func run() throws {
+        let start: Bool = lock.withLock {
+            guard _status == .unknown else { return false }
+            _status = .exporting
+            return true
+        }
+        guard start else { throw MediaError(.invalidOperation, "an export session runs once") }
+        do {
+            try exportNow()
+            lock.withLock {
+                _status = .completed
+                _progress = 1
+            }
+            progressHandler?(1)
+        } catch {
+            let e = error as? MediaError ?? MediaError(.io, "\(error)")
+            lock.withLock {
+                _status = e.code == .cancelled ? .cancelled : .failed
+                _error = e
+            }
+            throw e
+        }
+    }
+
+    /// Exports without blocking the caller; see `run()`.
+    public func export() async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+            DispatchQueue.global().async {
+                do { try self.run(); c.resume() } catch { c.resume(throwing: error) }
+            }
+        }
+    }
+
+    /// Exports on a queue of its own and calls `handler` at the end; `status` and `error` say how it went.
+    public func exportAsynchronously(completionHandler handler: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async {
+            _ = try? self.run()
+            handler()
+        }
+    }
+
+    /// Stops the export: nothing is left at `outputURL`, and `status` becomes `.cancelled`.
+    public func cancelExport() {
+        let pipe: SamplePipe? = lock.withLock {
+            cancelRequested = true
+            return self.pipe
+        }
+        pipe?.cancel()
+    }
+
+    // MARK: The export
+
+    /// The range exported: `timeRange` within the asset.
+    private var exportedRange: TimeRange {
+        let whole = TimeRange(start: .zero, duration: asset.duration)
+        return timeRange == .everything ? whole : timeRange.intersection(whole)
+    }
+
+    private func exportNow() throws {
+        guard let outputURL else { throw MediaError(.invalidOperation, "no outputURL set") }
+        let fileType = try outputFileType ?? FileType(pathExtension: outputURL.pathExtension) ?? {
+            throw MediaError(.unsupported, "cannot tell the container from '.\(outputURL.pathExtension)'; set outputFileType "
+                             + "(\(supportedFileTypes.map(\.rawValue).joined(separator: ", ")))", file: outputURL.path)
+        }()
+        if preset == .appleM4A, asset.tracks(withMediaType: .audio).isEmpty {
+            throw MediaError(.unsupported, "the appleM4A preset exports audio, and \(asset.url.lastPathComponent) has no audio track", file: asset.url.path)
+        }
+        if let reason = problem(writing: fileType) {
+            throw MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
+        }
+        if timeRange != .everything {
+            guard timeRange.start.isNumeric, timeRange.start >= .zero, timeRange.start < asset.duration, !exportedRange.isEmpty else {
+                throw MediaError(.invalidOperation, "the range \(timeRange) is outside the asset (0 to \(asset.duration.seconds) s)", file: asset.url.path)
+            }
+        }
+        let reader = try AssetReader(asset: asset)
+        let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
+        writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse && fileType.isISO
+        writer.replacesExistingFile = replacesExistingFile
+        let pipe = SamplePipe(reader: reader, writer: writer)
+        let range = timeRange == .everything ? TimeRange.everything : exportedRange
+        let mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
+        try mirror.checkWritable(to: fileType)
+        try pipe.mirror(asset, with: mirror)
+        pipe.progressHandler = { [weak self] fraction in self?.advance(to: fraction) }
+        let cancelled: Bool = lock.withLock {
+            self.pipe = pipe
+            return cancelRequested
+        }
+        if cancelled { throw MediaError(.cancelled, "the export was cancelled", file: outputURL.path) }
+        defer { lock.withLock { self.pipe = nil } }
+        try pipe.run()
+        lock.withLock { _warnings = pipe.warnings + writer.warnings + reader.warnings }
+    }
+
+    /// Moves `progress` forward (never back; 1 only when the output is in place).
+    private func advance(to fraction: Double) {
+        let moved: Double? = lock.withLock {
+            let f = min(fraction, 0.999)
+            guard f > _progress else { return nil }
+            _progress = f
+            return f
+        }
+        if let moved { progressHandler?(moved) }
+    }
+
+    // MARK: What each track becomes
+
+    func plan(for track: AssetTrack) -> TrackMirror.TrackPlan {
+        switch track.mediaType {
+        case .video:
+            if preset == .appleM4A { return .leaveOut }
+            guard let recipe = preset.video else { return .copy }
+            let codec = videoCodec ?? recipe.codec
+            let tenBit = recipe.keepsTenBit && codec != .h264 && ExportSession.bitDepth(of: track) > 8
+            var box = recipe.box
+            // The box applies to the picture as shown: a quarter-turned track fits it turned.
+            if let b = box, let r = track.preferredTransform.rotationDegrees, r == 90 || r == 270 {
+                box = Dimensions(width: b.height, height: b.width)
+            }
+            let pixels: PixelBuffer.PixelFormat = tenBit ? .yuv420p10le : .yuv420p
+            let decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
+            var settings = VideoEncodingSettings(codec: codec, quality: .crf(crf ?? recipe.crf), pixelFormat: pixels)
+            switch codec {
+            case .h264, .hevc: settings.preset = recipe.speed
+            case .av1: settings.preset = "8"
+            case .vp9: settings.options = ["deadline": "good", "cpu-used": "4", "row-mt": "1"]
+            }
+            if codec == .hevc, tenBit { settings.profile = "main10" }
+            return .encode(.video(decoded), .video(settings))
+        case .audio:
+            guard let rate = preset.audioBitRate else { return .copy }
+            let codec = audioCodec ?? .aac
+            let target = audioBitRate ?? rate
+            if codec == .aac, track.codecName == "aac", audioBitRate == nil,
+               Double(track.estimatedDataRate) <= Double(target) * 1.02, !cutsInsideAFrame(track) {
+                return .copy
+            }
+            return .encode(.audio(AudioOutputSettings()),
+                           .audio(AudioEncodingSettings(codec: codec, bitRate: [.flac, .alac].contains(codec) ? nil : target)))
+        default:
+            return preset == .appleM4A && !ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) ? .leaveOut : .copy
+        }
+    }
+
+    /// Whether the range starts or ends inside one of the track's audio frames (AAC: 1024
+    /// samples, counted from the media time its edit list starts at).
+    private func cutsInsideAFrame(_ track: AssetTrack) -> Bool {
+        guard timeRange != .everything, let rate = track.formatDescriptions.first?.sampleRate, rate > 0 else { return false }
+        let priming = track.segments.first(where: { !$0.isEmpty })?.source.map { $0.start.seconds * rate } ?? 0
+        let trackStart = track.timeRange.start
+        for t in [exportedRange.start, exportedRange.end] where t > trackStart && t < track.timeRange.end {
+            let samples = (t - trackStart).seconds * rate + priming
+            if abs(samples - (samples / 1024).rounded() * 1024) > 0.5 { return true }
+        }
+        return false
+    }
+
+    /// The bits per component of a track's pictures, from its codec configuration (8 when unknown).
+    static func bitDepth(of track: AssetTrack) -> Int {
+        guard let p = track.formatDescriptions.first?.parameters else { return 8 }
+        let x = p.extradata
+        switch p.codecName {
+        case "hevc" where x.count > 18 && x[0] == 1: return Int(x[17] & 7) + 8                  // hvcC bitDepthLumaMinus8
+        case "h264" where x.count > 1: return [110, 122, 244].contains(Int(x[1])) ? 10 : 8     // High 10/4:2:2/4:4:4
+        case "av1" where x.count > 2: return x[2] & 0x40 != 0 ? 10 : 8                         // av1C high_bitdepth
+        case "vp9" where x.count > 6: return Int(x[6] >> 4)                                   // vpcC bitDepth
+        default: return 8
+        }
+    }
+
+    /// Why `type` cannot hold what this export writes, or nil when it can.
+    func problem(writing type: FileType) -> String? {
+        var codecs: [(String, AssetTrack)] = []
+        for track in asset.tracks where !track.backing.isAttachment {
+            switch plan(for: track) {
+            case .leaveOut: continue
+            case .copy: codecs.append((track.codecName, track))
+            case .encode(_, .video(let v)): codecs.append((v.codec.rawValue, track))
+            case .encode(_, .audio(let a)): codecs.append((a.codec.rawValue, track))
+            }
+        }
+        if type == .m4a || type == .mka, let video = codecs.first(where: { $0.1.mediaType == .video }) {
+            return "track \(video.1.trackID) is video, and .\(type.rawValue) files hold audio"
+        }
+        for (codec, track) in codecs {
+            let legible = track.mediaType.isLegible
+            if type.isISO {
+                if legible || ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) { continue }
+                let copied = codecs.contains { $0.1 === track } && track.codecName == codec
+                if copied, track.formatDescriptions.first?.sampleEntry == nil, track.backing.isoProblem != nil {
+                    return "track \(track.trackID) (\(codec)): \(track.backing.isoProblem!)"
+                }
+                if !copied, !CodecMapping.isoCodecs.contains(codec) { return "track \(track.trackID): \(codec)" }
+            } else if legible {
+                if !type.holdsTextSubtitles { return "track \(track.trackID) is \(track.mediaType) text, which \(type.rawValue) files cannot hold" }
+            } else if let muxer = type.muxerName, !OutputFormatContext.canHold(codec, formatName: muxer) {
+                return "track \(track.trackID) would be \(codec), which \(type.rawValue) files cannot hold"
+            }
+        }
+        return nil
+    }
+}
