@@ -71,6 +71,37 @@ enum ExportCommand: Command {
             return true
         } ?? false
 
+        let session = try makeSession(args, preset: preset, output: outputURL, force: force)
+        let asset = session.asset
+        let seconds = session.timeRange == .everything ? asset.duration.seconds : min(session.timeRange.end, asset.duration).seconds - session.timeRange.start.seconds
+        let reporter = ProgressReport(mediaSeconds: seconds, json: json)
+        if reporter.isEnabled { session.progressHandler = { reporter.update($0) } }
+        let interrupt = Interrupt { [weak session] in session?.cancelExport() }
+        defer { interrupt.restore() }
+        do {
+            try session.run()
+            reporter.finish()
+        } catch let e as MediaError where e.code == .cancelled && interrupt.fired {
+            reporter.clear()
+            FileHandle.standardError.write(Data("error: interrupted; \(outputURL.path) was not written\n".utf8))
+            return 130
+        } catch {
+            reporter.clear()
+            throw error
+        }
+        for warning in session.warnings {
+            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+        }
+        let written = try Asset(url: outputURL)
+        let tracks = written.tracks.map { t in
+            "\(t.mediaType) \(t.codecName)" + (t.naturalSize.map { " \($0)" } ?? "")
+        }
+        print("\(outputURL.path): \(preset), \(String(format: "%.3f", written.duration.seconds)) s, \(tracks.joined(separator: ", "))")
+        return ExitCode.success
+    }
+
+    /// The session the arguments describe: range and overrides checked.
+    static func makeSession(_ args: ParsedArguments, preset: ExportPreset, output outputURL: URL, force: Bool) throws -> ExportSession {
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
         let session = ExportSession(asset: asset, preset: preset)
         session.outputURL = outputURL
@@ -97,31 +128,7 @@ enum ExportCommand: Command {
             throw UsageError(message: "passthrough copies every track; codec, CRF and bit-rate options need an encoding preset")
         }
 
-        let seconds = session.timeRange == .everything ? asset.duration.seconds : min(session.timeRange.end, asset.duration).seconds - session.timeRange.start.seconds
-        let reporter = ProgressReport(mediaSeconds: seconds, json: json)
-        if reporter.isEnabled { session.progressHandler = { reporter.update($0) } }
-        let interrupt = Interrupt { [weak session] in session?.cancelExport() }
-        defer { interrupt.restore() }
-        do {
-            try session.run()
-            reporter.finish()
-        } catch let e as MediaError where e.code == .cancelled && interrupt.fired {
-            reporter.clear()
-            FileHandle.standardError.write(Data("error: interrupted; \(outputURL.path) was not written\n".utf8))
-            return 130
-        } catch {
-            reporter.clear()
-            throw error
-        }
-        for warning in session.warnings {
-            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
-        }
-        let written = try Asset(url: outputURL)
-        let tracks = written.tracks.map { t in
-            "\(t.mediaType) \(t.codecName)" + (t.naturalSize.map { " \($0)" } ?? "")
-        }
-        print("\(outputURL.path): \(preset), \(String(format: "%.3f", written.duration.seconds)) s, \(tracks.joined(separator: ", "))")
-        return ExitCode.success
+        return session
     }
 
     static func listPresets(json: Bool) -> Int32 {

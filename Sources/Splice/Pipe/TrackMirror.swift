@@ -69,26 +69,7 @@ struct TrackMirror {
         for track in copiedTracks where !chapterTracks.contains(where: { $0 === track }) {
             let plan = self.plan(track)
             if case .leaveOut = plan { continue }
-            let output: AssetReaderTrackOutput, input: AssetWriterInput
-            if case .encode(let decoded, let encoded) = plan {
-                output = AssetReaderTrackOutput(track: track, outputSettings: decoded)
-                input = AssetWriterInput(mediaType: track.mediaType, outputSettings: encoded)
-                input.copyProperties(of: track)
-            } else {
-                output = AssetReaderTrackOutput(track: track, outputSettings: nil)
-                // Whole tracks keep their media times and edit lists; a range is read on the
-                // asset's timeline and cut by the session.
-                output.presentsMediaTimeline = !ranged
-                output.alwaysCopiesSampleData = false
-                input = AssetWriterInput(copying: track)
-                if ranged { input.segments = nil }
-                // Audio from other containers is timed in samples in MP4 (its timestamps, often in
-                // milliseconds, move by less than a tick).
-                if !asset.isISOBMFF, writer.fileType.isISO, track.mediaType == .audio,
-                   let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
-                    input.mediaTimeScale = Int32(rate)
-                }
-            }
+            let (output, input) = pair(for: track, plan: plan, ranged: ranged, writer: writer)
             try pipe.reader?.add(output)
             try writer.add(input)
             if ranged {
@@ -115,6 +96,29 @@ struct TrackMirror {
             }
         }
         return SamplePipe.Mirrored(inputs: ordered, inputsByTrackID: inputs, groups: groups)
+    }
+
+    /// The reader output and writer input that copy or re-encode `track`.
+    private func pair(for track: AssetTrack, plan: TrackPlan, ranged: Bool, writer: AssetWriter) -> (AssetReaderTrackOutput, AssetWriterInput) {
+        if case .encode(let decoded, let encoded) = plan {
+            let input = AssetWriterInput(mediaType: track.mediaType, outputSettings: encoded)
+            input.copyProperties(of: track)
+            return (AssetReaderTrackOutput(track: track, outputSettings: decoded), input)
+        }
+        let output = AssetReaderTrackOutput(track: track, outputSettings: nil)
+        // Whole tracks keep their media times and edit lists; a range is read on the asset's
+        // timeline and cut by the session.
+        output.presentsMediaTimeline = !ranged
+        output.alwaysCopiesSampleData = false
+        let input = AssetWriterInput(copying: track)
+        if ranged { input.segments = nil }
+        // Audio from other containers is timed in samples in MP4 (its timestamps, often in
+        // milliseconds, move by less than a tick).
+        if !asset.isISOBMFF, writer.fileType.isISO, track.mediaType == .audio,
+           let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
+            input.mediaTimeScale = Int32(rate)
+        }
+        return (output, input)
     }
 
     /// QuickTime chapter tracks become the writer's chapters (Matroska, WebM), or are left out
