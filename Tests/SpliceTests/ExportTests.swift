@@ -175,6 +175,32 @@ struct ExportTests {
         for tag in ["TAG:creation_time=2020-05-01T10:00:00", "TAG:location=+48.8584+002.2945/", "TAG:title=Tour"] {
             #expect(tags.contains(tag), "\(tags)")
         }
+        // Read through the library: ffmpeg's ilst title, udta ©xyz and mvhd date.
+        let items = Dictionary(uniqueKeysWithValues: try Asset(url: tagged).metadata.map { ($0.commonKey, $0.value) })
+        #expect(items["title"] == "Tour" && items["location"] == "+48.8584+002.2945/" && items["creationDate"]?.hasPrefix("2020-05-01T10:00:00") == true, "\(items)")
+
+        // From Matroska's tags (upper-case there) into MP4, and replaced by the session's own.
+        let mkv = Fixtures.path("export-tagged.mkv")
+        try Tool.ffmpeg(["-i", tagged.path, "-map", "0", "-c", "copy", mkv.path])
+        _ = try ExportTests.export(mkv, .lowQuality, to: "export-from-mkv.mp4")
+        let fromMKV = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "format_tags", "-of", "default=nw=1",
+                                                 Fixtures.path("export-from-mkv.mp4").path]).stdout
+        // (ffmpeg's Matroska copy keeps no date: title and location are what there is to carry.)
+        for tag in ["TAG:location=+48.8584+002.2945/", "TAG:title=Tour"] {
+            #expect(fromMKV.contains(tag), "\(fromMKV)")
+        }
+        _ = try ExportTests.export(tagged, .passthrough, to: "export-retitled.mkv") {
+            $0.metadata = [MetadataItem(commonKey: "title", value: "Retitled"), MetadataItem(commonKey: "creationDate", value: "2021-02-03T04:05:06Z")]
+        }
+        _ = try ExportTests.export(tagged, .passthrough, to: "export-retitled.mp4") {
+            $0.metadata = [MetadataItem(commonKey: "title", value: "Retitled"), MetadataItem(commonKey: "creationDate", value: "2021-02-03T04:05:06Z")]
+        }
+        for name in ["export-retitled.mkv", "export-retitled.mp4"] {
+            let retitled = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "format_tags", "-of", "default=nw=1",
+                                                      Fixtures.path(name).path]).stdout
+            #expect(retitled.contains("TAG:title=Retitled") && retitled.contains("TAG:creation_time=2021-02-03T04:05:06"), "\(name): \(retitled)")
+            #expect(!retitled.contains("location"), "\(name): \(retitled)")
+        }
     }
 
     /// Progress only goes forward and ends at 1; a cancelled export leaves nothing.

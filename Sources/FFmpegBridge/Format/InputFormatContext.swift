@@ -94,6 +94,12 @@ public final class InputFormatContext: @unchecked Sendable {
     }
 
     /// The file's chapters: title, start and end in 1/`timescale` units.
+    /// The container's own tags (`title`, `creation_time`, `location`, …).
+    public var formatTags: [String: String] {
+        guard let ctx = context else { return [:] }
+        return Dictionary(ctx.pointee.metadata)
+    }
+
     public var chapters: [(title: String, start: Int64, end: Int64, timeBase: (num: Int32, den: Int32))] {
         guard let ctx = context, let list = ctx.pointee.chapters else { return [] }
         return (0..<Int(ctx.pointee.nb_chapters)).compactMap { i in

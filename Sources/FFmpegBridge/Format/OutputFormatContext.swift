@@ -197,6 +197,12 @@ public final class OutputFormatContext: @unchecked Sendable {
         }
     }
 
+    /// Sets the container's tags (before the header is written).
+    public func setFormatTags(_ tags: [(String, String)]) {
+        guard let ctx = context else { return }
+        for (key, value) in tags { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
+    }
+
     /// Writes the container header; after it, streams have their final time bases.
     public func writeHeader() throws {
         var options: OpaquePointer?

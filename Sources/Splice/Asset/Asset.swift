@@ -51,6 +51,11 @@ public final class Asset: @unchecked Sendable {
         }
     }
 
+    /// The movie's metadata under AVFoundation's common keys (`title`, `creationDate`,
+    /// `location`, `artist`, …): an MP4/MOV's user data (QuickTime text atoms, iTunes and `mdta`
+    /// items) and `mvhd` date, or the tags libavformat read.
+    public var metadata: [MetadataItem] { source.movieMetadata }
+
     /// Whether the file is ISO-BMFF (MP4, MOV, M4A, …), read natively; else libavformat read it.
     public var isISOBMFF: Bool { source is ISOMovieSource }
 

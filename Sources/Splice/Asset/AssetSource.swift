@@ -9,6 +9,8 @@ protocol AssetSource: AnyObject, Sendable {
     func makeSession(reading tracks: [AssetTrack], timeRange: TimeRange) throws -> any ReadSession
     /// The source's own chapters (a container's chapter list), if it has any.
     var containerChapters: [Asset.Chapter]? { get }
+    /// The movie's metadata (user data, container tags).
+    var movieMetadata: [MetadataItem] { get }
 }
 
 /// What one `AssetReader` reads through: a cursor per output, and when reading ends, what was

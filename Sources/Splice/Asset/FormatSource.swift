@@ -11,11 +11,13 @@ final class FormatSource: AssetSource, @unchecked Sendable {
     /// libavformat's demuxer name.
     let format: String
     let containerChapters: [Asset.Chapter]?
+    let movieMetadata: [MetadataItem]
 
-    private init(path: String, format: String, chapters: [Asset.Chapter]) {
+    private init(path: String, format: String, chapters: [Asset.Chapter], metadata: [MetadataItem]) {
         self.path = path
         self.format = format
         self.containerChapters = chapters
+        self.movieMetadata = metadata
     }
 
     /// Opens `path` with libavformat and describes its streams.
@@ -46,7 +48,8 @@ final class FormatSource: AssetSource, @unchecked Sendable {
         // Negative timestamps are encoder delay (Opus and AAC priming in Matroska), to be skipped
         // on a timeline that starts at 0; positive ones (MPEG-TS) are where the timeline starts.
         return LoadedAsset(format: input.formatName, duration: duration, startTime: max(.zero, start ?? .zero),
-                           tracks: tracks, source: FormatSource(path: path, format: input.formatName, chapters: chapters))
+                           tracks: tracks, source: FormatSource(path: path, format: input.formatName, chapters: chapters,
+                                                              metadata: MetadataItem.movieItems(tags: input.formatTags)))
     }
 
     private static func makeTrack(_ s: StreamInfo, firstPacket: [UInt8]?, inputDuration: Double?) -> AssetTrack {

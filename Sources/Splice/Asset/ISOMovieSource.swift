@@ -12,6 +12,10 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
         self.file = file
     }
 
+    var movieMetadata: [MetadataItem] {
+        MetadataItem.movieItems(userData: UserData.items(in: movie.otherMovieBoxes), creationTime: movie.movieHeader.creationTime)
+    }
+
     /// Parses the movie in `file` and its tracks.
     static func load(_ file: ReadOnlyFile) throws -> LoadedAsset {
         let movie = try MovieFile(file: file)

@@ -39,6 +39,10 @@ public final class ExportSession: @unchecked Sendable {
     public var timeRange: TimeRange = .everything
     /// Put the movie header first (MP4/MOV), for playback while downloading.
     public var shouldOptimizeForNetworkUse = false
+    /// The movie's metadata to write (`title`, `creationDate`, `location`, …), replacing the
+    /// source's; nil (the default): the source's is kept — an MP4/MOV's user data as it is, other
+    /// containers' tags as far as Splice reads them (`Asset.metadata`).
+    public var metadata: [MetadataItem]?
     /// Replace an existing file at `outputURL` (AVFoundation's sessions fail instead: the default).
     public var replacesExistingFile = false
     /// Overrides of the preset (which AVFoundation lacks): the video codec (VP9 and AV1 are
@@ -208,6 +212,7 @@ public final class ExportSession: @unchecked Sendable {
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
         writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse && fileType.isISO
         writer.replacesExistingFile = replacesExistingFile
+        if let metadata, !metadata.isEmpty { writer.metadata = metadata }
         let pipe = SamplePipe(reader: reader, writer: writer)
         let range = timeRange == .everything ? TimeRange.everything : exportedRange
         let mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }

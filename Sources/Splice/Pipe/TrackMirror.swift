@@ -53,6 +53,8 @@ struct TrackMirror {
     func apply(to pipe: SamplePipe) throws -> SamplePipe.Mirrored {
         let writer = pipe.writer
         writer.copyMovieStructure(of: asset)
+        // MP4 to MP4 keeps the user data as it is; other pairs carry what Splice can read of it.
+        if writer.metadata.isEmpty, !(asset.isISOBMFF && writer.fileType.isISO) { writer.metadata = asset.metadata }
         if !asset.isISOBMFF { pipe.sessionStartTime = asset.startTime }
         for track in asset.tracks where track.backing.isAttachment {
             pipe.warnings.append("track \(track.trackID) (\(track.codecName)\(track.name.map { ", " + $0 } ?? "")) is left out: attachments and data streams are not copied")

@@ -42,6 +42,11 @@ public final class AssetWriter: @unchecked Sendable {
     /// Chapters, on the output's timeline, for containers that list them (Matroska, WebM). Set
     /// before `startWriting()`.
     public var chapters: [Asset.Chapter] = []
+    /// The movie's metadata to write (`title`, `creationDate`, `location`, …); empty: none of
+    /// its own — an MP4/MOV copies what `copyMovieStructure(of:)` took, if anything. In MP4/MOV
+    /// the items replace the copied user data (`creationDate` sets `mvhd` too); elsewhere they
+    /// are the container's tags. Set before writing starts.
+    public var metadata: [MetadataItem] = []
 
     let lock = NSLock()
     var _status: Status = .unknown
@@ -184,9 +189,9 @@ public final class AssetWriter: @unchecked Sendable {
 
     private func makeMuxer(_ file: OutputFile) throws -> any Muxer {
         if let name = fileType.muxerName {
-            return try FormatMuxer(formatName: name, file: file, groups: _groups, chapters: chapters)
+            return try FormatMuxer(formatName: name, file: file, groups: _groups, chapters: chapters, metadata: metadata)
         }
-        return try MovieMuxer(file: file, fileType: fileType, template: template, groups: _groups, inputCount: _inputs.count,
+        return try MovieMuxer(file: file, fileType: fileType, template: template.with(metadata), groups: _groups, inputCount: _inputs.count,
                               movieTimeScale: movieTimeScale, fastStart: shouldOptimizeForNetworkUse)
     }
 

@@ -16,7 +16,10 @@ final class FormatMuxer: Muxer {
     /// times; empty until the header is written.
     private var streams: [(index: Int, timeBase: (num: Int32, den: Int32), shift: Int64)] = []
 
-    init(formatName: String, file: OutputFile, groups: [AssetWriterInputGroup], chapters: [Asset.Chapter]) throws {
+    private let metadata: [MetadataItem]
+
+    init(formatName: String, file: OutputFile, groups: [AssetWriterInputGroup], chapters: [Asset.Chapter], metadata: [MetadataItem] = []) throws {
+        self.metadata = metadata
         do { context = try OutputFormatContext(formatName: formatName, file: file) } catch { throw error.mediaError }
         self.formatName = formatName
         self.groups = groups
@@ -117,6 +120,9 @@ final class FormatMuxer: Muxer {
                  (c.timeRange.end - session.start).convertScale(1000).value)
             }, timescale: 1000)
         }
+        context.setFormatTags(metadata.compactMap { item in
+            MetadataItem.movieKeys.first { $0.common == item.commonKey }.map { ($0.tag, item.value) }
+        })
         try context.writeHeader()
         for i in streams.indices { streams[i].timeBase = context.timeBase(ofStream: streams[i].index) }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import MediaCore
 import ISOBMFF
 import Subtitles
@@ -29,4 +30,23 @@ struct MovieTemplate {
     var fileType: FileTypeBox?
     var header: MovieHeader?
     var boxes: [RawBox] = []
+
+    /// The template with `items` as the movie's user data (replacing a copied `udta` and
+    /// `meta`), and a `creationDate` item as the `mvhd` creation time.
+    func with(_ items: [MetadataItem]) -> MovieTemplate {
+        guard !items.isEmpty else { return self }
+        var t = self
+        let atoms = items.compactMap { item in
+            MetadataItem.movieKeys.first { $0.common == item.commonKey }.map { ($0.atom, item.value) }
+        }
+        t.boxes = boxes.filter { $0.type != "udta" && $0.type != "meta" } + [UserData.userDataBox(atoms)]
+        if let date = items.first(where: { $0.commonKey == "creationDate" })?.date {
+            let seconds = UInt64(max(0, date.timeIntervalSince1970 + 2_082_844_800))
+            let now = UInt64(max(0, Date().timeIntervalSince1970 + 2_082_844_800))
+            t.header = t.header ?? MovieHeader(version: 0, creationTime: seconds, modificationTime: now, timescale: 0, duration: 0,
+                                               rate: 0x10000, volume: 0x100, matrix: identityMatrix, nextTrackID: 0)
+            t.header?.creationTime = seconds
+        }
+        return t
+    }
 }
