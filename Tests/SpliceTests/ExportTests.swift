@@ -84,6 +84,35 @@ struct ExportTests {
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
     }
 
+    /// HEVC presets keep 10 bits from a 10-bit source; what a session can write and how big.
+    @Test(.enabled(if: EncodingTests.notUnderTSan)) func tenBitsFileTypesAndSize() throws {
+        let tenBit = Fixtures.path("export-10bit.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1", "-pix_fmt", "yuv420p10le", "-c:v", "libx265",
+                         "-preset", "ultrafast", "-x265-params", "log-level=error", tenBit.path])
+        _ = try ExportTests.export(tenBit, .hevc1920x1080, to: "export-10bit-out.mp4")
+        let v = try #require(try ExportTests.streams(Fixtures.path("export-10bit-out.mp4")).first)
+        #expect(v["pix_fmt"] as? String == "yuv420p10le" && v["profile"] as? String == "Main 10", "\(v)")
+        _ = try ExportTests.export(tenBit, .preset1280x720, to: "export-10bit-h264.mp4")
+        #expect(try ExportTests.streams(Fixtures.path("export-10bit-h264.mp4")).first?["pix_fmt"] as? String == "yuv420p")
+
+        let source = try ExportTests.aac128.get()
+        let session = ExportSession(asset: try Asset(url: source), preset: .lowQuality)
+        #expect(session.supportedFileTypes == [.mp4, .mov, .m4v, .mkv, .ts, .avi])
+        session.videoCodec = .vp9
+        session.audioCodec = .opus
+        #expect(session.supportedFileTypes.contains(.webm) && !session.supportedFileTypes.contains(.ts))
+        #expect(ExportSession(asset: try Asset(url: source), preset: .appleM4A).supportedFileTypes == [.m4a])
+        #expect(ExportSession.exportPresets(compatibleWith: try Asset(url: source)) == ExportPreset.allCases)
+        // The estimate: passthrough within 5 % of the bytes written, an encode within a factor of 3.
+        for preset in [ExportPreset.passthrough, .lowQuality] {
+            let s = try ExportTests.export(source, preset, to: "export-size-\(preset).mp4")
+            let size = Double(try FileManager.default.attributesOfItem(atPath: Fixtures.path("export-size-\(preset).mp4").path)[.size] as? Int ?? 0)
+            let estimate = Double(s.estimatedOutputFileLength)
+            #expect(preset == .passthrough ? abs(estimate - size) / size < 0.05 : (estimate / size > 1 / 3 && estimate / size < 3),
+                    "\(preset): estimated \(estimate), wrote \(size)")
+        }
+    }
+
     /// A quarter-turned source keeps its matrix and fits the box as shown (portrait in a landscape box).
     @Test func aRotatedSourceKeepsItsMatrixAndFitsAsShown() throws {
         let url = Fixtures.path("export-rotated.mp4")

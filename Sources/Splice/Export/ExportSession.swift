@@ -307,6 +307,7 @@ public final class ExportSession: @unchecked Sendable {
 
     /// Why `type` cannot hold what this export writes, or nil when it can.
     func problem(writing type: FileType) -> String? {
+        if preset == .appleM4A, type != .m4a { return "it writes .m4a files" }
         var codecs: [(String, AssetTrack)] = []
         for track in asset.tracks where !track.backing.isAttachment {
             switch plan(for: track) {
