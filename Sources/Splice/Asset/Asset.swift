@@ -88,6 +88,40 @@ public final class Asset: @unchecked Sendable {
         for t in tracks { t.asset = self }
     }
 
+    /// A composition as it is now: each track laid out (see `CompositionSource`).
+    init(composition: MutableComposition) throws {
+        url = URL(fileURLWithPath: "composition")
+        format = "composition"
+        startTime = .zero
+        var layouts: [Int: CompositionSource.Layout] = [:]
+        var made: [AssetTrack] = []
+        for t in composition.tracks where !t.segments.isEmpty {
+            let layout = try CompositionSource.layout(t)
+            layouts[t.trackID] = layout
+            let first = t.segments.first { !$0.isEmpty }?.sourceTrack
+            var p = AssetTrack.Properties(trackID: t.trackID, mediaType: t.mediaType, formatDescriptions: layout.formats,
+                                          timeRange: t.timeRange, naturalTimeScale: t.naturalTimeScale > 0 ? t.naturalTimeScale : 600)
+            p.languageCode = t.languageCode ?? "und"
+            p.extendedLanguageTag = t.extendedLanguageTag
+            p.isEnabled = t.isEnabled
+            p.segments = layout.edits
+            p.sampleCount = layout.sampleCount
+            p.totalSampleDataLength = layout.bytes
+            p.naturalSize = first?.naturalSize
+            p.preferredTransform = t.preferredTransform ?? .identity
+            p.preferredVolume = t.mediaType == .audio ? 1 : 0
+            p.minFrameDuration = first?.minFrameDuration ?? .invalid
+            made.append(AssetTrack(p, backing: CompositionTrackBacking(layout: layout, segments: t.segments)))
+        }
+        tracks = made
+        duration = made.map(\.timeRange.end).max() ?? .zero
+        source = CompositionSource(layouts: layouts)
+        for t in tracks { t.asset = self }
+    }
+
+    /// Whether the asset is a composition's (`MutableComposition.makeAsset()`).
+    public var isComposition: Bool { source is CompositionSource }
+
     /// Opens and reads the structure of the movie at `url` without blocking the caller.
     public static func load(_ url: URL) async throws -> Asset {
         try await Task.detached { try Asset(url: url) }.value

@@ -114,6 +114,7 @@ struct TrackMirror {
         output.alwaysCopiesSampleData = false
         let input = AssetWriterInput(copying: track)
         if ranged { input.segments = nil }
+        input.sharesEquivalentDescriptions = asset.isComposition
         // Audio from other containers is timed in samples in MP4 (its timestamps, often in
         // milliseconds, move by less than a tick).
         if !asset.isISOBMFF, writer.fileType.isISO, track.mediaType == .audio,
@@ -146,7 +147,7 @@ struct TrackMirror {
                                   defaultInput: group.defaultTrack.flatMap { inputs[$0.trackID] },
                                   preferredAlternateGroup: group.alternateGroup)
         }
-        guard !asset.isISOBMFF else { return groups }
+        guard !asset.isISOBMFF, !asset.isComposition else { return groups }
         for type in [MediaType.audio, .subtitle] {
             let members = copiedTracks.filter { $0.mediaType == type }
             guard !members.isEmpty else { continue }

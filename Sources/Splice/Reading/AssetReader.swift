@@ -31,6 +31,11 @@ public final class AssetReader: @unchecked Sendable {
     private var _warnings: [String] = []
 
     /// Makes a reader for `asset`.
+    /// Reads `composition` as it is now (`composition.makeAsset()`).
+    public convenience init(asset composition: MutableComposition) throws {
+        try self.init(asset: composition.makeAsset())
+    }
+
     public init(asset: Asset) throws {
         self.asset = asset
     }
@@ -136,7 +141,9 @@ public final class AssetReader: @unchecked Sendable {
                 let open = { (span: MediaSpan) in try session.makeCursor(for: track, span: span, copiesSampleData: copies) }
                 let timeline = output.presentsMediaTimeline ? TimelineCursor(mediaTimesOf: track, timeRange: range, open: open)
                                                             : TimelineCursor(track: track, timeRange: range, open: open)
-                if let settings = output.outputSettings {
+                if let settings = output.outputSettings, let composed = track.backing as? CompositionTrackBacking {
+                    output.start(CompositionDecodingCursor(track: track, segments: composed.segments, settings: settings, timeRange: range))
+                } else if let settings = output.outputSettings {
                     let decoding = DecodingCursor(source: timeline, track: track, settings: settings, timeRange: range)
                     output.start(PrefetchingCursor(decoding, capacity: track.mediaType == .video ? 4 : 8))
                 } else {

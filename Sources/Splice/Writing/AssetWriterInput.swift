@@ -59,6 +59,9 @@ public final class AssetWriterInput: @unchecked Sendable {
 
     weak var writer: AssetWriter?
     var associations: [(type: TrackAssociationType, input: AssetWriterInput)] = []
+    /// Samples from several files (a composition): sample descriptions that differ only in what a
+    /// decoder ignores share one entry.
+    var sharesEquivalentDescriptions = false
     /// Boxes and fields carried over from a source MP4/MOV track (see `init(copying:)`).
     var passthrough: TrackPassthrough?
     /// What the writer keeps of this input while writing, guarded by its lock.

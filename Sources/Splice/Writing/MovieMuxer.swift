@@ -95,6 +95,9 @@ final class MovieMuxer: Muxer {
 final class TrackTable {
     var builder = SampleTableBuilder()
     private var entryIndex: [Data: UInt32] = [:]
+    /// Entries by what a decoder needs of them (type, configuration, size, rate, channels).
+    private var decodingIndex: [String: UInt32] = [:]
+    private var entryCount: UInt32 = 0
     private var last: (format: FormatDescription, index: UInt32)?
 
     /// The index of `sample`'s sample description, added on first use. A sample without an ISO
@@ -104,12 +107,21 @@ final class TrackTable {
         if let last, last.format == format { return last.index }
         let entry = try format.sampleEntry ?? TrackTable.buildEntry(for: sample, track: input.state.index + 1)
         let i: UInt32
+        let p = format.parameters
+        let decoding = "\(format.codec.rawValue) \(p.extradata) \(p.width)x\(p.height) \(p.sampleRate) \(p.channelCount)"
         if let known = entryIndex[entry] {
             i = known
+        } else if input.sharesEquivalentDescriptions, let same = decodingIndex[decoding] {
+            // Segments of other files whose entries differ only in what a decoder ignores
+            // (`btrt`, the esds bit rates): one entry, which every player handles.
+            i = same
+            entryIndex[entry] = i
         } else {
             builder.addSampleEntry(try SampleEntry(bytes: [UInt8](entry), handler: input.mediaType.handlerType))
-            i = UInt32(entryIndex.count + 1)
+            entryCount += 1
+            i = entryCount
             entryIndex[entry] = i
+            decodingIndex[decoding] = decodingIndex[decoding] ?? i
         }
         last = (format, i)
         return i

@@ -1,0 +1,273 @@
+import Foundation
+import MediaCore
+
+/// Where a composition's samples come from. Each composition track is laid out as one track of
+/// a movie: its segments' samples one after the other in a continuous media timeline — each run
+/// from the sync sample before its segment's start (audio: from the packet before, which the
+/// decoder needs to start cleanly) to its end — and an edit list that shows exactly each
+/// segment's range (empty edits for empty segments). Read through that edit list, the track is
+/// on the composition's timeline; read as media (`presentsMediaTimeline`), a writer given the
+/// edit list rebuilds it byte for byte: AVFoundation's passthrough layout.
+final class CompositionSource: AssetSource, @unchecked Sendable {
+    /// One non-empty segment's samples in the track's media.
+    struct Run {
+        let segment: CompositionTrackSegment
+        let track: AssetTrack
+        /// The part of the source asset's timeline read (the segment's, audio one packet earlier).
+        let readRange: TimeRange
+        /// Source timeline → the track's media: media time = source time + shift.
+        let shift: MediaTime
+        /// Where the run lies in the track's media.
+        let mediaStart: MediaTime
+        let mediaEnd: MediaTime
+    }
+
+    /// A composition track as laid out.
+    struct Layout {
+        var runs: [Run] = []
+        var edits: [TrackSegment] = []
+        var formats: [FormatDescription] = []
+        var sampleCount = 0
+        var bytes: Int64 = 0
+    }
+
+    let layouts: [Int: Layout]
+    var containerChapters: [Asset.Chapter]? { [] }
+    var movieMetadata: [MetadataItem] { [] }
+
+    init(layouts: [Int: Layout]) { self.layouts = layouts }
+
+    /// Lays out `track`: reads each segment's sample times (not its bytes, where the source can
+    /// leave them in the file).
+    static func layout(_ track: CompositionTrack) throws -> Layout {
+        var layout = Layout()
+        var next = MediaTime.zero
+        let scale = track.naturalTimeScale > 0 ? track.naturalTimeScale : 600
+        for segment in track.segments {
+            guard let range = segment.sourceRange, let source = segment.sourceTrack else {
+                layout.edits.append(TrackSegment(target: segment.targetRange, source: nil))
+                continue
+            }
+            var read = range
+            if source.mediaType == .audio, let rate = source.formatDescriptions.first?.sampleRate, rate > 0 {
+                // One packet more before the start (AAC's pre-roll): the edit list skips it.
+                let packet = MediaTime(seconds: (source.codecName == "aac" ? 1024 : 0) / rate, preferredTimescale: Int32(rate))
+                read = TimeRange(start: max(source.timeRange.start, range.start - packet), end: range.end)
+            }
+            var first: MediaTime?, end = MediaTime.zero
+            let cursor = try CompositionSource.cursor(source, read, copies: false)
+            defer { cursor.close() }
+            while let s = try cursor.next() {
+                if first == nil { first = s.decodeTimeStamp }
+                end = max(end, s.decodeTimeStamp + (s.duration.isNumeric ? s.duration : .zero))
+                layout.sampleCount += 1
+                layout.bytes += Int64(s.totalSampleSize)
+                if !layout.formats.contains(s.formatDescription) { layout.formats.append(s.formatDescription) }
+            }
+            guard let first else {
+                layout.edits.append(TrackSegment(target: segment.targetRange, source: nil))
+                continue
+            }
+            let shift = (next - first).convertScale(scale)
+            let run = Run(segment: segment, track: source, readRange: read, shift: shift, mediaStart: first + shift, mediaEnd: end + shift)
+            layout.runs.append(run)
+            let rate = segment.isScaled ? range.duration.seconds / segment.targetRange.duration.seconds : 1
+            layout.edits.append(TrackSegment(target: segment.targetRange,
+                                             source: TimeRange(start: (range.start + shift).convertScale(scale), duration: range.duration.convertScale(scale)),
+                                             rate: rate))
+            next = run.mediaEnd
+        }
+        return layout
+    }
+
+    /// A cursor over `track`'s samples on its asset's timeline, cut to `range` (from the sync
+    /// sample before its start).
+    static func cursor(_ track: AssetTrack, _ range: TimeRange, copies: Bool) throws -> any SampleCursor {
+        guard let asset = track.asset else { throw MediaError(.invalidOperation, "track \(track.trackID)'s asset is gone") }
+        let session = try asset.source.makeSession(reading: [track], timeRange: range)
+        return TimelineCursor(track: track, timeRange: range) { span in
+            try session.makeCursor(for: track, span: span, copiesSampleData: copies)
+        }
+    }
+
+    func makeSession(reading tracks: [AssetTrack], timeRange: TimeRange) throws -> any ReadSession {
+        CompositionSession(source: self)
+    }
+}
+
+/// What a composition track's `AssetTrack` keeps: its layout.
+struct CompositionTrackBacking: TrackBacking {
+    let layout: CompositionSource.Layout
+    let segments: [CompositionTrackSegment]
+    var isoStructure: TrackPassthrough? { nil }
+    var isoProblem: String? { nil }
+    var accessibility: Set<MediaCharacteristic> { [] }
+    var isAttachment: Bool { false }
+    var mediaDuration: MediaTime? { layout.runs.last?.mediaEnd }
+}
+
+/// A reader's session over a composition: a cursor per output over its track's media.
+final class CompositionSession: ReadSession, @unchecked Sendable {
+    let source: CompositionSource
+    init(source: CompositionSource) { self.source = source }
+
+    func makeCursor(for track: AssetTrack, span: MediaSpan, copiesSampleData: Bool) throws -> any SampleCursor {
+        guard let layout = source.layouts[track.trackID] else {
+            throw MediaError(.invalidOperation, "track \(track.trackID) is not a track of this composition")
+        }
+        let runs = layout.runs.filter { run in
+            !(span.end.isNumeric && run.mediaStart >= span.end) && !(span.start.isNumeric && run.mediaEnd <= span.start)
+        }
+        return CompositionMediaCursor(runs: runs, copies: copiesSampleData)
+    }
+
+    func warnings() -> [String] { [] }
+}
+
+/// A composition track's media: its runs' samples one after the other, moved into the track's
+/// continuous media timeline.
+final class CompositionMediaCursor: SampleCursor {
+    private var runs: [CompositionSource.Run]
+    private let copies: Bool
+    private var current: (cursor: any SampleCursor, shift: MediaTime)?
+
+    init(runs: [CompositionSource.Run], copies: Bool) {
+        self.runs = runs
+        self.copies = copies
+    }
+
+    func next() throws -> SampleBuffer? {
+        while true {
+            if let (cursor, shift) = current {
+                if var s = try cursor.next() {
+                    let delta = shift.convertScale(s.decodeTimeStamp.timescale)
+                    s.decodeTimeStamp = s.decodeTimeStamp + delta
+                    s.presentationTimeStamp = s.presentationTimeStamp + delta
+                    return s
+                }
+                cursor.close()
+                current = nil
+            }
+            guard !runs.isEmpty else { return nil }
+            let run = runs.removeFirst()
+            current = (try CompositionSource.cursor(run.track, run.readRange, copies: copies), run.shift)
+        }
+    }
+
+    func close() {
+        current?.cursor.close()
+        current = nil
+        runs = []
+    }
+}
+
+/// A composition track decoded: each segment decoded on its own (its own decoder: segments may
+/// differ in codec), cut to its range, and moved (and stretched, for a scaled video segment)
+/// onto the composition's timeline; empty segments of audio are silence, so that sound stays
+/// in step with the picture.
+final class CompositionDecodingCursor: SampleCursor {
+    private var segments: [CompositionTrackSegment]
+    private let settings: OutputSettings
+    private let range: TimeRange
+    private let mediaType: MediaType
+    private var current: (cursor: DecodingCursor, segment: CompositionTrackSegment)?
+    private var silenceFormat: PCMBuffer.Format?
+    /// Where the audio handed out so far ends (audio is made continuous).
+    private var audioEnd: MediaTime?
+    private var pending: [SampleBuffer] = []
+
+    init(track: AssetTrack, segments: [CompositionTrackSegment], settings: OutputSettings, timeRange: TimeRange) {
+        self.segments = segments.filter { $0.targetRange.duration > .zero }
+        self.settings = settings
+        self.range = timeRange == .everything ? TimeRange(start: .zero, duration: track.timeRange.duration) : timeRange
+        mediaType = track.mediaType
+        if case .audio(let a) = settings, let first = segments.first(where: { !$0.isEmpty })?.sourceTrack?.formatDescriptions.first {
+            silenceFormat = PCMBuffer.Format(sampleFormat: a.sampleFormat, isPlanar: !a.isInterleaved,
+                                             sampleRate: a.sampleRate ?? Int(first.sampleRate ?? 48000),
+                                             channelCount: a.channelCount ?? (first.channelCount ?? 2))
+        }
+    }
+
+    func next() throws -> SampleBuffer? {
+        while true {
+            if !pending.isEmpty { return pending.removeFirst() }
+            if let (cursor, segment) = current {
+                if let s = try cursor.next() {
+                    return try place(s, segment)
+                }
+                cursor.close()
+                current = nil
+                fillSilence(to: min(segment.targetRange.end, range.end))
+                continue
+            }
+            guard !segments.isEmpty else { return nil }
+            let segment = segments.removeFirst()
+            let shown = segment.targetRange.intersection(range)
+            guard shown.duration > .zero else { continue }
+            guard let source = segment.sourceRange, let track = segment.sourceTrack else {
+                fillSilence(to: shown.end)
+                continue
+            }
+            if mediaType == .audio, segment.isScaled {
+                throw MediaError(.unsupported, "a scaled audio segment (\(segment.targetRange)) cannot be decoded: changing audio speed is not supported")
+            }
+            // The part of the source shown inside the range read.
+            let ratio = source.duration.seconds / segment.targetRange.duration.seconds
+            let from = source.start + MediaTime(seconds: (shown.start - segment.targetRange.start).seconds * ratio, preferredTimescale: source.start.timescale)
+            let to = source.start + MediaTime(seconds: (shown.end - segment.targetRange.start).seconds * ratio, preferredTimescale: source.start.timescale)
+            let exact = ratio == 1 ? TimeRange(start: source.start + (shown.start - segment.targetRange.start), duration: shown.duration)
+                                   : TimeRange(start: from, end: to)
+            let read = try CompositionSource.cursor(track, exact, copies: true)
+            current = (DecodingCursor(source: read, track: track, settings: settings, timeRange: exact), segment)
+        }
+    }
+
+    /// Moves a decoded sample from its source's timeline onto the composition's.
+    private func place(_ s: SampleBuffer, _ segment: CompositionTrackSegment) throws -> SampleBuffer {
+        guard let source = segment.sourceRange else { return s }
+        var out = s
+        if segment.isScaled {
+            let ratio = segment.targetRange.duration.seconds / source.duration.seconds
+            let scale = max(s.presentationTimeStamp.timescale, 1000)
+            let t = segment.targetRange.start + MediaTime(seconds: (s.presentationTimeStamp - source.start).seconds * ratio, preferredTimescale: scale)
+            out.presentationTimeStamp = t
+            out.decodeTimeStamp = t
+            if s.duration.isNumeric { out.duration = MediaTime(seconds: s.duration.seconds * ratio, preferredTimescale: scale) }
+        } else {
+            let delta = (segment.targetRange.start - source.start).convertScale(s.presentationTimeStamp.timescale)
+            out.presentationTimeStamp = s.presentationTimeStamp + delta
+            out.decodeTimeStamp = s.decodeTimeStamp + delta
+        }
+        if mediaType == .audio { audioEnd = out.presentationTimeStamp + out.duration }
+        return out
+    }
+
+    /// Audio: silence from where the audio handed out ends to `end`.
+    private func fillSilence(to end: MediaTime) {
+        guard mediaType == .audio, let format = silenceFormat else { return }
+        let start = audioEnd ?? range.start
+        let frames = Int(((end - start).seconds * Double(format.sampleRate)).rounded())
+        guard frames > 0 else { return }
+        var at = start.convertScale(Int32(format.sampleRate))
+        var left = frames
+        while left > 0 {
+            let n = min(left, 4096)
+            let planes = format.isPlanar ? format.channelCount : 1
+            let bytes = [UInt8](repeating: 0, count: n * format.bytesPerFrame / planes)
+            let pcm = PCMBuffer(format: format, frameCount: n,
+                                storage: OwnedStorage(planes: Array(repeating: bytes, count: planes), strides: Array(repeating: bytes.count, count: planes)))
+            let description = FormatDescription(parameters: CodecParameters(pcm: format), codec: "lpcm")
+            pending.append(SampleBuffer(pcm: pcm, presentationTimeStamp: at, formatDescription: description))
+            at = at + MediaTime(value: Int64(n), timescale: Int32(format.sampleRate))
+            left -= n
+        }
+        audioEnd = at
+    }
+
+    func close() {
+        current?.cursor.close()
+        current = nil
+        segments = []
+        pending = []
+    }
+}
