@@ -1,4 +1,7 @@
 import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 import FFmpegLoader
 import MediaCore
 
@@ -10,10 +13,16 @@ public final class PictureConverter: @unchecked Sendable {
     public let size: (width: Int, height: Int)?
     /// The output range (`true` full, as JPEG wants); nil: the input's.
     public let fullRange: Bool?
+    /// With a size: the picture keeps its aspect ratio inside it, centred on black.
+    public let letterbox: Bool
     private var sws: OpaquePointer?
     private var input: (format: Int32, width: Int32, height: Int32)?
+    /// Where the scaled picture goes inside the output (the whole output unless letterboxed).
+    private var inner = (x: Int32(0), y: Int32(0), width: Int32(0), height: Int32(0))
 
-    public init(pixelFormat: PixelBuffer.PixelFormat, size: (width: Int, height: Int)? = nil, fullRange: Bool? = nil) throws {
+    public init(pixelFormat: PixelBuffer.PixelFormat, size: (width: Int, height: Int)? = nil, fullRange: Bool? = nil,
+                letterbox: Bool = false) throws {
+        self.letterbox = letterbox
         if let message = splice_ffmpeg_load_converters() {
             throw MediaError(.unsupported, String(cString: message) + " (install Debian's libswscale6)")
         }
@@ -23,6 +32,41 @@ public final class PictureConverter: @unchecked Sendable {
     }
 
     deinit { sws_freeContext(sws) }
+
+    /// Bytes across and rows down to point (`x`, `y`) of a picture in plane `plane`.
+    static func planeOffset(_ format: PixelBuffer.PixelFormat, plane: Int, x: Int, y: Int) -> (Int, Int) {
+        switch (format, plane) {
+        case (_, 0) where format == .rgba || format == .bgra: return (x * 4, y)
+        case (.yuv420p10le, 0): return (x * 2, y)
+        case (_, 0): return (x, y)
+        case (.yuv420p, _): return (x / 2, y / 2)
+        case (.yuv420p10le, _): return (x, y / 2)
+        case (.nv12, _): return (x, y / 2)
+        case (.yuv422p, _): return (x / 2, y)
+        default: return (x, y)
+        }
+    }
+
+    /// Paints a picture black (video-range or full-range levels).
+    private func fillBlack(_ frame: Frame, fullRange: Bool) {
+        let f = frame.pointer.pointee
+        for p in 0..<pixelFormat.planeCount {
+            let (base, stride) = frame.plane(p)
+            let rows = pixelFormat.planeSize(p, width: Int(f.width), height: Int(f.height)).rows
+            let bytes = UnsafeMutableRawPointer(mutating: base)
+            let count = stride * rows
+            switch (pixelFormat, p) {
+            case (.rgba, _), (.bgra, _):
+                let pixel: UInt32 = pixelFormat == .rgba ? 0xFF00_0000 : 0xFF00_0000   // A in the last byte, little-endian
+                for i in 0..<(count / 4) { bytes.storeBytes(of: pixel, toByteOffset: i * 4, as: UInt32.self) }
+            case (.yuv420p10le, _):
+                let v: UInt16 = p == 0 ? (fullRange ? 0 : 64) : 512
+                for i in 0..<(count / 2) { bytes.storeBytes(of: v, toByteOffset: i * 2, as: UInt16.self) }
+            default:
+                memset(bytes, Int32(p == 0 ? (fullRange ? 0 : 16) : 128), count)
+            }
+        }
+    }
 
     public func convert(_ frame: Frame) throws -> Frame {
         let f = frame.pointer.pointee
@@ -38,17 +82,25 @@ public final class PictureConverter: @unchecked Sendable {
         out.pointer.pointee.width = width
         out.pointer.pointee.height = height
         guard av_frame_get_buffer(out.pointer, 0) >= 0 else { throw MediaError(.io, "out of memory (picture)") }
+        let boxed = inner.width != width || inner.height != height
+        if boxed { fillBlack(out, fullRange: (fullRange ?? (f.color_range == AVCOL_RANGE_JPEG))) }
+        // The destination planes, moved to the inner rectangle's corner.
+        var dst: [UnsafeMutablePointer<UInt8>?] = (0..<4).map { i in
+            withUnsafeBytes(of: out.pointer.pointee.data) { $0.load(fromByteOffset: i * 8, as: UnsafeMutablePointer<UInt8>?.self) }
+        }
+        let dstStride: [Int32] = (0..<4).map { i in withUnsafeBytes(of: out.pointer.pointee.linesize) { $0.load(fromByteOffset: i * 4, as: Int32.self) } }
+        if boxed {
+            for p in 0..<pixelFormat.planeCount {
+                let (dx, dy) = PictureConverter.planeOffset(pixelFormat, plane: p, x: Int(inner.x), y: Int(inner.y))
+                dst[p] = dst[p].map { $0 + dy * Int(dstStride[p]) + dx }
+            }
+        }
         let r = withUnsafePointer(to: frame.pointer.pointee.data) { src in
             withUnsafePointer(to: frame.pointer.pointee.linesize) { srcStride in
-                withUnsafePointer(to: out.pointer.pointee.data) { dst in
-                    withUnsafePointer(to: out.pointer.pointee.linesize) { dstStride in
-                        sws_scale(sws,
-                                  UnsafeRawPointer(src).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-                                  UnsafeRawPointer(srcStride).assumingMemoryBound(to: Int32.self), 0, f.height,
-                                  UnsafeRawPointer(dst).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                                  UnsafeRawPointer(dstStride).assumingMemoryBound(to: Int32.self))
-                    }
-                }
+                sws_scale(sws,
+                          UnsafeRawPointer(src).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                          UnsafeRawPointer(srcStride).assumingMemoryBound(to: Int32.self), 0, f.height,
+                          dst, dstStride)
             }
         }
         guard r > 0 else { throw MediaError(.invalidData, "cannot convert a \(f.width)x\(f.height) picture to \(pixelFormat)") }
@@ -65,7 +117,14 @@ public final class PictureConverter: @unchecked Sendable {
         if let input, input == key { return }
         sws_freeContext(sws)
         input = key
-        sws = sws_getContext(f.width, f.height, AVPixelFormat(rawValue: f.format), width, height, pixelFormat.avFormat,
+        inner = (0, 0, width, height)
+        if letterbox, f.width > 0, f.height > 0 {
+            let scale = min(Double(width) / Double(f.width), Double(height) / Double(f.height))
+            let w = min(width, max(2, Int32((Double(f.width) * scale / 2).rounded()) * 2))
+            let h = min(height, max(2, Int32((Double(f.height) * scale / 2).rounded()) * 2))
+            inner = ((width - w) / 4 * 2, (height - h) / 4 * 2, w, h)
+        }
+        sws = sws_getContext(f.width, f.height, AVPixelFormat(rawValue: f.format), inner.width, inner.height, pixelFormat.avFormat,
                              Int32(SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT), nil, nil, nil)
         guard sws != nil else {
             throw MediaError(.unsupported, "cannot convert \(f.width)x\(f.height) pictures to \(width)x\(height) \(pixelFormat)")

@@ -96,7 +96,7 @@ public final class Asset: @unchecked Sendable {
         var layouts: [Int: CompositionSource.Layout] = [:]
         var made: [AssetTrack] = []
         for t in composition.tracks where !t.segments.isEmpty {
-            let layout = try CompositionSource.layout(t)
+            let layout = try CompositionSource.layout(t, withoutEditLists: composition.writesWithoutEditLists)
             layouts[t.trackID] = layout
             let first = t.segments.first { !$0.isEmpty }?.sourceTrack
             var p = AssetTrack.Properties(trackID: t.trackID, mediaType: t.mediaType, formatDescriptions: layout.formats,
@@ -104,6 +104,7 @@ public final class Asset: @unchecked Sendable {
             p.languageCode = t.languageCode ?? "und"
             p.extendedLanguageTag = t.extendedLanguageTag
             p.isEnabled = t.isEnabled
+            p.alternateGroup = t.alternateGroup
             p.segments = layout.edits
             p.sampleCount = layout.sampleCount
             p.totalSampleDataLength = layout.bytes

@@ -20,6 +20,24 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
         /// Where the run lies in the track's media.
         let mediaStart: MediaTime
         let mediaEnd: MediaTime
+        /// The earliest presentation time of its samples, on the source's timeline: before the
+        /// segment's start when the segment starts between sync samples.
+        let firstPresentation: MediaTime
+        /// What is left out of the source's samples (written without edit lists).
+        var filter = Filter()
+
+        struct Filter {
+            /// Samples shown from here on are left out (source timeline).
+            var presentationEnd: MediaTime?
+            /// Samples decoded at or before this are left out (source timeline).
+            var decodeAfter: MediaTime?
+
+            func keeps(_ s: SampleBuffer) -> Bool {
+                if let end = presentationEnd, s.presentationTimeStamp >= end { return false }
+                if let after = decodeAfter, s.decodeTimeStamp <= after { return false }
+                return true
+            }
+        }
     }
 
     /// A composition track as laid out.
@@ -38,10 +56,14 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
     init(layouts: [Int: Layout]) { self.layouts = layouts }
 
     /// Lays out `track`: reads each segment's sample times (not its bytes, where the source can
-    /// leave them in the file).
-    static func layout(_ track: CompositionTrack) throws -> Layout {
+    /// leave them in the file). `withoutEditLists` (Matroska, MPEG-TS): no audio pre-roll, each
+    /// run placed at its segment's time rather than after the run before, video samples shown
+    /// from the segment's end on left out (whole GOPs, when segments are cut at sync samples),
+    /// and an audio packet that would overlap the run before left out.
+    static func layout(_ track: CompositionTrack, withoutEditLists: Bool = false) throws -> Layout {
         var layout = Layout()
         var next = MediaTime.zero
+        var lastDecode: MediaTime?
         let scale = track.naturalTimeScale > 0 ? track.naturalTimeScale : 600
         for segment in track.segments {
             guard let range = segment.sourceRange, let source = segment.sourceTrack else {
@@ -49,17 +71,23 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
                 continue
             }
             var read = range
-            if source.mediaType == .audio, let rate = source.formatDescriptions.first?.sampleRate, rate > 0 {
+            if !withoutEditLists, source.mediaType == .audio, let rate = source.formatDescriptions.first?.sampleRate, rate > 0 {
                 // One packet more before the start (AAC's pre-roll): the edit list skips it.
                 let packet = MediaTime(seconds: (source.codecName == "aac" ? 1024 : 0) / rate, preferredTimescale: Int32(rate))
                 read = TimeRange(start: max(source.timeRange.start, range.start - packet), end: range.end)
             }
-            var first: MediaTime?, end = MediaTime.zero
+            let placed = withoutEditLists ? (segment.targetRange.start - range.start).convertScale(scale) : nil
+            var filter = Run.Filter(presentationEnd: withoutEditLists && source.mediaType == .video ? range.end : nil,
+                                    decodeAfter: withoutEditLists && source.mediaType != .video ? lastDecode.map { $0 - (placed ?? .zero) } : nil)
+            var first: MediaTime?, end = MediaTime.zero, earliest = MediaTime.positiveInfinity, last = MediaTime.zero
             let cursor = try CompositionSource.cursor(source, read, copies: false)
             defer { cursor.close() }
             while let s = try cursor.next() {
+                guard filter.keeps(s) else { continue }
                 if first == nil { first = s.decodeTimeStamp }
+                earliest = min(earliest, s.presentationTimeStamp)
                 end = max(end, s.decodeTimeStamp + (s.duration.isNumeric ? s.duration : .zero))
+                last = s.decodeTimeStamp
                 layout.sampleCount += 1
                 layout.bytes += Int64(s.totalSampleSize)
                 if !layout.formats.contains(s.formatDescription) { layout.formats.append(s.formatDescription) }
@@ -68,14 +96,21 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
                 layout.edits.append(TrackSegment(target: segment.targetRange, source: nil))
                 continue
             }
-            let shift = (next - first).convertScale(scale)
-            let run = Run(segment: segment, track: source, readRange: read, shift: shift, mediaStart: first + shift, mediaEnd: end + shift)
+            var shift = placed ?? (next - first).convertScale(scale)
+            if let previous = lastDecode, first + shift <= previous {
+                // Decode times must keep increasing (video at a GOP boundary: by a tick).
+                shift = (previous - first).convertScale(scale) + MediaTime(value: 1, timescale: scale)
+                filter.decodeAfter = filter.decodeAfter.map { _ in previous - shift }
+            }
+            let run = Run(segment: segment, track: source, readRange: read, shift: shift, mediaStart: first + shift, mediaEnd: end + shift,
+                          firstPresentation: earliest, filter: filter)
             layout.runs.append(run)
             let rate = segment.isScaled ? range.duration.seconds / segment.targetRange.duration.seconds : 1
             layout.edits.append(TrackSegment(target: segment.targetRange,
                                              source: TimeRange(start: (range.start + shift).convertScale(scale), duration: range.duration.convertScale(scale)),
                                              rate: rate))
             next = run.mediaEnd
+            lastDecode = last + shift
         }
         return layout
     }
@@ -104,6 +139,19 @@ struct CompositionTrackBacking: TrackBacking {
     var accessibility: Set<MediaCharacteristic> { [] }
     var isAttachment: Bool { false }
     var mediaDuration: MediaTime? { layout.runs.last?.mediaEnd }
+
+    /// Whether a segment's samples start before it (it starts between sync samples).
+    var startsBetweenSyncSamples: Bool {
+        layout.runs.contains { run in
+            guard let start = run.segment.sourceRange?.start else { return false }
+            return (start - run.firstPresentation).seconds > 0.0005
+        }
+    }
+
+    /// How far before each segment's start its first sync sample lies (0 when on one).
+    var syncOffsets: [(segment: CompositionTrackSegment, offset: MediaTime)] {
+        layout.runs.map { run in (run.segment, max(.zero, (run.segment.sourceRange?.start ?? .zero) - run.firstPresentation)) }
+    }
 }
 
 /// A reader's session over a composition: a cursor per output over its track's media.
@@ -129,7 +177,7 @@ final class CompositionSession: ReadSession, @unchecked Sendable {
 final class CompositionMediaCursor: SampleCursor {
     private var runs: [CompositionSource.Run]
     private let copies: Bool
-    private var current: (cursor: any SampleCursor, shift: MediaTime)?
+    private var current: (cursor: any SampleCursor, shift: MediaTime, filter: CompositionSource.Run.Filter)?
 
     init(runs: [CompositionSource.Run], copies: Bool) {
         self.runs = runs
@@ -138,8 +186,9 @@ final class CompositionMediaCursor: SampleCursor {
 
     func next() throws -> SampleBuffer? {
         while true {
-            if let (cursor, shift) = current {
+            if let (cursor, shift, filter) = current {
                 if var s = try cursor.next() {
+                    guard filter.keeps(s) else { continue }
                     let delta = shift.convertScale(s.decodeTimeStamp.timescale)
                     s.decodeTimeStamp = s.decodeTimeStamp + delta
                     s.presentationTimeStamp = s.presentationTimeStamp + delta
@@ -150,7 +199,7 @@ final class CompositionMediaCursor: SampleCursor {
             }
             guard !runs.isEmpty else { return nil }
             let run = runs.removeFirst()
-            current = (try CompositionSource.cursor(run.track, run.readRange, copies: copies), run.shift)
+            current = (try CompositionSource.cursor(run.track, run.readRange, copies: copies), run.shift, run.filter)
         }
     }
 

@@ -17,6 +17,14 @@ import MediaCore
 /// ```
 public final class MutableComposition: @unchecked Sendable {
     public private(set) var tracks: [CompositionTrack] = []
+    /// Lay the composition out for a container without edit lists (Matroska, WebM, MPEG-TS):
+    /// each segment's samples placed at its time, video samples shown from a segment's end on
+    /// left out, no AAC pre-roll packet (which only an edit list can skip) — exact when segments
+    /// start and end at sync samples (`AssetTrack.syncSampleTime(atOrBefore:)` and
+    /// `(atOrAfter:)` find them). `false` (the default, for MP4/MOV): each segment brings the
+    /// samples from its sync sample (and, for AAC, the packet before its start, so that the
+    /// decoder does not click at the joins) and the edit list shows exactly its range.
+    public var writesWithoutEditLists = false
 
     public init() {}
 
@@ -133,6 +141,8 @@ public final class CompositionTrack: @unchecked Sendable {
     public var naturalTimeScale: Int32 = 0
     /// The display matrix; nil: the first source track's.
     public var preferredTransform: AffineTransform2D?
+    /// The alternate group (0: none); the enabled track of a group is its default.
+    public var alternateGroup = 0
 
     init(trackID: Int, mediaType: MediaType) {
         self.trackID = trackID

@@ -51,6 +51,16 @@ public final class ExportSession: @unchecked Sendable {
     public var crf: Int?
     public var audioCodec: AudioEncodingSettings.Codec?
     public var audioBitRate: Int?
+    /// Re-encoded video at exactly this size: pictures of another aspect ratio are fitted inside
+    /// and letterboxed, smaller ones scaled up (what a concatenation of unlike clips needs);
+    /// nil: the preset's box.
+    public var videoSize: Dimensions?
+    /// Re-encoded audio at this rate and channel count; nil: the source's.
+    public var audioSampleRate: Int?
+    public var audioChannelCount: Int?
+    /// `passthrough` only: audio the output container cannot hold (PCM from a WAV into MP4) is
+    /// encoded (AAC at 192 kb/s, or `audioCodec`) instead of failing the export.
+    public var encodesAudioTheContainerCannotHold = false
     /// Called with `progress` as it moves, from the export's queues.
     public var progressHandler: (@Sendable (Double) -> Void)?
 
@@ -200,6 +210,16 @@ public final class ExportSession: @unchecked Sendable {
         if preset == .appleM4A, asset.tracks(withMediaType: .audio).isEmpty {
             throw MediaError(.unsupported, "the appleM4A preset exports audio, and \(asset.url.lastPathComponent) has no audio track", file: asset.url.path)
         }
+        for track in asset.tracks {
+            guard case .copy = plan(for: track) else { continue }
+            if let reason = track.passthroughProblem {
+                throw MediaError(.unsupported, "track \(track.trackID) cannot be copied: \(reason); use a preset that re-encodes")
+            }
+            if !fileType.isISO, track.mediaType == .video, (track.backing as? CompositionTrackBacking)?.startsBetweenSyncSamples == true {
+                throw MediaError(.unsupported, "track \(track.trackID) has a segment that starts between sync samples, and .\(fileType.rawValue) "
+                                 + "files have no edit lists to hide what comes before it: cut at sync samples, write MP4/MOV, or re-encode")
+            }
+        }
         if let reason = problem(writing: fileType) {
             throw MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
         }
@@ -255,7 +275,8 @@ public final class ExportSession: @unchecked Sendable {
                 box = Dimensions(width: b.height, height: b.width)
             }
             let pixels: PixelBuffer.PixelFormat = tenBit ? .yuv420p10le : .yuv420p
-            let decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
+            var decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
+            decoded.size = videoSize
             var settings = VideoEncodingSettings(codec: codec, quality: .crf(crf ?? recipe.crf), pixelFormat: pixels)
             switch codec {
             case .h264, .hevc: settings.preset = recipe.speed
@@ -265,15 +286,19 @@ public final class ExportSession: @unchecked Sendable {
             if codec == .hevc, tenBit { settings.profile = "main10" }
             return .encode(.video(decoded), .video(settings))
         case .audio:
-            guard let rate = preset.audioBitRate else { return .copy }
+            let unfit = preset == .passthrough && encodesAudioTheContainerCannotHold && !canHold(track.codecName)
+            guard let rate = preset.audioBitRate ?? (unfit ? 192_000 : nil) else { return .copy }
             let codec = audioCodec ?? .aac
             let target = audioBitRate ?? rate
-            if codec == .aac, track.codecName == "aac", audioBitRate == nil,
-               Double(track.estimatedDataRate) <= Double(target) * 1.02, !cutsInsideAFrame(track) {
+            let sameFormat = (audioSampleRate.map { Double($0) == track.formatDescriptions.first?.sampleRate } ?? true)
+                && (audioChannelCount.map { $0 == track.formatDescriptions.first?.channelCount } ?? true)
+            if !unfit, codec == .aac, track.codecName == "aac", audioBitRate == nil, sameFormat,
+               Double(track.estimatedDataRate) <= Double(target) * 1.02, !cutsInsideAFrame(track), !(track.backing is CompositionTrackBacking) {
                 return .copy
             }
-            return .encode(.audio(AudioOutputSettings()),
-                           .audio(AudioEncodingSettings(codec: codec, bitRate: [.flac, .alac].contains(codec) ? nil : target)))
+            return .encode(.audio(AudioOutputSettings(sampleRate: audioSampleRate, channelCount: audioChannelCount)),
+                           .audio(AudioEncodingSettings(codec: codec, sampleRate: audioSampleRate, channelCount: audioChannelCount,
+                                                        bitRate: [.flac, .alac].contains(codec) ? nil : target)))
         default:
             return preset == .appleM4A && !ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) ? .leaveOut : .copy
         }
@@ -303,6 +328,18 @@ public final class ExportSession: @unchecked Sendable {
         case "vp9" where x.count > 6: return Int(x[6] >> 4)                                   // vpcC bitDepth
         default: return 8
         }
+    }
+
+    /// Whether the output's container holds `codecName` (as the export writes it).
+    private func canHold(_ codecName: String) -> Bool {
+        guard let url = outputURL, let type = outputFileType ?? FileType(pathExtension: url.pathExtension) else { return true }
+        return ExportSession.canHold(codecName, in: type)
+    }
+
+    /// Whether files of `type` hold `codecName` samples copied as they are (PCM: MOV only).
+    public static func canHold(_ codecName: String, in type: FileType) -> Bool {
+        if type.isISO { return codecName.hasPrefix("pcm_") ? type == .mov && codecName.hasPrefix("pcm_s16") : CodecMapping.isoCodecs.contains(codecName) }
+        return type.muxerName.map { OutputFormatContext.canHold(codecName, formatName: $0) } ?? true
     }
 
     /// Why `type` cannot hold what this export writes, or nil when it can.

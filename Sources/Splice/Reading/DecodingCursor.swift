@@ -98,8 +98,12 @@ final class DecodingCursor: SampleCursor {
                 sampleFormat: a.sampleFormat, isPlanar: !a.isInterleaved, sampleRate: a.sampleRate ?? 0,
                 channelCount: a.channelCount ?? 0, channelLayoutMask: a.channelLayoutMask ?? 0))
         case .video(let v):
-            let size = v.size(forSource: parameters.width, parameters.height)
-            pictures = try PictureConverter(pixelFormat: v.pixelFormat, size: size)
+            if let exact = v.size {
+                pictures = try PictureConverter(pixelFormat: v.pixelFormat, size: (exact.width + exact.width % 2, exact.height + exact.height % 2),
+                                                letterbox: v.scalingMode == .resizeAspect)
+            } else {
+                pictures = try PictureConverter(pixelFormat: v.pixelFormat, size: v.size(forSource: parameters.width, parameters.height))
+            }
         }
         self.decoder = decoder
         return decoder

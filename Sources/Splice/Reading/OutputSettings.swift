@@ -36,8 +36,23 @@ public struct VideoOutputSettings: Sendable, Hashable {
     /// never up, sizes rounded to even; nil keeps the source's size.
     public var maximumWidth: Int?
     public var maximumHeight: Int?
+    /// An exact output size (AVFoundation's `AVVideoWidthKey`/`AVVideoHeightKey`): every picture
+    /// comes out this size, scaled up or down as `scalingMode` says. Wins over the maximums.
+    public var size: Dimensions?
+    public var scalingMode: ScalingMode = .resizeAspect
 
-    public init(pixelFormat: PixelBuffer.PixelFormat = .yuv420p, maximumWidth: Int? = nil, maximumHeight: Int? = nil) {
+    /// How a picture fills an exact `size` (AVFoundation's `AVVideoScalingMode…`).
+    public enum ScalingMode: Sendable, Hashable {
+        /// Fitted inside with its aspect ratio, centred, black bars around (letterbox or pillarbox).
+        case resizeAspect
+        /// Stretched to the size.
+        case resize
+    }
+
+    public init(pixelFormat: PixelBuffer.PixelFormat = .yuv420p, maximumWidth: Int? = nil, maximumHeight: Int? = nil,
+                size: Dimensions? = nil, scalingMode: ScalingMode = .resizeAspect) {
+        self.size = size
+        self.scalingMode = scalingMode
         self.pixelFormat = pixelFormat
         self.maximumWidth = maximumWidth
         self.maximumHeight = maximumHeight

@@ -1,0 +1,76 @@
+import MediaCore
+
+extension AssetTrack {
+    /// For a composition's track: whether a segment starts between sync samples (its first
+    /// samples lie before it, which only an edit list can hide).
+    public var startsBetweenSyncSamples: Bool { (backing as? CompositionTrackBacking)?.startsBetweenSyncSamples ?? false }
+
+    /// For a composition's track: how far before each non-empty segment's start its first sync
+    /// sample lies, in segment order.
+    public var syncOffsets: [MediaTime] { (backing as? CompositionTrackBacking)?.syncOffsets.map(\.offset) ?? [] }
+
+    /// For a composition's track: why its segments cannot be copied into one track byte for
+    /// byte — another codec, picture size, profile (chroma format, bit depth), sample rate or
+    /// channel count than the first segment's, or a scaled segment; nil when they can.
+    public var passthroughProblem: String? {
+        guard let composed = backing as? CompositionTrackBacking else { return nil }
+        let shown = composed.segments.enumerated().filter { !$0.element.isEmpty }
+        guard let (firstIndex, first) = shown.first, let reference = first.sourceTrack?.formatDescriptions.first else { return nil }
+        for (i, segment) in shown {
+            if segment.isScaled {
+                return "segment \(i + 1) (\(segment.name)) plays at another speed, which needs re-encoding"
+            }
+            guard let format = segment.sourceTrack?.formatDescriptions.first, i != firstIndex else { continue }
+            if let difference = AssetTrack.difference(format, reference) {
+                return "segment \(i + 1) (\(segment.name)) is \(AssetTrack.describe(format)), segment \(firstIndex + 1) (\(first.name)) "
+                    + "is \(AssetTrack.describe(reference)): the \(difference) differs"
+            }
+        }
+        return nil
+    }
+
+    /// Which parameter a player cannot switch mid-track between `a` and `b`, if any.
+    static func difference(_ a: FormatDescription, _ b: FormatDescription) -> String? {
+        let p = a.parameters, q = b.parameters
+        if p.codecName != q.codecName { return "codec" }
+        if p.mediaType == .video {
+            if p.width != q.width || p.height != q.height { return "picture size" }
+            if profile(p) != profile(q) { return "profile" }
+        }
+        if p.mediaType == .audio {
+            if p.sampleRate != q.sampleRate { return "sample rate" }
+            if p.channelCount != q.channelCount { return "channel count" }
+        }
+        return nil
+    }
+
+    /// `h264 High 1920x1080`, `aac 48000 Hz 2 ch`.
+    static func describe(_ f: FormatDescription) -> String {
+        let p = f.parameters
+        switch p.mediaType {
+        case .video: return [p.codecName, profile(p), "\(p.width)x\(p.height)"].compactMap { $0 }.joined(separator: " ")
+        case .audio: return "\(p.codecName) \(p.sampleRate) Hz \(p.channelCount) ch"
+        default: return p.codecName
+        }
+    }
+
+    /// The profile named in an H.264 or HEVC configuration.
+    static func profile(_ p: CodecParameters) -> String? {
+        let x = p.extradata
+        switch p.codecName {
+        case "h264" where x.count > 1 && x[0] == 1:
+            let names = [66: "Baseline", 77: "Main", 88: "Extended", 100: "High", 110: "High 10", 122: "High 4:2:2", 244: "High 4:4:4 Predictive"]
+            return names[Int(x[1])] ?? "profile \(x[1])"
+        case "hevc" where x.count > 1 && x[0] == 1:
+            let names = [1: "Main", 2: "Main 10", 3: "Main Still Picture", 4: "Range Extensions"]
+            return names[Int(x[1] & 0x1F)] ?? "profile \(x[1] & 0x1F)"
+        default:
+            return nil
+        }
+    }
+}
+
+extension CompositionTrackSegment {
+    /// `clip.mp4 track 1`.
+    var name: String { "\(sourceURL?.lastPathComponent ?? "?") track \(sourceTrackID)" }
+}

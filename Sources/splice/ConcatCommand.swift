@@ -1,0 +1,246 @@
+import Dispatch
+import Foundation
+import Splice
+
+/// A clip on the command line: `FILE` or `FILE#t=START,END` (W3C Media Fragments).
+struct Clip {
+    let url: URL
+    let start: Double?
+    let end: Double?
+    let text: String
+
+    /// `movie.mp4#t=10,20`, `#t=10` (to the end), `#t=,20` (from the start).
+    init(_ text: String) throws {
+        self.text = text
+        guard let hash = text.range(of: "#t=", options: .backwards) else {
+            url = URL(fileURLWithPath: text)
+            start = nil
+            end = nil
+            return
+        }
+        url = URL(fileURLWithPath: String(text[..<hash.lowerBound]))
+        let times = text[hash.upperBound...].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard times.count <= 2, !times.allSatisfy(\.isEmpty) else { throw UsageError(message: "\(text): '#t=' takes START,END, START or ,END") }
+        func time(_ s: String) throws -> Double? {
+            guard !s.isEmpty else { return nil }
+            guard let t = ThumbnailCommand.parseTime(s) else { throw UsageError(message: "\(text): '\(s)' is not a time (seconds or [hh:]mm:ss[.fff])") }
+            return t
+        }
+        start = try time(times[0])
+        end = times.count == 2 ? try time(times[1]) : nil
+        if let start, let end, end <= start { throw UsageError(message: "\(text): the range ends before it starts") }
+    }
+
+    /// The clip's range on its asset's timeline: checked against the asset's duration.
+    func range(in asset: Asset) throws -> TimeRange {
+        let duration = asset.duration.seconds
+        let from = start ?? 0, to = end ?? duration
+        guard from < duration else {
+            throw MediaError(.invalidData, "the range starts at \(from) s, past the end (\(String(format: "%.3f", duration)) s)", file: url.path)
+        }
+        guard to <= duration + 0.0005 else {
+            throw MediaError(.invalidData, "the range ends at \(to) s, past the end (\(String(format: "%.3f", duration)) s)", file: url.path)
+        }
+        let startTime = MediaTime(seconds: from, preferredTimescale: 90_000)
+        let endTime = end == nil ? asset.duration : MediaTime(seconds: min(to, duration), preferredTimescale: 90_000)
+        return TimeRange(start: startTime, end: endTime)
+    }
+
+    func open() throws -> Asset {
+        guard FileManager.default.fileExists(atPath: url.path) else { throw MediaError(.fileNotFound, "no such file", file: url.path) }
+        return try Asset(url: url)
+    }
+}
+
+/// `splice concat`: clips one after the other, copied byte for byte when they fit one track.
+enum ConcatCommand: Command {
+    static let name = "concat"
+    static let abstract = "Join clips (whole files or ranges of them) one after the other."
+    static let usage = "splice concat <clip>... -o <output> [--reencode auto|never|always] [--preset <name>] [--audio-only] [--all-tracks] [--faststart] [--force]"
+    static let help = """
+        OVERVIEW: \(abstract)
+
+        A clip is FILE or FILE#t=START,END (#t=10,20; #t=10 to the end; #t=,20 from the
+        start; seconds or [hh:]mm:ss[.fff]). Each clip brings its enabled video track and
+        its enabled audio track; a clip without audio leaves silence, so that sound and
+        picture stay in step. Into MP4/MOV the samples are copied byte for byte, and each
+        cut is frame-exact through the edit list (a clip starting between sync samples
+        brings the samples from the one before, which the edit list hides).
+
+        USAGE: \(usage)
+
+        OPTIONS:
+          -o <output>             The file to write.
+          --reencode <when>       auto (default): copy when every clip fits one track (same
+                                  codec, size, profile, audio rate and channels) and every cut
+                                  can be exact, else re-encode every clip to the first clip's
+                                  size (others fitted inside, letterboxed) and audio format.
+                                  never: fail instead (exit 65); into Matroska/TS, whose
+                                  cuts cannot be hidden, snap each start back to its sync
+                                  sample with a warning. always: re-encode.
+          --preset <name>         The export preset when re-encoding (default: highestQuality).
+          --audio-only            Join only the audio (also for .m4a and .mka outputs).
+          --all-tracks            Keep every track all clips have (by type and language),
+                                  not only the enabled video and audio.
+          --faststart             Put the movie header first (MP4/MOV).
+          --force                 Replace <output> if it exists.
+          -h, --help              Show help information.
+
+        EXIT STATUS: 0 success, 1 failure, 64 usage error, 65 invalid or unfit clips,
+        66 missing clip, 130 interrupted.
+
+        """
+
+    enum Reencode: String { case auto, never, always }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try ParsedArguments(arguments, flags: ["--audio-only", "--all-tracks", "--faststart", "--force"],
+                                       options: ["-o", "--reencode", "--preset"])
+        guard !args.positionals.isEmpty else { throw UsageError(message: "expected at least one <clip>") }
+        guard let output = args.options["-o"] else { throw UsageError(message: "missing -o <output>") }
+        guard let mode = Reencode(rawValue: args.options["--reencode"] ?? "auto") else { throw UsageError(message: "--reencode takes auto, never or always") }
+        let preset = try JobSupport.preset(args.options["--preset"])
+        let outputURL = URL(fileURLWithPath: output)
+        guard let type = FileType(pathExtension: outputURL.pathExtension) else {
+            throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files", file: outputURL.path)
+        }
+        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"))
+        let audioOnly = args.flags.contains("--audio-only") || type == .m4a || type == .mka
+        let clips = try args.positionals.map(Clip.init)
+        let assets = try clips.map { try $0.open() }
+        var ranges = try zip(clips, assets).map { try $0.range(in: $1) }
+        if !audioOnly, !assets.contains(where: { !$0.tracks(withMediaType: .video).isEmpty }) {
+            throw MediaError(.invalidData, "no clip has video (use --audio-only, or an .m4a output, to join audio)", file: clips[0].url.path)
+        }
+        let allTracks = args.flags.contains("--all-tracks")
+        var reencode = mode == .always
+        if !type.isISO, !audioOnly, !reencode {
+            // Matroska and TS have no edit lists: a copy is exact only when every cut is at a sync sample.
+            var snapped = ranges
+            for k in clips.indices {
+                guard let video = assets[k].tracks(withMediaType: .video).first(where: \.isEnabled) ?? assets[k].tracks(withMediaType: .video).first else { continue }
+                let start = try video.syncSampleTime(atOrBefore: ranges[k].start) ?? ranges[k].start
+                let end = ranges[k].end >= assets[k].duration ? ranges[k].end : (try video.syncSampleTime(atOrAfter: ranges[k].end) ?? assets[k].duration)
+                snapped[k] = TimeRange(start: start, end: end)
+            }
+            let moved = clips.indices.filter { snapped[$0] != ranges[$0] }
+            if !moved.isEmpty, mode == .never {
+                for k in moved {
+                    let earlier = String(format: "%.3f", (ranges[k].start - snapped[k].start).seconds)
+                    let later = String(format: "%.3f", (snapped[k].end - ranges[k].end).seconds)
+                    let span = String(format: "%.3f–%.3f", snapped[k].start.seconds, snapped[k].end.seconds)
+                    let line = "warning: \(clips[k].text): cut at sync samples, \(span) s (start \(earlier) s earlier, end \(later) s later): "
+                        + ".\(type.rawValue) files have no edit lists\n"
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
+                ranges = snapped
+            } else if !moved.isEmpty {
+                FileHandle.standardError.write(Data("note: re-encoding: \(clips[moved[0]].text) is not cut at sync samples, and .\(type.rawValue) files have no edit lists to hide the rest\n".utf8))
+                reencode = true
+            }
+        }
+        let composition = try build(clips, assets, ranges, audioOnly: audioOnly, allTracks: allTracks)
+        composition.writesWithoutEditLists = !type.isISO
+        let asset = try composition.makeAsset()
+        let problems = asset.tracks.compactMap { t in t.passthroughProblem.map { "track \(t.trackID): \($0)" } }
+        if !problems.isEmpty, !reencode {
+            guard mode != .never else { throw MediaError(.unsupported, "the clips do not fit one track: " + problems.joined(separator: "; ")) }
+            for p in problems { FileHandle.standardError.write(Data("note: re-encoding every clip: \(p)\n".utf8)) }
+            reencode = true
+        }
+        let session = ExportSession(asset: asset, preset: reencode ? preset : .passthrough)
+        if reencode {
+            session.videoSize = assets.lazy.compactMap { $0.tracks(withMediaType: .video).first?.naturalSize }.first
+            if let audio = assets.lazy.compactMap({ $0.tracks(withMediaType: .audio).first?.formatDescriptions.first }).first {
+                session.audioSampleRate = audio.sampleRate.map { Int($0) }
+                session.audioChannelCount = audio.channelCount
+            }
+        }
+        return try JobSupport.export(session, to: outputURL, force: args.flags.contains("--force"), faststart: args.flags.contains("--faststart"))
+    }
+
+    /// The composition of `clips`: each clip's chosen tracks over its range, one after the other.
+    static func build(_ clips: [Clip], _ assets: [Asset], _ ranges: [TimeRange], audioOnly: Bool, allTracks: Bool) throws -> MutableComposition {
+        let composition = MutableComposition()
+        // The tracks joined: (type, language) keys every clip has, or the enabled video and audio.
+        let keys: [(MediaType, String?)]
+        if allTracks {
+            let per = assets.map { a in a.tracks.filter { [.video, .audio, .subtitle, .text].contains($0.mediaType) }.map { ($0.mediaType, $0.languageCode) } }
+            keys = per[0].filter { k in per.allSatisfy { $0.contains { $0 == k } } }
+        } else {
+            keys = (audioOnly ? [] : [(MediaType.video, nil)]) + [(.audio, nil)]
+        }
+        var targets: [CompositionTrack] = []
+        for (type, language) in keys {
+            guard let t = composition.addMutableTrack(withMediaType: type) else { continue }
+            t.languageCode = language
+            if allTracks, let model = assets[0].tracks.first(where: { $0.mediaType == type && $0.languageCode == language }) {
+                t.isEnabled = model.isEnabled
+                t.alternateGroup = model.alternateGroup
+            }
+            targets.append(t)
+        }
+        var at = MediaTime.zero
+        for (k, asset) in assets.enumerated() {
+            let range = ranges[k]
+            for (target, key) in zip(targets, keys) {
+                let candidates = asset.tracks.filter { $0.mediaType == key.0 && (!allTracks || $0.languageCode == key.1) }
+                let chosen = allTracks ? candidates.first : (candidates.first { $0.isEnabled } ?? candidates.first)
+                if let source = chosen, range.start < source.timeRange.end {
+                    try target.insertTimeRange(range, of: source, at: at)
+                } else {
+                    target.insertEmptyTimeRange(TimeRange(start: at, duration: range.duration))
+                }
+            }
+            at = at + range.duration
+        }
+        for t in composition.tracks where t.segments.allSatisfy(\.isEmpty) { composition.removeTrack(t) }
+        return composition
+    }
+}
+
+/// What `export`, `concat` and `merge` share: the preset option, the output check, and running
+/// an export with progress and Ctrl-C.
+enum JobSupport {
+    static func preset(_ name: String?, default fallback: ExportPreset = .highestQuality) throws -> ExportPreset {
+        guard let name else { return fallback }
+        guard let p = ExportPreset(rawValue: name) else {
+            throw UsageError(message: "no preset named '\(name)'; the presets are " + ExportPreset.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return p
+    }
+
+    static func checkOutput(_ url: URL, force: Bool) throws {
+        if !force && FileManager.default.fileExists(atPath: url.path) {
+            throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: url.path)
+        }
+    }
+
+    /// Runs `session` into `url` with a progress line; 130 on Ctrl-C (nothing left).
+    static func export(_ session: ExportSession, to url: URL, force: Bool, faststart: Bool) throws -> Int32 {
+        session.outputURL = url
+        session.replacesExistingFile = force
+        session.shouldOptimizeForNetworkUse = faststart
+        let reporter = ProgressReport(mediaSeconds: session.asset.duration.seconds, json: false)
+        if reporter.isEnabled { session.progressHandler = { reporter.update($0) } }
+        let interrupt = Interrupt { [weak session] in session?.cancelExport() }
+        defer { interrupt.restore() }
+        do {
+            try session.run()
+            reporter.finish()
+        } catch let e as MediaError where e.code == .cancelled && interrupt.fired {
+            reporter.clear()
+            FileHandle.standardError.write(Data("error: interrupted; \(url.path) was not written\n".utf8))
+            return 130
+        } catch {
+            reporter.clear()
+            throw error
+        }
+        for warning in session.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        let written = try Asset(url: url)
+        let tracks = written.tracks.map { t in "\(t.mediaType) \(t.codecName)" + (t.naturalSize.map { " \($0)" } ?? "") }
+        print("\(url.path): \(session.preset == .passthrough ? "copied" : "re-encoded (\(session.preset))"), "
+              + "\(String(format: "%.3f", written.duration.seconds)) s, \(tracks.joined(separator: ", "))")
+        return ExitCode.success
+    }
+}
