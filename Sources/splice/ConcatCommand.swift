@@ -115,29 +115,7 @@ enum ConcatCommand: Command {
         let allTracks = args.flags.contains("--all-tracks")
         var reencode = mode == .always
         if !type.isISO, !audioOnly, !reencode {
-            // Matroska and TS have no edit lists: a copy is exact only when every cut is at a sync sample.
-            var snapped = ranges
-            for k in clips.indices {
-                guard let video = assets[k].tracks(withMediaType: .video).first(where: \.isEnabled) ?? assets[k].tracks(withMediaType: .video).first else { continue }
-                let start = try video.syncSampleTime(atOrBefore: ranges[k].start) ?? ranges[k].start
-                let end = ranges[k].end >= assets[k].duration ? ranges[k].end : (try video.syncSampleTime(atOrAfter: ranges[k].end) ?? assets[k].duration)
-                snapped[k] = TimeRange(start: start, end: end)
-            }
-            let moved = clips.indices.filter { snapped[$0] != ranges[$0] }
-            if !moved.isEmpty, mode == .never {
-                for k in moved {
-                    let earlier = String(format: "%.3f", (ranges[k].start - snapped[k].start).seconds)
-                    let later = String(format: "%.3f", (snapped[k].end - ranges[k].end).seconds)
-                    let span = String(format: "%.3f–%.3f", snapped[k].start.seconds, snapped[k].end.seconds)
-                    let line = "warning: \(clips[k].text): cut at sync samples, \(span) s (start \(earlier) s earlier, end \(later) s later): "
-                        + ".\(type.rawValue) files have no edit lists\n"
-                    FileHandle.standardError.write(Data(line.utf8))
-                }
-                ranges = snapped
-            } else if !moved.isEmpty {
-                FileHandle.standardError.write(Data("note: re-encoding: \(clips[moved[0]].text) is not cut at sync samples, and .\(type.rawValue) files have no edit lists to hide the rest\n".utf8))
-                reencode = true
-            }
+            (ranges, reencode) = try cutAtSyncSamples(clips, assets, ranges, type: type, never: mode == .never)
         }
         let composition = try build(clips, assets, ranges, audioOnly: audioOnly, allTracks: allTracks)
         composition.writesWithoutEditLists = !type.isISO
@@ -157,6 +135,38 @@ enum ConcatCommand: Command {
             }
         }
         return try JobSupport.export(session, to: outputURL, force: args.flags.contains("--force"), faststart: args.flags.contains("--faststart"))
+    }
+
+    /// Matroska and TS have no edit lists: a copy is exact only when every cut is at a sync
+    /// sample. `never`: the cuts move there (with a warning each); else the clips are re-encoded.
+    static func cutAtSyncSamples(_ clips: [Clip], _ assets: [Asset], _ ranges: [TimeRange], type: FileType,
+                                 never: Bool) throws -> ([TimeRange], Bool) {
+        var ranges = ranges
+        var reencode = false
+        // Matroska and TS have no edit lists: a copy is exact only when every cut is at a sync sample.
+        var snapped = ranges
+        for k in clips.indices {
+            guard let video = assets[k].tracks(withMediaType: .video).first(where: \.isEnabled) ?? assets[k].tracks(withMediaType: .video).first else { continue }
+            let start = try video.syncSampleTime(atOrBefore: ranges[k].start) ?? ranges[k].start
+            let end = ranges[k].end >= assets[k].duration ? ranges[k].end : (try video.syncSampleTime(atOrAfter: ranges[k].end) ?? assets[k].duration)
+            snapped[k] = TimeRange(start: start, end: end)
+        }
+        let moved = clips.indices.filter { snapped[$0] != ranges[$0] }
+        if !moved.isEmpty, never {
+            for k in moved {
+                let earlier = String(format: "%.3f", (ranges[k].start - snapped[k].start).seconds)
+                let later = String(format: "%.3f", (snapped[k].end - ranges[k].end).seconds)
+                let span = String(format: "%.3f–%.3f", snapped[k].start.seconds, snapped[k].end.seconds)
+                let line = "warning: \(clips[k].text): cut at sync samples, \(span) s (start \(earlier) s earlier, end \(later) s later): "
+                    + ".\(type.rawValue) files have no edit lists\n"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+            ranges = snapped
+        } else if !moved.isEmpty {
+            FileHandle.standardError.write(Data("note: re-encoding: \(clips[moved[0]].text) is not cut at sync samples, and .\(type.rawValue) files have no edit lists to hide the rest\n".utf8))
+            reencode = true
+        }
+        return (ranges, reencode)
     }
 
     /// The composition of `clips`: each clip's chosen tracks over its range, one after the other.

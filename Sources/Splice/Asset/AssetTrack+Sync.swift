@@ -1,5 +1,6 @@
 import MediaCore
 
+/// Where lossless cuts can fall: a track's sync samples.
 extension AssetTrack {
     /// Where a lossless cut can start: the presentation time (on the asset's timeline) of the
     /// sync sample shown at or before `time`; nil when there is none.

@@ -1,5 +1,8 @@
 import MediaCore
 
+// What a composition's passthrough needs of its segments: one codec, size, profile and audio
+// format (players cannot switch those mid-track), and no change of speed.
+
 extension AssetTrack {
     /// For a composition's track: whether a segment starts between sync samples (its first
     /// samples lie before it, which only an edit list can hide).
