@@ -69,3 +69,167 @@ struct CompositionTests {
         }
     }
 }
+
+extension CompositionTests {
+    /// The same clip cut at 2.5 s and joined again: the tone runs on without a click at the join
+    /// (the AAC pre-roll packet is carried and skipped by the edit list).
+    @Test func noClickAtAnAACJoin() throws {
+        let a = try CompositionTests.clips.get()[0]
+        let out = Fixtures.path("concat-join.mp4")
+        let r = try Tool.splice(["concat", a.path + "#t=0,2.5", a.path + "#t=2.5,5", "-o", out.path, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("copied"))
+        // Decoded by ffmpeg to 16-bit samples: the largest step between neighbours near the join
+        // against the tone's own largest step away from it.
+        let pcm = try Tool.check("ffmpeg", ["-v", "error", "-i", out.path, "-map", "0:a:0", "-f", "s16le", "-ac", "1", "-"]).stdoutData
+        let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        func largestStep(_ range: Range<Int>) -> Int {
+            range.dropFirst().reduce(0) { max($0, abs(Int(samples[$1]) - Int(samples[$1 - 1]))) }
+        }
+        let join = 120_000   // 2.5 s at 48 kHz
+        let own = largestStep(48_000..<96_000)
+        let atJoin = largestStep((join - 2048)..<(join + 2048))
+        #expect(own > 0 && Double(atJoin) <= Double(own) * 1.2, "step \(atJoin) at the join against \(own) elsewhere")
+        #expect(abs(Double(samples.count) / 48_000 - 5) < 0.05, "\(samples.count) samples")
+    }
+
+    /// Clips that cannot share a track: `auto` re-encodes (to the first clip's size, the other
+    /// letterboxed) and says which clip differs; `never` fails with that reason.
+    @Test func unlikeClipsAreReencodedOrRefused() throws {
+        let a = try CompositionTests.clips.get()[0]
+        let wide = Fixtures.path("clip-wide.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x200:rate=25:duration=2", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2",
+                         "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", wide.path])
+        let out = Fixtures.path("concat-unlike.mp4")
+        let never = try Tool.splice(["concat", a.path + "#t=0,2", wide.path, "-o", out.path, "--reencode", "never", "--force"])
+        #expect(never.status == 65, "\(never.stderr)")
+        #expect(never.stderr.contains("clip-wide.mp4") && never.stderr.contains("picture size differs"), "\(never.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let auto = try Tool.splice(["concat", a.path + "#t=0,2", wide.path, "-o", out.path, "--preset", "lowQuality", "--force"])
+        #expect(auto.status == 0, "\(auto.stderr)")
+        #expect(auto.stderr.contains("re-encoding every clip") && auto.stderr.contains("clip-wide.mp4"), "\(auto.stderr)")
+        let streams = try Tool.ffprobeStreams(out)
+        #expect(streams[0]["width"] as? Int == 320 && streams[0]["height"] as? Int == 240)
+        #expect(streams[1]["sample_rate"] as? String == "48000")
+        let frames = try CompositionTests.frames(out)
+        #expect(frames.count == 100, "\(frames.count) frames")
+        // The wide clip letterboxed: black bars above and below its picture in the last frame.
+        let png = Fixtures.path("unlike-last.png")
+        try Tool.ffmpeg(["-sseof", "-0.1", "-i", out.path, "-frames:v", "1", "-vf", "crop=320:20:0:0,signalstats,metadata=print:key=lavfi.signalstats.YAVG",
+                         "-f", "null", "-"])
+        let stats = try Tool.check("ffmpeg", ["-v", "info", "-sseof", "-0.1", "-i", out.path, "-frames:v", "1",
+                                              "-vf", "crop=320:20:0:0,signalstats,metadata=print:key=lavfi.signalstats.YAVG", "-f", "null", "-"]).stderr
+        let yavg = stats.split(separator: "\n").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }.last ?? 255
+        #expect(yavg < 20, "top bar luma \(yavg)")
+        _ = png
+        let decode = try Tool.run("ffmpeg", ["-v", "error", "-i", out.path, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+    }
+
+    /// A screen recording and a longer WAV: the video's packets unchanged, the WAV encoded as
+    /// AAC and trimmed to the video; with --keep-original-audio, one group of two.
+    @Test func mergeAVideoWithARecording() throws {
+        let a = try CompositionTests.clips.get()[0]
+        let wav = Fixtures.path("voice.wav")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=300:sample_rate=44100:duration=10", "-c:a", "pcm_s16le", wav.path])
+        let out = Fixtures.path("merged.mp4")
+        let r = try Tool.splice(["merge", a.path, wav.path, "-o", out.path, "--keep-original-audio", "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("encoded as AAC"), "\(r.stderr)")
+        func videoHash(_ url: URL) throws -> String {
+            try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:v", "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"]).stdout
+        }
+        #expect(try videoHash(out) == videoHash(a))
+        let streams = try Tool.ffprobeStreams(out)
+        #expect(streams.map { $0["codec_name"] as? String } == ["h264", "aac", "aac"])
+        let asset = try Asset(url: out)
+        let added = try #require(asset.tracks.first { $0.mediaType == .audio && $0.isEnabled })
+        #expect(abs(added.timeRange.duration.seconds - 6) < 0.03, "\(added.timeRange.duration.seconds)")
+        let groups = try RemuxTests.mediainfoTracks(out)
+        #expect(groups.filter { $0.contains("group=1") }.count == 2, "\(groups)")
+        #expect(groups.contains { $0.contains("group=1 default=Yes") } && groups.contains { $0.contains("group=1 default=No") }, "\(groups)")
+        let level = try EncodingTests.meanVolume(out)
+        #expect(level < -3 && level > -30, "\(level)")
+    }
+
+    /// Edits read back through the reader: samples retimed onto the composition's timeline.
+    @Test func compositionEditsReadBack() throws {
+        let a = try CompositionTests.clips.get()[0]
+        let asset = try Asset(url: a)
+        let composition = MutableComposition()
+        let video = try #require(composition.addMutableTrack(withMediaType: .video))
+        let source = asset.tracks(withMediaType: .video)[0]
+        try video.insertTimeRange(CompositionTests.range(0, 2), of: source, at: .zero)             // 0–2: a 0–2
+        try video.insertTimeRange(CompositionTests.range(4, 6), of: source, at: .zero)             // 0–2: a 4–6, then a 0–2
+        video.insertEmptyTimeRange(CompositionTests.range(2, 3))                                    // a gap of 1 s at 2
+        #expect(video.segments.map(\.isEmpty) == [false, true, false])
+        #expect(abs(video.timeRange.duration.seconds - 5) < 0.001)
+        video.removeTimeRange(CompositionTests.range(1, 3.5))                                       // across three segments
+        #expect(video.segments.count == 2)
+        #expect(abs(video.timeRange.duration.seconds - 2.5) < 0.001)
+        #expect(abs(video.segments[1].sourceRange!.start.seconds - 0.5) < 0.001)
+        composition.scaleTimeRange(CompositionTests.range(0, 1), toDuration: CompositionTests.seconds(2))   // slow motion
+        #expect(abs(composition.duration.seconds - 3.5) < 0.001)
+        #expect(throws: MediaError.self) { try video.insertTimeRange(CompositionTests.range(5, 7), of: source, at: .zero) }
+        #expect(throws: MediaError.self) { try video.insertTimeRange(CompositionTests.range(2, 2), of: source, at: .zero) }
+
+        // Decoded: 50 pictures over 0–2 s (25 frames slowed twice), then 38 from a 0.5–2 s.
+        let reader = try AssetReader(asset: composition)
+        let output = AssetReaderTrackOutput(track: reader.asset.tracks[0], outputSettings: .video(VideoOutputSettings()))
+        try reader.add(output)
+        #expect(reader.startReading())
+        var times: [Double] = []
+        while let s = output.copyNextSampleBuffer() { times.append(s.presentationTimeStamp.seconds) }
+        #expect(reader.status == .completed, "\(String(describing: reader.error))")
+        #expect(times.count == 25 + 37 || times.count == 25 + 38, "\(times.count) pictures")
+        #expect(abs(times[1] - 0.08) < 0.001 && abs(times[25] - 2.0) < 0.021, "\(times.prefix(27))")
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        // A scaled segment cannot be copied: passthrough names it.
+        let session = ExportSession(asset: try composition.makeAsset(), preset: .passthrough)
+        session.outputURL = Fixtures.path("scaled.mp4")
+        #expect(throws: MediaError.self) { try session.run() }
+        #expect(session.error?.message.contains("another speed") == true, "\(String(describing: session.error))")
+    }
+
+    @Test func badClipsAreNamed() throws {
+        let a = try CompositionTests.clips.get()[0]
+        let out = Fixtures.path("bad-concat.mp4")
+        let cases: [([String], Int32, String)] = [
+            (["/no/such/clip.mp4"], 66, "clip.mp4"),
+            ([a.path + "#t=5,9"], 65, "past the end"),
+            ([a.path + "#t=3,2"], 64, "ends before it starts"),
+            ([a.path + "#t=x"], 64, "is not a time"),
+        ]
+        for (clips, status, message) in cases {
+            let r = try Tool.splice(["concat"] + clips + ["-o", out.path])
+            #expect(r.status == status && r.stderr.contains(message), "\(clips): \(r.status) \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+        let wav = Fixtures.path("only-sound.wav")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=duration=1", wav.path])
+        let r = try Tool.splice(["concat", wav.path, wav.path, "-o", out.path])
+        #expect(r.status == 65 && r.stderr.contains("no clip has video"), "\(r.stderr)")
+        let sound = Fixtures.path("joined.m4a")
+        let joined = try Tool.splice(["concat", wav.path, wav.path + "#t=0.5", "-o", sound.path, "--force"])
+        #expect(joined.status == 0, "\(joined.stderr)")
+        let d = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", sound.path]).stdout
+        #expect(abs((Double(d.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 1.5) < 0.03, "\(d)")
+    }
+
+    /// Into Matroska (no edit lists): `never` cuts at sync samples and copies; the frames are the
+    /// sources' whole GOPs.
+    @Test func matroskaCutsAtSyncSamples() throws {
+        let clips = try CompositionTests.clips.get()
+        let out = Fixtures.path("concat.mkv")
+        let r = try Tool.splice(["concat", clips[0].path + "#t=2.5,3.9", clips[1].path + "#t=0,2", "-o", out.path, "--reencode", "never", "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("cut at sync samples, 2.000–4.000 s"), "\(r.stderr)")
+        let expected = try CompositionTests.frames(clips[0], from: 2, to: 4) + CompositionTests.frames(clips[1], from: 0, to: 2)
+        #expect(try CompositionTests.frames(out) == expected)
+        let decode = try Tool.run("ffmpeg", ["-v", "error", "-i", out.path, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+        let auto = try Tool.splice(["concat", clips[0].path + "#t=2.5,3.9", clips[1].path + "#t=0,2", "-o", out.path, "--force"])
+        #expect(auto.status == 0 && auto.stdout.contains("re-encoded"), "\(auto.stdout) \(auto.stderr)")
+        #expect(try CompositionTests.frames(out).count == 35 + 50)
+    }
+}
