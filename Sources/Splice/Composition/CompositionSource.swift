@@ -267,7 +267,14 @@ final class CompositionDecodingCursor: SampleCursor {
             let exact = ratio == 1 ? TimeRange(start: source.start + (shown.start - segment.targetRange.start), duration: shown.duration)
                                    : TimeRange(start: from, end: to)
             let read = try CompositionSource.cursor(track, exact, copies: true)
-            current = (DecodingCursor(source: read, track: track, settings: settings, timeRange: exact), segment)
+            var uniform = settings
+            if case .audio(var a) = settings, let format = silenceFormat {
+                // One rate and layout for the whole track, whatever each source's.
+                a.sampleRate = format.sampleRate
+                a.channelCount = format.channelCount
+                uniform = .audio(a)
+            }
+            current = (DecodingCursor(source: read, track: track, settings: uniform, timeRange: exact), segment)
         }
     }
 
