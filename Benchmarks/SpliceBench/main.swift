@@ -293,3 +293,32 @@ for (tool, m, ssim) in [("ffmpeg, same x264 settings", ffExport, ffSSIM), ("spli
     print(pad("export 1280x720 (30 s)", 24) + pad(tool, 30) + pad(fmt(m.seconds, 2), 9) + pad(fmt(m.cpuSeconds, 2), 9)
           + pad(fmt(m.seconds / ffExport.seconds), 9) + pad(fmt(Double(m.maxRSSKiB) / 1024, 1), 8) + fmt(ssim, 4))
 }
+
+// Lossless concat: three ~100 MB clips (25 s of the 1080p movie each) joined by `splice concat`
+// (every sample copied, file to file), against `cat` of the same bytes plus `sync` and ffmpeg's
+// concat demuxer with -c copy; runs alternate.
+let concatClips = (0..<3).map { media.appendingPathComponent("clip-\($0).mp4").path }
+for (i, clip) in concatClips.enumerated() where !FileManager.default.fileExists(atPath: clip) {
+    shell("ffmpeg -nostdin -v error -y -ss \(i * 17) -i \(mp4Source) -t 25 -map 0 -c copy \(clip)")
+}
+let concatList = media.appendingPathComponent("clips.txt").path
+try? concatClips.map { "file '\($0)'" }.joined(separator: "\n").write(toFile: concatList, atomically: true, encoding: .utf8)
+let concatOut = media.appendingPathComponent("concat.mp4").path
+let clipBytes = concatClips.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1))?[.size] as? Int ?? 0) }
+print("\n" + pad("concat 3 clips (\(clipBytes / 1_000_000) MB)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("×cat+sync", 11) + pad("×ffmpeg", 9) + "RSS MB")
+for clip in concatClips { shell("cat \(clip) > /dev/null") }
+var catRuns: [Measurement] = [], ffConcatRuns: [Measurement] = [], spConcatRuns: [Measurement] = []
+for _ in 0..<runs {
+    unlink(concatOut)
+    catRuns.append(measure(["/bin/sh", "-c", "cat \"$1\" \"$2\" \"$3\" > \"$0\" && sync \"$0\"", concatOut] + concatClips))
+    unlink(concatOut)
+    ffConcatRuns.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", concatList, "-map", "0", "-c", "copy", concatOut]))
+    unlink(concatOut)
+    spConcatRuns.append(measure([binary, "concat"] + concatClips + ["-o", concatOut]))
+}
+unlink(concatOut)
+let catConcat = middle(catRuns), ffConcat = middle(ffConcatRuns), spConcat = middle(spConcatRuns)
+for (tool, m) in [("cat + sync", catConcat), ("ffmpeg -f concat -c copy", ffConcat), ("splice concat", spConcat)] {
+    print(pad("concat 3 clips", 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.seconds / catConcat.seconds), 11)
+          + pad(fmt(m.seconds / ffConcat.seconds), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
+}
