@@ -5,7 +5,7 @@ SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 
 # Build needs FFmpeg's -dev packages; tests use the ffmpeg CLI and mediainfo as independent tools.
-BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev
+BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libavfilter-dev
 TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO := Samples/Media/grouped.mp4

@@ -10,11 +10,11 @@ let package = Package(
         .executable(name: "splice", targets: ["splice"]),
     ],
     targets: [
-        // FFmpeg's headers (libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev). The libraries are not
+        // FFmpeg's headers (libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libavfilter-dev). The libraries are not
         // linked: FFmpegLoader opens them on first use (see Sources/FFmpegLoader).
         .systemLibrary(
             name: "CFFmpeg",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev", "libavfilter-dev"])]
         ),
         .target(name: "FFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CSystem"),

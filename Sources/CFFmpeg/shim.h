@@ -2,8 +2,8 @@
 #define SPLICE_CFFMPEG_SHIM_H
 
 /* FFmpeg's headers, or a build error that names the packages that bring them. */
-#if !__has_include(<libavformat/avformat.h>) || !__has_include(<libavcodec/avcodec.h>) || !__has_include(<libavutil/avutil.h>) || !__has_include(<libswresample/swresample.h>) || !__has_include(<libswscale/swscale.h>)
-#  error "FFmpeg's headers are missing. Install them (Debian/Ubuntu): sudo apt-get install pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev — or run `make build`, which does."
+#if !__has_include(<libavformat/avformat.h>) || !__has_include(<libavcodec/avcodec.h>) || !__has_include(<libavutil/avutil.h>) || !__has_include(<libswresample/swresample.h>) || !__has_include(<libswscale/swscale.h>) || !__has_include(<libavfilter/avfilter.h>)
+#  error "FFmpeg's headers are missing. Install them (Debian/Ubuntu): sudo apt-get install pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libavfilter-dev — or run `make build`, which does."
 #else
 
 #include <libavformat/avformat.h>
@@ -21,6 +21,9 @@
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersrc.h>
+#include <libavfilter/buffersink.h>
 #include <libavutil/channel_layout.h>
 #include <libavformat/avio.h>
 #endif

@@ -3,8 +3,8 @@
 
 /* FFmpeg's headers, or a build error that says which packages bring them. The libraries are
    not linked (see ffmpeg_loader.h): only their -dev headers are needed to build. */
-#if !__has_include(<libavformat/avformat.h>) || !__has_include(<libavcodec/avcodec.h>) || !__has_include(<libavutil/avutil.h>) || !__has_include(<libswresample/swresample.h>) || !__has_include(<libswscale/swscale.h>)
-#  error "FFmpeg's headers are missing. Install them (Debian/Ubuntu): sudo apt-get install pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev — or run `make build`, which does."
+#if !__has_include(<libavformat/avformat.h>) || !__has_include(<libavcodec/avcodec.h>) || !__has_include(<libavutil/avutil.h>) || !__has_include(<libswresample/swresample.h>) || !__has_include(<libswscale/swscale.h>) || !__has_include(<libavfilter/avfilter.h>)
+#  error "FFmpeg's headers are missing. Install them (Debian/Ubuntu): sudo apt-get install pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libavfilter-dev — or run `make build`, which does."
 #else
 
 #include <libavcodec/avcodec.h>
@@ -24,6 +24,9 @@
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersrc.h>
+#include <libavfilter/buffersink.h>
 #endif
 
 #endif

@@ -11,12 +11,15 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-static void *libs[5];
+static void *libs[6];
 static char message[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 /* libswresample and libswscale: opened only when a job decodes or encodes. */
 static char converter_message[512];
 static pthread_once_t converter_once = PTHREAD_ONCE_INIT;
+/* libavfilter: opened only when a job filters (audio tempo). */
+static char filter_message[512];
+static pthread_once_t filter_once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
     const char *names[3] = {
@@ -62,8 +65,24 @@ const char *splice_ffmpeg_load_converters(void) {
     return converter_message[0] ? converter_message : NULL;
 }
 
+static void load_filters(void) {
+    const char *error = splice_ffmpeg_load_converters();
+    if (error) {
+        snprintf(filter_message, sizeof filter_message, "%s", error);
+        return;
+    }
+    const char *name = "libavfilter.so." STR(LIBAVFILTER_VERSION_MAJOR);
+    libs[5] = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+    if (!libs[5]) snprintf(filter_message, sizeof filter_message, "cannot load FFmpeg (%s): %s", name, dlerror());
+}
+
+const char *splice_ffmpeg_load_filters(void) {
+    pthread_once(&filter_once, load_filters);
+    return filter_message[0] ? filter_message : NULL;
+}
+
 static void *symbol(int lib, const char *name) {
-    const char *error = lib >= 3 ? splice_ffmpeg_load_converters() : splice_ffmpeg_load();
+    const char *error = lib == 5 ? splice_ffmpeg_load_filters() : lib >= 3 ? splice_ffmpeg_load_converters() : splice_ffmpeg_load();
     void *p = error ? NULL : dlsym(libs[lib], name);
     if (!p) {
         fprintf(stderr, "splice: %s\n", error ? error : dlerror());
@@ -72,7 +91,7 @@ static void *symbol(int lib, const char *name) {
     return p;
 }
 
-enum { UTIL = 0, CODEC = 1, FORMAT = 2, RESAMPLE = 3, SCALE = 4 };
+enum { UTIL = 0, CODEC = 1, FORMAT = 2, RESAMPLE = 3, SCALE = 4, FILTER = 5 };
 
 /* One trampoline per libav function Splice calls. */
 #define STUB(lib, ret, name, params, args)                                          \
@@ -206,6 +225,20 @@ STUB(SCALE, int, sws_setColorspaceDetails,
      (struct SwsContext *c, const int inv_table[4], int srcRange, const int table[4], int dstRange, int brightness,
       int contrast, int saturation), (c, inv_table, srcRange, table, dstRange, brightness, contrast, saturation))
 STUB(SCALE, const int *, sws_getCoefficients, (int colorspace), (colorspace))
+
+/* Filtering. */
+STUB(FILTER, AVFilterGraph *, avfilter_graph_alloc, (void), ())
+VOID_STUB(FILTER, avfilter_graph_free, (AVFilterGraph **graph), (graph))
+STUB(FILTER, const AVFilter *, avfilter_get_by_name, (const char *name), (name))
+STUB(FILTER, int, avfilter_graph_create_filter,
+     (AVFilterContext **filt_ctx, const AVFilter *filt, const char *name, const char *args, void *opaque, AVFilterGraph *graph_ctx),
+     (filt_ctx, filt, name, args, opaque, graph_ctx))
+STUB(FILTER, int, avfilter_link, (AVFilterContext *src, unsigned srcpad, AVFilterContext *dst, unsigned dstpad), (src, srcpad, dst, dstpad))
+STUB(FILTER, int, avfilter_graph_config, (AVFilterGraph *graphctx, void *log_ctx), (graphctx, log_ctx))
+STUB(FILTER, int, av_buffersrc_add_frame_flags, (AVFilterContext *buffer_src, AVFrame *frame, int flags), (buffer_src, frame, flags))
+STUB(FILTER, int, av_buffersink_get_frame, (AVFilterContext *ctx, AVFrame *frame), (ctx, frame))
+STUB(UTIL, const char *, av_get_sample_fmt_name, (enum AVSampleFormat sample_fmt), (sample_fmt))
+STUB(UTIL, int, av_channel_layout_describe, (const AVChannelLayout *channel_layout, char *buf, size_t buf_size), (channel_layout, buf, buf_size))
 
 /* FFmpeg's log lines, formatted here (Swift cannot take a va_list) and handed to Splice. */
 static void (*log_handler)(int level, const char *line);

@@ -260,3 +260,30 @@ struct CompositionDemoSampleTests {
         }
     }
 }
+
+extension CompositionTests {
+    /// A range played at half speed and re-encoded: the picture's times stretch, the sound
+    /// lasts twice as long at the same pitch (libavfilter's atempo): a 440 Hz tone stays 440 Hz.
+    @Test func aScaledRangeKeepsItsPitch() throws {
+        let a = try CompositionTests.clips.get()[0]
+        let composition = MutableComposition()
+        try composition.insertTimeRange(CompositionTests.range(0, 2), of: try Asset(url: a), at: .zero)
+        composition.scaleTimeRange(CompositionTests.range(0, 2), toDuration: CompositionTests.seconds(4))
+        let out = Fixtures.path("slow.mp4")
+        let session = ExportSession(asset: try composition.makeAsset(), preset: .lowQuality)
+        session.outputURL = out
+        session.replacesExistingFile = true
+        try session.run()
+        let pcm = try Tool.check("ffmpeg", ["-v", "error", "-i", out.path, "-map", "0:a:0", "-f", "s16le", "-ac", "1", "-ar", "48000", "-"]).stdoutData
+        let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(abs(Double(samples.count) / 48_000 - 4) < 0.05, "\(Double(samples.count) / 48_000) s of sound")
+        let middle = samples[24_000..<168_000]
+        let crossings = zip(middle, middle.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+        let hertz = Double(crossings) / 2 / 3
+        #expect(abs(hertz - 440) < 8, "\(hertz) Hz")
+        // The 50 pictures of 0–2 s, each shown twice as long.
+        let frames = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=avg_frame_rate,nb_frames",
+                                                "-of", "csv=p=0", out.path]).stdout
+        #expect(frames.hasPrefix("25/2,50"), "\(frames)")
+    }
+}

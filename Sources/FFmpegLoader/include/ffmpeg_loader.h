@@ -13,6 +13,10 @@ const char *splice_ffmpeg_load(void);
    Returns NULL on success, else a message saying what could not be loaded. */
 const char *splice_ffmpeg_load_converters(void);
 
+/* Loads libavfilter (after the above), for jobs that filter (audio tempo).
+   Returns NULL on success, else a message saying what could not be loaded. */
+const char *splice_ffmpeg_load_filters(void);
+
 /* Routes FFmpeg's log messages, one formatted line at a time, to `handler` (at the levels
    av_log_set_level lets through). */
 void splice_ffmpeg_set_log_handler(void (*handler)(int level, const char *line));

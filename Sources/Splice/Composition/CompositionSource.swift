@@ -1,5 +1,6 @@
 import Foundation
 import MediaCore
+import FFmpegBridge
 
 /// Where a composition's samples come from. Each composition track is laid out as one track of
 /// a movie: its segments' samples one after the other in a continuous media timeline — each run
@@ -224,6 +225,8 @@ final class CompositionDecodingCursor: SampleCursor {
     /// Where the audio handed out so far ends (audio is made continuous).
     private var audioEnd: MediaTime?
     private var pending: [SampleBuffer] = []
+    /// A scaled audio segment's speed change (pitch kept) and where its output has got to.
+    private var tempo: (filter: AudioTempo, clock: MediaTime)?
 
     init(track: AssetTrack, segments: [CompositionTrackSegment], settings: OutputSettings, timeRange: TimeRange) {
         self.segments = segments.filter { $0.targetRange.duration > .zero }
@@ -242,10 +245,16 @@ final class CompositionDecodingCursor: SampleCursor {
             if !pending.isEmpty { return pending.removeFirst() }
             if let (cursor, segment) = current {
                 if let s = try cursor.next() {
-                    return try place(s, segment)
+                    guard tempo != nil else { return try place(s, segment) }
+                    try stretch(s)
+                    continue
                 }
                 cursor.close()
                 current = nil
+                if tempo != nil {
+                    try stretch(nil)
+                    tempo = nil
+                }
                 fillSilence(to: min(segment.targetRange.end, range.end))
                 continue
             }
@@ -258,7 +267,8 @@ final class CompositionDecodingCursor: SampleCursor {
                 continue
             }
             if mediaType == .audio, segment.isScaled {
-                throw MediaError(.unsupported, "a scaled audio segment (\(segment.targetRange)) cannot be decoded: changing audio speed is not supported")
+                // Faster or slower at the same pitch (libavfilter's atempo), from the segment's start.
+                tempo = (try AudioTempo(tempo: source.duration.seconds / segment.targetRange.duration.seconds), audioEnd ?? shown.start)
             }
             // The part of the source shown inside the range read.
             let ratio = source.duration.seconds / segment.targetRange.duration.seconds
@@ -296,6 +306,23 @@ final class CompositionDecodingCursor: SampleCursor {
         }
         if mediaType == .audio { audioEnd = out.presentationTimeStamp + out.duration }
         return out
+    }
+
+    /// A scaled audio segment: `sample` (nil: the end) through the tempo filter, what comes out
+    /// queued one after the other from where the segment's audio has got to.
+    private func stretch(_ sample: SampleBuffer?) throws {
+        guard let (filter, clock) = tempo else { return }
+        let input = try sample?.pcmBuffer.map { pcm in try (pcm.storage as? Frame) ?? Frame.copying(pcm) }
+        var at = clock
+        for frame in try filter.process(input) {
+            guard let pcm = frame.pcm, pcm.frameCount > 0 else { continue }
+            let time = at.convertScale(Int32(pcm.format.sampleRate))
+            pending.append(SampleBuffer(pcm: pcm, presentationTimeStamp: time,
+                                        formatDescription: FormatDescription(parameters: CodecParameters(pcm: pcm.format), codec: "lpcm")))
+            at = time + MediaTime(value: Int64(pcm.frameCount), timescale: Int32(pcm.format.sampleRate))
+        }
+        tempo = (filter, at)
+        audioEnd = at
     }
 
     /// Audio: silence from where the audio handed out ends to `end`.
