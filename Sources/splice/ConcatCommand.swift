@@ -175,29 +175,45 @@ enum ConcatCommand: Command {
         // The tracks joined: (type, language) keys every clip has, or the enabled video and audio.
         let keys: [(MediaType, String?)]
         if allTracks {
-            let per = assets.map { a in a.tracks.filter { [.video, .audio, .subtitle, .text].contains($0.mediaType) }.map { ($0.mediaType, $0.languageCode) } }
-            keys = per[0].filter { k in per.allSatisfy { $0.contains { $0 == k } } }
+            // (Chapter tracks are left out: the chapters of joined clips are not joined.)
+            let per = assets.map { a in
+                a.tracks.filter { t in
+                    [.video, .audio, .subtitle, .text].contains(t.mediaType) && !a.tracks.contains { $0.associations[.chapterList]?.contains(t.trackID) == true }
+                }.map { ($0.mediaType, $0.languageCode) }
+            }
+            // Every track of the first clip whose kind (type and language) each clip has as often.
+            keys = per[0].filter { k in per.allSatisfy { p in p.filter { $0 == k }.count >= per[0].filter { $0 == k }.count } }
         } else {
             keys = (audioOnly ? [] : [(MediaType.video, nil)]) + [(.audio, nil)]
         }
+        // The n-th track of a key in each clip goes into the n-th composition track of that key.
+        func nth(_ i: Int) -> Int { keys[..<i].filter { $0 == keys[i] }.count }
+        func source(_ asset: Asset, _ i: Int) -> AssetTrack? {
+            let candidates = asset.tracks.filter { t in
+                t.mediaType == keys[i].0 && (!allTracks || t.languageCode == keys[i].1)
+                    && !asset.tracks.contains { $0.associations[.chapterList]?.contains(t.trackID) == true }
+            }
+            if !allTracks { return candidates.first { $0.isEnabled } ?? candidates.first }
+            let n = nth(i)
+            return n < candidates.count ? candidates[n] : nil
+        }
         var targets: [CompositionTrack] = []
-        for (type, language) in keys {
+        for (i, (type, language)) in keys.enumerated() {
             guard let t = composition.addMutableTrack(withMediaType: type) else { continue }
             t.languageCode = language
-            if allTracks, let model = assets[0].tracks.first(where: { $0.mediaType == type && $0.languageCode == language }) {
+            if allTracks, let model = source(assets[0], i) {
                 t.isEnabled = model.isEnabled
                 t.alternateGroup = model.alternateGroup
+                t.extendedLanguageTag = model.extendedLanguageTag
             }
             targets.append(t)
         }
         var at = MediaTime.zero
         for (k, asset) in assets.enumerated() {
             let range = ranges[k]
-            for (target, key) in zip(targets, keys) {
-                let candidates = asset.tracks.filter { $0.mediaType == key.0 && (!allTracks || $0.languageCode == key.1) }
-                let chosen = allTracks ? candidates.first : (candidates.first { $0.isEnabled } ?? candidates.first)
-                if let source = chosen, range.start < source.timeRange.end {
-                    try target.insertTimeRange(range, of: source, at: at)
+            for (i, target) in targets.enumerated() {
+                if let track = source(asset, i), range.start < track.timeRange.end {
+                    try target.insertTimeRange(range, of: track, at: at)
                 } else {
                     target.insertEmptyTimeRange(TimeRange(start: at, duration: range.duration))
                 }

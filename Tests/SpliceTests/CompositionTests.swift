@@ -287,3 +287,24 @@ extension CompositionTests {
         #expect(frames.hasPrefix("25/2,50"), "\(frames)")
     }
 }
+
+extension CompositionTests {
+    /// `--all-tracks`: every track the clips share, with its group, enabled flag and language;
+    /// the subtitle track's own empty edit stays empty; every packet is a source packet.
+    @Test func allTracksKeepTheirGroups() throws {
+        let grouped = try Fixtures.grouped.get()
+        let out = Fixtures.path("concat-all.mp4")
+        let r = try Tool.splice(["concat", grouped.path, grouped.path + "#t=1,2", "--all-tracks", "-o", out.path, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let ours = try RemuxTests.mediainfoTracks(out).map { $0.split(separator: " ").prefix(5).joined(separator: " ") }
+        let theirs = try RemuxTests.mediainfoTracks(grouped).map { $0.split(separator: " ").prefix(5).joined(separator: " ") }
+            .filter { !$0.hasPrefix("Menu") }   // chapters are not joined
+        #expect(ours == theirs, "\(ours) against \(theirs)")
+        let sources = Set(try CompositionTests.packetHashes(grouped))
+        #expect(try CompositionTests.packetHashes(out).allSatisfy(sources.contains))
+        let forced = try #require(try Asset(url: out).tracks.first { $0.mediaType == .subtitle && !$0.isEnabled })
+        #expect(forced.segments.first?.isEmpty == true && abs(forced.segments.first!.target.duration.seconds - 1) < 0.001)
+        let decode = try Tool.run("ffmpeg", ["-v", "error", "-i", out.path, "-map", "0:v", "-map", "0:a", "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+    }
+}

@@ -75,7 +75,7 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
             if !withoutEditLists, source.mediaType == .audio, let rate = source.formatDescriptions.first?.sampleRate, rate > 0 {
                 // One packet more before the start (AAC's pre-roll): the edit list skips it.
                 let packet = MediaTime(seconds: (source.codecName == "aac" ? 1024 : 0) / rate, preferredTimescale: Int32(rate))
-                read = TimeRange(start: max(source.timeRange.start, range.start - packet), end: range.end)
+                read = TimeRange(start: range.start - packet, end: range.end)
             }
             let placed = withoutEditLists ? (segment.targetRange.start - range.start).convertScale(scale) : nil
             var filter = Run.Filter(presentationEnd: withoutEditLists && source.mediaType == .video ? range.end : nil,
@@ -107,8 +107,16 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
                           firstPresentation: earliest, filter: filter)
             layout.runs.append(run)
             let rate = segment.isScaled ? range.duration.seconds / segment.targetRange.duration.seconds : 1
-            layout.edits.append(TrackSegment(target: segment.targetRange,
-                                             source: TimeRange(start: (range.start + shift).convertScale(scale), duration: range.duration.convertScale(scale)),
+            var target = segment.targetRange, shown = range
+            if !segment.isScaled, earliest > range.start, earliest < range.end {
+                // The source shows nothing before its first sample (an empty edit of its own).
+                let gap = earliest - range.start
+                layout.edits.append(TrackSegment(target: TimeRange(start: target.start, duration: gap), source: nil))
+                target = TimeRange(start: target.start + gap, end: target.end)
+                shown = TimeRange(start: earliest, end: range.end)
+            }
+            layout.edits.append(TrackSegment(target: target,
+                                             source: TimeRange(start: (shown.start + shift).convertScale(scale), duration: shown.duration.convertScale(scale)),
                                              rate: rate))
             next = run.mediaEnd
             lastDecode = last + shift

@@ -88,8 +88,10 @@ final class TimelineCursor: SampleCursor {
                 continue
             }
             let shift = (segment.target.start - source.start).convertScale(scale)
-            // A whole read keeps what lies before the first edit (priming, reordered frames).
-            let start = whole && i == 0 ? MediaTime.negativeInfinity : (target.start - shift).convertScale(scale, method: .down)
+            // A whole read keeps what lies before the first edit (priming, reordered frames); so
+            // does a range that starts before it, as far as it reaches.
+            let reach = i == 0 && range.start < segment.target.start ? range.start : target.start
+            let start = whole && i == 0 ? MediaTime.negativeInfinity : (reach - shift).convertScale(scale, method: .down)
             let end = target.end.isNumeric ? (target.end - shift).convertScale(scale, method: .up) : MediaTime.positiveInfinity
             pieces.append(Piece(media: MediaSpan(start: start, end: end), shift: shift))
         }
