@@ -106,22 +106,30 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
             let run = Run(segment: segment, track: source, readRange: read, shift: shift, mediaStart: first + shift, mediaEnd: end + shift,
                           firstPresentation: earliest, filter: filter)
             layout.runs.append(run)
-            let rate = segment.isScaled ? range.duration.seconds / segment.targetRange.duration.seconds : 1
-            var target = segment.targetRange, shown = range
-            if !segment.isScaled, earliest > range.start, earliest < range.end {
-                // The source shows nothing before its first sample (an empty edit of its own).
-                let gap = earliest - range.start
-                layout.edits.append(TrackSegment(target: TimeRange(start: target.start, duration: gap), source: nil))
-                target = TimeRange(start: target.start + gap, end: target.end)
-                shown = TimeRange(start: earliest, end: range.end)
-            }
-            layout.edits.append(TrackSegment(target: target,
-                                             source: TimeRange(start: (shown.start + shift).convertScale(scale), duration: shown.duration.convertScale(scale)),
-                                             rate: rate))
+            layout.edits += edits(segment, showing: range, from: earliest, shift: shift, scale: scale)
             next = run.mediaEnd
             lastDecode = last + shift
         }
         return layout
+    }
+
+    /// The edits that show `range` of a segment's source moved by `shift` into the track's media:
+    /// one, or an empty one first when the source shows nothing before `earliest`.
+    private static func edits(_ segment: CompositionTrackSegment, showing range: TimeRange, from earliest: MediaTime,
+                              shift: MediaTime, scale: Int32) -> [TrackSegment] {
+        let rate = segment.isScaled ? range.duration.seconds / segment.targetRange.duration.seconds : 1
+        var target = segment.targetRange, shown = range
+        var out: [TrackSegment] = []
+        if !segment.isScaled, earliest > range.start, earliest < range.end {
+            // The source shows nothing before its first sample (an empty edit of its own).
+            let gap = earliest - range.start
+            out.append(TrackSegment(target: TimeRange(start: target.start, duration: gap), source: nil))
+            target = TimeRange(start: target.start + gap, end: target.end)
+            shown = TimeRange(start: earliest, end: range.end)
+        }
+        out.append(TrackSegment(target: target, source: TimeRange(start: (shown.start + shift).convertScale(scale), duration: shown.duration.convertScale(scale)),
+                                rate: rate))
+        return out
     }
 
     /// A cursor over `track`'s samples on its asset's timeline, cut to `range` (from the sync
