@@ -265,7 +265,7 @@ enum JobSupport {
         for warning in session.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         let written = try Asset(url: url)
         let tracks = written.tracks.map { t in "\(t.mediaType) \(t.codecName)" + (t.naturalSize.map { " \($0)" } ?? "") }
-        print("\(url.path): \(session.preset == .passthrough ? "copied" : "re-encoded (\(session.preset))"), "
+        print("\(url.path): \(session.preset == .passthrough ? (session.audioMix == nil ? "copied" : "copied, audio mixed") : "re-encoded (\(session.preset))"), "
               + "\(String(format: "%.3f", written.duration.seconds)) s, \(tracks.joined(separator: ", "))")
         return ExitCode.success
     }

@@ -144,3 +144,27 @@ struct DecodingTests {
         #expect(error?.message.contains("audio output settings are for audio tracks") == true)
     }
 }
+
+extension DecodingTests {
+    /// A range that starts at an AAC packet boundary brings the packet before (AAC's pre-roll),
+    /// so the first decoded samples are the tone at full level, not the decoder warming up.
+    @Test func aacRangeStartsAtFullLevel() throws {
+        let url = Fixtures.path("tone-range.m4a")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=3", "-c:a", "aac", url.path])
+        for start in [0.0, 1024.0 / 44_100 * 40, 1.3] {
+            let asset = try Asset(url: url)
+            let reader = try AssetReader(asset: asset)
+            reader.timeRange = TimeRange(start: MediaTime(seconds: start, preferredTimescale: 44_100), duration: MediaTime(value: 1, timescale: 1))
+            let output = AssetReaderTrackOutput(track: asset.tracks[0], outputSettings: .audio(AudioOutputSettings(channelCount: 1)))
+            try reader.add(output)
+            #expect(reader.startReading())
+            var x: [Float] = []
+            while let s = output.copyNextSampleBuffer(), let p = s.pcmBuffer {
+                p.withPlane(0) { x += Array($0.bindMemory(to: Float.self).prefix(p.frameCount)) }
+            }
+            func rms(_ r: Range<Int>) -> Double { sqrt(x[r].reduce(0) { $0 + Double($1 * $1) } / Double(r.count)) }
+            #expect(x.count == 44_100, "\(x.count) samples from \(start) s")
+            #expect(rms(0..<441) > rms(22_050..<23_373) * 0.9, "from \(start) s: first 10 ms at \(rms(0..<441)) against \(rms(22_050..<23_373))")
+        }
+    }
+}

@@ -14,7 +14,7 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
     struct Run {
         let segment: CompositionTrackSegment
         let track: AssetTrack
-        /// The part of the source asset's timeline read (the segment's, audio one packet earlier).
+        /// The part of the source asset's timeline read (the segment's).
         let readRange: TimeRange
         /// Source timeline → the track's media: media time = source time + shift.
         let shift: MediaTime
@@ -24,6 +24,8 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
         /// The earliest presentation time of its samples, on the source's timeline: before the
         /// segment's start when the segment starts between sync samples.
         let firstPresentation: MediaTime
+        /// Whether AAC brings its pre-roll packet (not without edit lists).
+        var preroll = true
         /// What is left out of the source's samples (written without edit lists).
         var filter = Filter()
 
@@ -71,17 +73,13 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
                 layout.edits.append(TrackSegment(target: segment.targetRange, source: nil))
                 continue
             }
-            var read = range
-            if !withoutEditLists, source.mediaType == .audio, let rate = source.formatDescriptions.first?.sampleRate, rate > 0 {
-                // One packet more before the start (AAC's pre-roll): the edit list skips it.
-                let packet = MediaTime(seconds: (source.codecName == "aac" ? 1024 : 0) / rate, preferredTimescale: Int32(rate))
-                read = TimeRange(start: range.start - packet, end: range.end)
-            }
+            // (AAC brings its pre-roll packet, which the edit list skips: see TimelineCursor.)
+            let read = range
             let placed = withoutEditLists ? (segment.targetRange.start - range.start).convertScale(scale) : nil
             var filter = Run.Filter(presentationEnd: withoutEditLists && source.mediaType == .video ? range.end : nil,
                                     decodeAfter: withoutEditLists && source.mediaType != .video ? lastDecode.map { $0 - (placed ?? .zero) } : nil)
             var first: MediaTime?, end = MediaTime.zero, earliest = MediaTime.positiveInfinity, last = MediaTime.zero
-            let cursor = try CompositionSource.cursor(source, read, copies: false)
+            let cursor = try CompositionSource.cursor(source, read, copies: false, preroll: !withoutEditLists)
             defer { cursor.close() }
             while let s = try cursor.next() {
                 guard filter.keeps(s) else { continue }
@@ -104,7 +102,7 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
                 filter.decodeAfter = filter.decodeAfter.map { _ in previous - shift }
             }
             let run = Run(segment: segment, track: source, readRange: read, shift: shift, mediaStart: first + shift, mediaEnd: end + shift,
-                          firstPresentation: earliest, filter: filter)
+                          firstPresentation: earliest, preroll: !withoutEditLists, filter: filter)
             layout.runs.append(run)
             layout.edits += edits(segment, showing: range, from: earliest, shift: shift, scale: scale)
             next = run.mediaEnd
@@ -134,10 +132,10 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
 
     /// A cursor over `track`'s samples on its asset's timeline, cut to `range` (from the sync
     /// sample before its start).
-    static func cursor(_ track: AssetTrack, _ range: TimeRange, copies: Bool) throws -> any SampleCursor {
+    static func cursor(_ track: AssetTrack, _ range: TimeRange, copies: Bool, preroll: Bool = true) throws -> any SampleCursor {
         guard let asset = track.asset else { throw MediaError(.invalidOperation, "track \(track.trackID)'s asset is gone") }
         let session = try asset.source.makeSession(reading: [track], timeRange: range)
-        return TimelineCursor(track: track, timeRange: range) { span in
+        return TimelineCursor(track: track, timeRange: range, carriesPreroll: preroll) { span in
             try session.makeCursor(for: track, span: span, copiesSampleData: copies)
         }
     }
@@ -216,7 +214,7 @@ final class CompositionMediaCursor: SampleCursor {
             }
             guard !runs.isEmpty else { return nil }
             let run = runs.removeFirst()
-            current = (try CompositionSource.cursor(run.track, run.readRange, copies: copies), run.shift, run.filter)
+            current = (try CompositionSource.cursor(run.track, run.readRange, copies: copies, preroll: run.preroll), run.shift, run.filter)
         }
     }
 

@@ -143,6 +143,8 @@ public final class CompositionTrack: @unchecked Sendable {
     public var preferredTransform: AffineTransform2D?
     /// The alternate group (0: none); the enabled track of a group is its default.
     public var alternateGroup = 0
+    /// Whether a source track's properties were taken (by the first insertion).
+    private var adopted = false
 
     init(trackID: Int, mediaType: MediaType) {
         self.trackID = trackID
@@ -218,8 +220,14 @@ public final class CompositionTrack: @unchecked Sendable {
         if end > after { place(CompositionTrackSegment(source: nil, sourceRange: nil, targetRange: TimeRange(start: after, end: end))) }
         if naturalTimeScale == 0 { naturalTimeScale = track.naturalTimeScale }
         if preferredTransform == nil, track.mediaType == .video { preferredTransform = track.preferredTransform }
-        if languageCode == nil { languageCode = track.languageCode }
-        if extendedLanguageTag == nil { extendedLanguageTag = track.extendedLanguageTag }
+        if !adopted {
+            // The first source track gives its language, flags and group (each can be set after).
+            adopted = true
+            languageCode = languageCode ?? track.languageCode
+            extendedLanguageTag = extendedLanguageTag ?? track.extendedLanguageTag
+            isEnabled = track.isEnabled
+            alternateGroup = track.alternateGroup
+        }
     }
 
     /// Makes `time` a segment boundary: past the end, the gap becomes an empty segment.

@@ -51,6 +51,11 @@ public final class ExportSession: @unchecked Sendable {
     public var crf: Int?
     public var audioCodec: AudioEncodingSettings.Codec?
     public var audioBitRate: Int?
+    /// The audio tracks' volumes: the tracks it has parameters for (every enabled audio track
+    /// when it has none) are mixed into one track, in the first one's place, language and group,
+    /// and encoded — AAC at 192 kb/s under `passthrough` (video still copied), else as the
+    /// preset says. Samples the mix clipped are reported in `warnings`.
+    public var audioMix: AudioMix?
     /// Re-encoded video at exactly this size: pictures of another aspect ratio are fitted inside
     /// and letterboxed, smaller ones scaled up (what a concatenation of unlike clips needs);
     /// nil: the preset's box.
@@ -123,8 +128,7 @@ public final class ExportSession: @unchecked Sendable {
             switch plan(for: track) {
             case .leaveOut: continue
             case .copy: bytes += Double(track.totalSampleDataLength) * share
-            case .encode(let out, .audio(let a)):
-                _ = out
+            case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)):
                 bytes += Double(a.bitRate ?? 128_000) / 8 * seconds * share
             case .encode(.video(let v), .video(let e)):
                 let size = v.size(forSource: track.naturalSize?.width ?? 0, track.naturalSize?.height ?? 0)
@@ -134,7 +138,7 @@ public final class ExportSession: @unchecked Sendable {
                 let efficiency: Double = switch e.codec { case .h264: 1; case .hevc: 0.6; case .vp9: 0.65; case .av1: 0.5 }
                 let bitsPerPixel = 0.07 * pow(2, Double(23 - crf) / 6) * efficiency
                 bytes += Double(size.width * size.height) * fps * bitsPerPixel / 8 * seconds * share
-            case .encode:
+            case .encode, .mix:
                 continue
             }
         }
@@ -246,7 +250,10 @@ public final class ExportSession: @unchecked Sendable {
         if cancelled { throw MediaError(.cancelled, "the export was cancelled", file: outputURL.path) }
         defer { lock.withLock { self.pipe = nil } }
         try pipe.run()
-        lock.withLock { _warnings = pipe.warnings + writer.warnings + reader.warnings }
+        let clipping = pipe.mixes.map(\.clippedSampleCount).filter { $0 > 0 }.map {
+            "the audio mix clipped \($0) samples (volumes above what the sum can hold; lower them)"
+        }
+        lock.withLock { _warnings = pipe.warnings + writer.warnings + reader.warnings + clipping }
     }
 
     /// Moves `progress` forward (never back; 1 only when the output is in place).
@@ -285,6 +292,14 @@ public final class ExportSession: @unchecked Sendable {
             }
             if codec == .hevc, tenBit { settings.profile = "main10" }
             return .encode(.video(decoded), .video(settings))
+        case .audio where audioMix != nil && mixedTracks.contains { $0 === track }:
+            guard mixedTracks.first === track, let mix = audioMix else { return .leaveOut }
+            let first = track.formatDescriptions.first
+            let rate = audioSampleRate ?? Int(first?.sampleRate ?? 48000), channels = audioChannelCount ?? (first?.channelCount ?? 2)
+            let codec = audioCodec ?? .aac
+            let bitRate = [.flac, .alac].contains(codec) ? nil : (audioBitRate ?? preset.audioBitRate ?? 192_000)
+            return .mix(mixedTracks, mix, AudioOutputSettings(sampleFormat: .f32, isInterleaved: true, sampleRate: rate, channelCount: channels),
+                        .audio(AudioEncodingSettings(codec: codec, sampleRate: rate, channelCount: channels, bitRate: bitRate)))
         case .audio:
             let unfit = preset == .passthrough && encodesAudioTheContainerCannotHold && !canHold(track.codecName)
             guard let rate = preset.audioBitRate ?? (unfit ? 192_000 : nil) else { return .copy }
@@ -302,6 +317,13 @@ public final class ExportSession: @unchecked Sendable {
         default:
             return preset == .appleM4A && !ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) ? .leaveOut : .copy
         }
+    }
+
+    /// The audio tracks an `audioMix` mixes: those it has parameters for, else every enabled one.
+    var mixedTracks: [AssetTrack] {
+        guard let mix = audioMix else { return [] }
+        let named = asset.tracks(withMediaType: .audio).filter { mix.parameters(forTrackID: $0.trackID) != nil }
+        return named.isEmpty ? asset.tracks(withMediaType: .audio).filter(\.isEnabled) : named
     }
 
     /// Whether the range starts or ends inside one of the track's audio frames (AAC: 1024
@@ -351,7 +373,8 @@ public final class ExportSession: @unchecked Sendable {
             case .leaveOut: continue
             case .copy: codecs.append((track.codecName, track))
             case .encode(_, .video(let v)): codecs.append((v.codec.rawValue, track))
-            case .encode(_, .audio(let a)): codecs.append((a.codec.rawValue, track))
+            case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)): codecs.append((a.codec.rawValue, track))
+            case .mix: continue
             }
         }
         if type == .m4a || type == .mka, let video = codecs.first(where: { $0.1.mediaType == .video }) {

@@ -70,6 +70,8 @@ public final class SamplePipe: @unchecked Sendable {
     public var sessionEndTime: MediaTime?
     /// What the pipe set up could not carry into the output (chapters a container has no place for).
     public internal(set) var warnings: [String] = []
+    /// The audio mixes it feeds (for their clipping counts).
+    var mixes: [AssetReaderAudioMixOutput] = []
 
     public init(reader: AssetReader?, writer: AssetWriter) {
         self.reader = reader

@@ -28,6 +28,8 @@ struct TrackMirror {
         case leaveOut
         /// Decoded with the output settings, encoded with the encoding settings.
         case encode(OutputSettings, EncodingSettings)
+        /// These audio tracks mixed (this one among them, in its place) and encoded.
+        case mix([AssetTrack], AudioMix, AudioOutputSettings, EncodingSettings)
     }
 
     /// The tracks a mirror copies: all of them, but the attachments (fonts, covers) of libavformat sources.
@@ -39,7 +41,7 @@ struct TrackMirror {
     func checkWritable(to fileType: FileType) throws {
         guard fileType.isISO else { return }
         for track in copiedTracks {
-            guard case .copy = plan(track) else { continue }
+            guard case .copy = plan(track) else { continue }   // (decoded, mixed and left-out tracks need no entry)
             guard let format = track.formatDescriptions.first, format.sampleEntry == nil,
                   SubtitlePacketFormat(codecName: format.codecName ?? "") == nil else { continue }
             let reason = track.backing.isoProblem ?? "no ISO sample description"
@@ -71,6 +73,20 @@ struct TrackMirror {
         for track in copiedTracks where !chapterTracks.contains(where: { $0 === track }) {
             let plan = self.plan(track)
             if case .leaveOut = plan { continue }
+            if case .mix(let tracks, let mix, let decoded, let encoded) = plan {
+                let mixed = AssetReaderAudioMixOutput(audioTracks: tracks, audioSettings: decoded)
+                mixed.audioMix = mix
+                try pipe.reader?.add(mixed)
+                let input = AssetWriterInput(mediaType: .audio, outputSettings: encoded)
+                input.copyProperties(of: track)
+                try writer.add(input)
+                let span = ranged ? timeRange.intersection(track.timeRange) : TimeRange(start: .zero, duration: asset.duration)
+                pipe.connect(mixed, to: input, duration: span.duration, start: span.start)
+                pipe.mixes.append(mixed)
+                inputs[track.trackID] = input
+                ordered.append(input)
+                continue
+            }
             let (output, input) = pair(for: track, plan: plan, ranged: ranged, writer: writer)
             try pipe.reader?.add(output)
             try writer.add(input)

@@ -65,6 +65,11 @@ public final class AssetReader: @unchecked Sendable {
     /// - Throws: why it cannot be added (reading has started, it belongs to a reader already, its
     ///   track is not one of this asset's, or it has output settings); the reader then fails with
     ///   the same error, so `startReading()` returns `false`.
+    /// Adds a mixing output: its tracks are read (decoded) by outputs of its own.
+    public func add(_ output: AssetReaderAudioMixOutput) throws {
+        for o in output.outputs { try add(o) }
+    }
+
     public func add(_ output: AssetReaderTrackOutput) throws {
         let failure: (MediaError, [AssetReaderTrackOutput])? = lock.withLock {
             guard let reason = refusal(of: output) else {

@@ -32,21 +32,29 @@ final class TimelineCursor: SampleCursor {
         var filter: RangeFilter
         let piece: Piece
         let isShifted: Bool
-        init(cursor: any SampleCursor, piece: Piece) {
+        init(cursor: any SampleCursor, piece: Piece, preroll: Int) {
             self.cursor = cursor
             self.piece = piece
             isShifted = piece.shift != .zero
-            filter = RangeFilter(span: piece.media, keepsTaken: piece.dwell != nil)
+            filter = RangeFilter(span: piece.media, keepsTaken: piece.dwell != nil, preroll: preroll)
         }
     }
     private var current: Reading?
+    /// Packets handed out before a piece's first one that a decoder needs to start cleanly (AAC: 1).
+    private let preroll: Int
+    /// How much media those packets span (AAC: 1024 samples a packet).
+    private var prerollSpan = MediaTime.zero
     private var ready: [SampleBuffer] = []
     private var lastDecodeTime: MediaTime?
 
     /// - Parameter open: a media-time cursor for a span of media, positioned at the sync sample
     ///   before its start where the source can (`RangeFilter` cuts what it hands out).
-    init(track: AssetTrack, timeRange: TimeRange, open: @escaping (MediaSpan) throws -> any SampleCursor) {
+    /// - Parameter carriesPreroll: a piece of AAC starts one packet early (its pre-roll), which a
+    ///   decoder needs and an edit list hides; `false` for containers without edit lists.
+    init(track: AssetTrack, timeRange: TimeRange, carriesPreroll: Bool = true, open: @escaping (MediaSpan) throws -> any SampleCursor) {
         trackID = track.trackID
+        preroll = carriesPreroll ? TimelineCursor.preroll(of: track) : 0
+        prerollSpan = TimelineCursor.prerollSpan(of: track, packets: preroll)
         pieces = TimelineCursor.pieces(of: track, in: timeRange)
         self.open = open
         // Each edit positions a cursor by walking the sample table: bound edits × samples.
@@ -56,6 +64,18 @@ final class TimelineCursor: SampleCursor {
         }
     }
 
+    /// The packets before a cut a decoder of the track needs (ISO/IEC 14496-12's roll distance):
+    /// AAC's overlapped transform needs the one before.
+    static func preroll(of track: AssetTrack) -> Int {
+        track.mediaType == .audio && track.codecName == "aac" ? 1 : 0
+    }
+
+    /// The media `packets` AAC packets of `track` span (1024 samples each), in its timescale.
+    static func prerollSpan(of track: AssetTrack, packets: Int) -> MediaTime {
+        guard packets > 0, let rate = track.formatDescriptions.first?.sampleRate, rate > 0 else { return .zero }
+        return MediaTime(seconds: Double(packets * 1024) / rate, preferredTimescale: track.naturalTimeScale).convertScale(track.naturalTimeScale, method: .up)
+    }
+
     /// The most edits × samples a track's timeline is built from.
     static let maximumEditWork = 50_000_000
 
@@ -63,6 +83,8 @@ final class TimelineCursor: SampleCursor {
     /// edit (what `presentsMediaTimeline` hands out).
     init(mediaTimesOf track: AssetTrack, timeRange: TimeRange, open: @escaping (MediaSpan) throws -> any SampleCursor) {
         trackID = track.trackID
+        preroll = TimelineCursor.preroll(of: track)
+        prerollSpan = TimelineCursor.prerollSpan(of: track, packets: preroll)
         pieces = [Piece(media: MediaSpan(timeRange, shiftedBy: track.timelineShift), shift: .zero)]
         self.open = open
     }
@@ -117,7 +139,11 @@ final class TimelineCursor: SampleCursor {
             if current == nil {
                 guard !pieces.isEmpty else { return nil }
                 let piece = pieces.removeFirst()
-                current = Reading(cursor: try open(piece.media), piece: piece)
+                // A source positions itself at the sync sample before the span's start; the
+                // pre-roll packets lie before that, so it opens that much earlier.
+                var opened = piece.media
+                if preroll > 0, opened.start.isNumeric { opened.start = opened.start - prerollSpan }
+                current = Reading(cursor: try open(opened), piece: piece, preroll: preroll)
             }
             guard let c = current else { return nil }
             let outcome = try c.cursor.next().map { try c.filter.push($0) } ?? .end
@@ -228,14 +254,17 @@ struct RangeFilter {
     /// With `keepsTaken` (a dwell), every sample let go so far.
     private(set) var taken: [SampleBuffer] = []
     private let keepsTaken: Bool
+    /// Sync samples kept before the first one shown (a decoder's pre-roll).
+    private let preroll: Int
 
     /// The most bytes held between a sync sample and the span's start (a damaged file may have
     /// one sync sample for all its media).
     static let maximumHeldBytes = 512 << 20
 
-    init(span: MediaSpan, keepsTaken: Bool = false) {
+    init(span: MediaSpan, keepsTaken: Bool = false, preroll: Int = 0) {
         self.span = span
         self.keepsTaken = keepsTaken
+        self.preroll = preroll
     }
 
     /// What becomes of `sample` (the next in decode order).
@@ -249,8 +278,8 @@ struct RangeFilter {
         let presentedEnd = sample.presentationTimeStamp + max(sample.duration, MediaTime(value: 1, timescale: sample.duration.timescale))
         if span.start.isNumeric, presentedEnd <= span.start {
             if sample.isSync {
-                held = [sample]
-                heldBytes = sample.totalSampleSize
+                held = Array(held.suffix(preroll)) + [sample]
+                heldBytes = held.reduce(0) { $0 + $1.totalSampleSize }
             } else {
                 held.append(sample)
                 heldBytes += sample.totalSampleSize
@@ -262,7 +291,7 @@ struct RangeFilter {
             return .held
         }
         released = true
-        let out = sample.isSync ? [sample] : held + [sample]
+        let out = (sample.isSync ? Array(held.suffix(preroll)) : held) + [sample]
         held = []
         heldBytes = 0
         if keepsTaken { taken = out }

@@ -1,0 +1,161 @@
+import Foundation
+import MediaCore
+import FFmpegBridge
+
+/// Several audio tracks mixed into one stream of PCM (AVFoundation's
+/// `AVAssetReaderAudioMixOutput`): each track decoded and converted to one rate and layout
+/// (libswresample), multiplied by its volume curve sample by sample, and summed in float. The
+/// sum is clipped only when it is handed out (to ±1 in float, or to the integer format asked
+/// for); `clippedSampleCount` says how many samples were.
+///
+/// ```swift
+/// let mixed = AssetReaderAudioMixOutput(audioTracks: asset.tracks(withMediaType: .audio), audioSettings: nil)
+/// mixed.audioMix = mix
+/// try reader.add(mixed)
+/// ```
+public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sendable {
+    public let audioTracks: [AssetTrack]
+    /// The PCM handed out; nil: 32-bit float, interleaved, at the first track's rate and channel count.
+    public let audioSettings: AudioOutputSettings?
+    /// The volume curves; nil: every track at 1. Set before reading.
+    public var audioMix: AudioMix?
+
+    /// Frames per buffer handed out.
+    static let blockFrames = 1024
+
+    private let lock = NSLock()
+    /// One decoding output per track, in the mix's common format (f32, interleaved).
+    let outputs: [AssetReaderTrackOutput]
+    private let format: PCMBuffer.Format
+    private var inputs: [Input] = []
+    /// The next frame to mix, in frames of `format.sampleRate` from the start of the timeline.
+    private var position: Int64?
+    private var clipped = 0
+    private var converter: AudioConverter?
+
+    /// A track's decoded samples waiting to be mixed: interleaved, from frame `start` on.
+    private struct Input {
+        var samples: [Float] = []
+        var start: Int64 = 0
+        var ended = false
+        var gain: GainCurve?
+    }
+
+    public init(audioTracks: [AssetTrack], audioSettings: AudioOutputSettings?) {
+        self.audioTracks = audioTracks
+        self.audioSettings = audioSettings
+        let first = audioTracks.first?.formatDescriptions.first
+        let rate = audioSettings?.sampleRate ?? Int(first?.sampleRate ?? 48000)
+        let channels = audioSettings?.channelCount ?? (first?.channelCount ?? 2)
+        format = PCMBuffer.Format(sampleFormat: .f32, isPlanar: false, sampleRate: max(1, rate), channelCount: max(1, channels))
+        outputs = audioTracks.map { track in
+            AssetReaderTrackOutput(track: track, outputSettings: .audio(AudioOutputSettings(sampleFormat: .f32, isInterleaved: true,
+                                                                                          sampleRate: max(1, rate), channelCount: max(1, channels))))
+        }
+    }
+
+    /// Samples the sum pushed past full scale (clipped when handed out), so far.
+    public var clippedSampleCount: Int { lock.withLock { clipped } }
+
+    /// The next mixed buffer (`blockFrames` frames, fewer at the end), or nil at the end (or when
+    /// reading failed: the reader's `status` says).
+    public func copyNextSampleBuffer() -> SampleBuffer? {
+        lock.withLock {
+            if inputs.isEmpty {
+                inputs = audioTracks.map { Input(gain: audioMix?.parameters(forTrackID: $0.trackID)?.gain) }
+            }
+            let channels = format.channelCount
+            let block = AssetReaderAudioMixOutput.blockFrames
+            for i in inputs.indices { fill(i, through: (position ?? 0) + Int64(block)) }
+            if position == nil {
+                // The mix starts where the earliest track does.
+                position = inputs.filter { !$0.samples.isEmpty }.map(\.start).min() ?? 0
+                for i in inputs.indices { fill(i, through: position! + Int64(block)) }
+            }
+            guard let at = position else { return nil }
+            let available = inputs.map { $0.start + Int64($0.samples.count / channels) }.max() ?? at
+            let frames = Int(min(Int64(block), max(0, available - at)))
+            guard frames > 0 else { return nil }
+            var sum = [Float](repeating: 0, count: frames * channels)
+            let time = Double(at) / Double(format.sampleRate)
+            for i in inputs.indices {
+                var part = take(i, from: at, frames: frames)
+                if let gain = inputs[i].gain {
+                    part.withUnsafeMutableBufferPointer { gain.apply(to: $0, frames: frames, channels: channels, time: time, sampleRate: Double(format.sampleRate)) }
+                }
+                for k in sum.indices { sum[k] += part[k] }
+            }
+            for k in sum.indices where abs(sum[k]) > 1 {
+                clipped += 1
+                sum[k] = sum[k] > 0 ? 1 : -1
+            }
+            position = at + Int64(frames)
+            return hand(sum, frames: frames, at: at)
+        }
+    }
+
+    /// Pulls track `i`'s decoded samples until they reach frame `end` (or the track ends).
+    private func fill(_ i: Int, through end: Int64) {
+        let channels = format.channelCount
+        while !inputs[i].ended, inputs[i].start + Int64(inputs[i].samples.count / channels) < end {
+            guard let sample = outputs[i].copyNextSampleBuffer(), let pcm = sample.pcmBuffer else {
+                inputs[i].ended = true
+                break
+            }
+            let first = Int64((sample.presentationTimeStamp.seconds * Double(format.sampleRate)).rounded())
+            var values = [Float](repeating: 0, count: pcm.frameCount * channels)
+            pcm.withPlane(0) { raw in
+                values.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw.prefix($0.count))) }
+            }
+            if inputs[i].samples.isEmpty, position == nil {
+                inputs[i].start = first
+            }
+            let endOfQueue = inputs[i].start + Int64(inputs[i].samples.count / channels)
+            if first > endOfQueue {
+                inputs[i].samples += [Float](repeating: 0, count: Int(first - endOfQueue) * channels)      // a gap: silence
+            } else if first < endOfQueue {
+                values.removeFirst(min(values.count, Int(endOfQueue - first) * channels))               // an overlap: the newer goes
+            }
+            inputs[i].samples += values
+        }
+    }
+
+    /// Track `i`'s frames [`from`, `from + frames`), silence where it has none; drops what is taken.
+    private func take(_ i: Int, from: Int64, frames: Int) -> [Float] {
+        let channels = format.channelCount
+        var out = [Float](repeating: 0, count: frames * channels)
+        let offset = Int(from - inputs[i].start)
+        if offset < 0 {
+            let n = min(frames + offset, inputs[i].samples.count / channels)
+            if n > 0 { out.replaceSubrange((-offset * channels)..<((-offset + n) * channels), with: inputs[i].samples[0..<(n * channels)]) }
+            return out
+        }
+        let have = max(0, min(frames, inputs[i].samples.count / channels - offset))
+        if have > 0 { out.replaceSubrange(0..<(have * channels), with: inputs[i].samples[(offset * channels)..<((offset + have) * channels)]) }
+        let drop = min(inputs[i].samples.count, (offset + frames) * channels)
+        if drop > 0 {
+            inputs[i].samples.removeFirst(drop)
+            inputs[i].start += Int64(drop / channels)
+        }
+        return out
+    }
+
+    /// The mixed block as a sample buffer, in the format asked for.
+    private func hand(_ sum: [Float], frames: Int, at: Int64) -> SampleBuffer? {
+        let bytes = sum.withUnsafeBytes { Array($0) }
+        var pcm = PCMBuffer(format: format, frameCount: frames, storage: OwnedStorage(planes: [bytes], strides: [bytes.count]))
+        if let wanted = audioSettings, wanted.sampleFormat != .f32 || !wanted.isInterleaved {
+            do {
+                let target = PCMBuffer.Format(sampleFormat: wanted.sampleFormat, isPlanar: !wanted.isInterleaved,
+                                              sampleRate: format.sampleRate, channelCount: format.channelCount)
+                if converter == nil { converter = try AudioConverter(output: target) }
+                guard let converted = try converter?.convert(Frame.copying(pcm)).pcm else { return nil }
+                pcm = converted
+            } catch {
+                return nil
+            }
+        }
+        let time = MediaTime(value: at, timescale: Int32(format.sampleRate))
+        return SampleBuffer(pcm: pcm, presentationTimeStamp: time, formatDescription: FormatDescription(parameters: CodecParameters(pcm: pcm.format), codec: "lpcm"))
+    }
+}

@@ -1,0 +1,63 @@
+import MediaCore
+
+/// How the audio tracks of an asset are mixed (AVFoundation's `AVAudioMix`): a volume curve
+/// per track. A track without parameters plays at 1.
+///
+/// ```swift
+/// var music = AudioMixInputParameters(track: musicTrack)
+/// music.setVolumeRamp(fromStartVolume: 0, toEndVolume: 0.5, timeRange: fadeIn)
+/// var mix = AudioMix()
+/// mix.inputParameters = [music]
+/// ```
+public struct AudioMix: Sendable, Hashable {
+    public var inputParameters: [AudioMixInputParameters]
+
+    public init(inputParameters: [AudioMixInputParameters] = []) {
+        self.inputParameters = inputParameters
+    }
+
+    /// The parameters of track `trackID`, if the mix has any.
+    public func parameters(forTrackID trackID: Int) -> AudioMixInputParameters? {
+        inputParameters.first { $0.trackID == trackID }
+    }
+}
+
+/// AVFoundation's name for the mix one builds (a Swift value is mutable where it is a `var`).
+public typealias MutableAudioMix = AudioMix
+
+/// One track's volume in a mix (AVFoundation's `AVAudioMixInputParameters`): a volume set at a
+/// time holds until the next setting, a ramp is linear in amplitude over its range and its end
+/// volume holds after it, and before the first setting the volume is 1.
+public struct AudioMixInputParameters: Sendable, Hashable {
+    public var trackID: Int
+    /// The curve, in seconds of the asset's timeline.
+    public private(set) var gain = GainCurve()
+
+    public init(trackID: Int) { self.trackID = trackID }
+    public init(track: AssetTrack) { trackID = track.trackID }
+
+    /// `volume` from `time` on (negative volumes are 0).
+    public mutating func setVolume(_ volume: Float, at time: MediaTime) {
+        gain.setVolume(max(0, volume), at: time.seconds)
+    }
+
+    /// From `startVolume` at the range's start to `endVolume` at its end, linearly.
+    public mutating func setVolumeRamp(fromStartVolume startVolume: Float, toEndVolume endVolume: Float, timeRange: TimeRange) {
+        gain.setRamp(from: max(0, startVolume), to: max(0, endVolume), start: timeRange.start.seconds, end: timeRange.end.seconds)
+    }
+
+    /// The setting in force at `time`: its start and end volumes and its range (a step: an empty
+    /// range); nil before the first setting (the volume is 1 there).
+    public func volumeRamp(for time: MediaTime) -> (startVolume: Float, endVolume: Float, timeRange: TimeRange)? {
+        guard let r = gain.ramp(at: time.seconds) else { return nil }
+        let scale = max(time.timescale, 1000)
+        return (r.from, r.to, TimeRange(start: MediaTime(seconds: r.start, preferredTimescale: scale),
+                                        end: MediaTime(seconds: r.end, preferredTimescale: scale)))
+    }
+
+    /// The volume at `time`.
+    public func volume(at time: MediaTime) -> Float { gain.volume(at: time.seconds) }
+}
+
+/// AVFoundation's name for the parameters one builds.
+public typealias MutableAudioMixInputParameters = AudioMixInputParameters
