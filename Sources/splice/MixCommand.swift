@@ -67,24 +67,8 @@ enum MixCommand: Command {
         musicTrack.languageCode = original?.languageCode
         musicTrack.alternateGroup = original?.alternateGroup ?? 0
 
-        var mix = AudioMix()
-        var musicParameters = AudioMixInputParameters(trackID: musicTrack.trackID)
-        let v = Float(musicVolume), end = cursor
-        musicParameters.setVolume(v, at: .zero)
-        if fadeIn > 0 {
-            musicParameters.setVolumeRamp(fromStartVolume: 0, toEndVolume: v,
-                                          timeRange: TimeRange(start: start, duration: MediaTime(seconds: min(fadeIn, (end - start).seconds), preferredTimescale: 90_000)))
-        }
-        if fadeOut > 0 {
-            let from = max(start, end - MediaTime(seconds: fadeOut, preferredTimescale: 90_000))
-            musicParameters.setVolumeRamp(fromStartVolume: v, toEndVolume: 0, timeRange: TimeRange(start: from, end: end))
-        }
-        mix.inputParameters.append(musicParameters)
-        if let original {
-            var p = AudioMixInputParameters(trackID: original.trackID)
-            p.setVolume(Float(originalVolume), at: .zero)
-            mix.inputParameters.append(p)
-        }
+        let mix = volumes(music: musicTrack, original: original, start: start, end: cursor, musicVolume: Float(musicVolume),
+                          originalVolume: Float(originalVolume), fadeIn: fadeIn, fadeOut: fadeOut)
         let type = FileType(pathExtension: outputURL.pathExtension)
         composition.writesWithoutEditLists = !(type?.isISO ?? true)
         let session = ExportSession(asset: try composition.makeAsset(), preset: .passthrough)
@@ -99,5 +83,29 @@ enum MixCommand: Command {
             session.audioBitRate = rate
         }
         return try JobSupport.export(session, to: outputURL, force: args.flags.contains("--force"), faststart: args.flags.contains("--faststart"))
+    }
+
+    /// The mix: the music at `musicVolume` from `start` to `end`, fading in and out; the original at `originalVolume`.
+    static func volumes(music musicTrack: CompositionTrack, original: CompositionTrack?, start: MediaTime, end: MediaTime, musicVolume: Float,
+                        originalVolume: Float, fadeIn: Double, fadeOut: Double) -> AudioMix {
+    var mix = AudioMix()
+    var musicParameters = AudioMixInputParameters(trackID: musicTrack.trackID)
+    let v = musicVolume
+    musicParameters.setVolume(v, at: .zero)
+    if fadeIn > 0 {
+        musicParameters.setVolumeRamp(fromStartVolume: 0, toEndVolume: v,
+                                      timeRange: TimeRange(start: start, duration: MediaTime(seconds: min(fadeIn, (end - start).seconds), preferredTimescale: 90_000)))
+    }
+    if fadeOut > 0 {
+        let from = max(start, end - MediaTime(seconds: fadeOut, preferredTimescale: 90_000))
+        musicParameters.setVolumeRamp(fromStartVolume: v, toEndVolume: 0, timeRange: TimeRange(start: from, end: end))
+    }
+    mix.inputParameters.append(musicParameters)
+    if let original {
+        var p = AudioMixInputParameters(trackID: original.trackID)
+        p.setVolume(originalVolume, at: .zero)
+        mix.inputParameters.append(p)
+    }
+        return mix
     }
 }

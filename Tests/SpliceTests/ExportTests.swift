@@ -343,7 +343,7 @@ struct ExportTests {
         try process.run()
         // Wait for the first progress line: the export is under way.
         var seen = Data()
-        while !seen.contains(UInt8(ascii: "\n")) {
+        while !String(decoding: seen, as: UTF8.self).contains("{\"progress\"") {
             let chunk = err.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             seen += chunk

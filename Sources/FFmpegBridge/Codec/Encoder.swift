@@ -92,7 +92,7 @@ public final class Encoder: @unchecked Sendable {
         }
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        for (key, value) in Encoder.withHDROptions(c) { av_dict_set(&options, key, value, 0) }
+        for (key, value) in Encoder.quieted(Encoder.withHDROptions(c), encoderName: c.encoderName) { av_dict_set(&options, key, value, 0) }
         let r = avcodec_open2(context, codec, &options)
         guard r >= 0 else {
             throw MediaError(.unsupported, "\(c.encoderName) refused the settings (\(Encoder.describe(c))): \(FFmpegError(code: r, operation: "").message)")
@@ -104,7 +104,37 @@ public final class Encoder: @unchecked Sendable {
         }
     }
 
-    deinit { avcodec_free_context(&context) }
+    deinit {
+        // SVT-AV1 complains on stderr when closed without its end of stream (a cancelled encode).
+        if configuration.encoderName == "libsvtav1", !drained, let context {
+            if avcodec_send_frame(context, nil) >= 0 {
+                while avcodec_receive_packet(context, packet.pointer) >= 0 { av_packet_unref(packet.pointer) }
+            }
+        }
+        avcodec_free_context(&context)
+    }
+
+    /// Whether the encoder was drained (`encode(nil)`).
+    private var drained = false
+
+    /// x265 and SVT-AV1 print their banners and statistics on stderr themselves (not through
+    /// FFmpeg's log): errors only, unless the caller's parameters say otherwise.
+    static func quieted(_ options: [(String, String)], encoderName: String) -> [(String, String)] {
+        var options = options
+        switch encoderName {
+        case "libx265":
+            if let i = options.firstIndex(where: { $0.0 == "x265-params" }) {
+                if !options[i].1.contains("log-level") { options[i].1 = "log-level=error:" + options[i].1 }
+            } else {
+                options.append(("x265-params", "log-level=error"))
+            }
+        case "libsvtav1":
+            setenv("SVT_LOG", "1", 0)
+        default:
+            break
+        }
+        return options
+    }
 
     /// `c.options` with the HDR10 metadata added to the encoder's own parameter string
     /// (`x265-params`, `svtav1-params`, `x264-params`), after what the caller put there.
@@ -161,6 +191,7 @@ public final class Encoder: @unchecked Sendable {
     /// Encodes one frame (nil: drains) and returns the packets that are ready.
     public func encode(_ frame: Frame?) throws -> [EncodedPacket] {
         guard let context else { return [] }
+        if frame == nil { drained = true }
         let r = avcodec_send_frame(context, frame?.pointer)
         if r < 0 && r != splice_averror_eof() {
             throw FFmpegError(code: r, operation: "encoding with \(configuration.encoderName)").mediaError

@@ -74,15 +74,7 @@ struct TrackMirror {
             let plan = self.plan(track)
             if case .leaveOut = plan { continue }
             if case .mix(let tracks, let mix, let decoded, let encoded) = plan {
-                let mixed = AssetReaderAudioMixOutput(audioTracks: tracks, audioSettings: decoded)
-                mixed.audioMix = mix
-                try pipe.reader?.add(mixed)
-                let input = AssetWriterInput(mediaType: .audio, outputSettings: encoded)
-                input.copyProperties(of: track)
-                try writer.add(input)
-                let span = ranged ? timeRange.intersection(track.timeRange) : TimeRange(start: .zero, duration: asset.duration)
-                pipe.connect(mixed, to: input, duration: span.duration, start: span.start)
-                pipe.mixes.append(mixed)
+                let input = try connectMix(tracks, mix, decoded, encoded, in: track, to: pipe, ranged: ranged)
                 inputs[track.trackID] = input
                 ordered.append(input)
                 continue
@@ -114,6 +106,21 @@ struct TrackMirror {
             }
         }
         return SamplePipe.Mirrored(inputs: ordered, inputsByTrackID: inputs, groups: groups)
+    }
+
+    /// An audio mix of `tracks` into one encoding input in `track`'s place.
+    private func connectMix(_ tracks: [AssetTrack], _ mix: AudioMix, _ decoded: AudioOutputSettings, _ encoded: EncodingSettings,
+                            in track: AssetTrack, to pipe: SamplePipe, ranged: Bool) throws -> AssetWriterInput {
+        let mixed = AssetReaderAudioMixOutput(audioTracks: tracks, audioSettings: decoded)
+        mixed.audioMix = mix
+        try pipe.reader?.add(mixed)
+        let input = AssetWriterInput(mediaType: .audio, outputSettings: encoded)
+        input.copyProperties(of: track)
+        try pipe.writer.add(input)
+        let span = ranged ? timeRange.intersection(track.timeRange) : TimeRange(start: .zero, duration: asset.duration)
+        pipe.connect(mixed, to: input, duration: span.duration, start: span.start)
+        pipe.mixes.append(mixed)
+        return input
     }
 
     /// The reader output and writer input that copy or re-encode `track`.
