@@ -322,3 +322,34 @@ for (tool, m) in [("cat + sync", catConcat), ("ffmpeg -f concat -c copy", ffConc
     print(pad("concat 3 clips", 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.seconds / catConcat.seconds), 11)
           + pad(fmt(m.seconds / ffConcat.seconds), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
 }
+
+// Background music: `splice mix` of a 5-minute 1080p video with music (the video copied, the
+// two sounds at 0.5 each, mixed and encoded as AAC) against ffmpeg's amix with the same volumes,
+// the video copied, AAC at the same rate; runs alternate.
+let mixVideo = media.appendingPathComponent("video-1080p-5min.mp4").path
+let mixMusic = media.appendingPathComponent("music-5min.m4a").path
+if !FileManager.default.fileExists(atPath: mixVideo) {
+    print("generating \(mixVideo) (once)…")
+    shell("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=1920x1080:rate=25:duration=300 -f lavfi -i sine=frequency=440:duration=300:sample_rate=48000 -c:v libx264 -preset ultrafast -b:v 8M -g 50 -c:a aac -b:a 128k \(mixVideo)")
+}
+if !FileManager.default.fileExists(atPath: mixMusic) {
+    shell("ffmpeg -nostdin -v error -y -f lavfi -i sine=frequency=1000:duration=300:sample_rate=48000 -ac 2 -c:a aac -b:a 192k \(mixMusic)")
+}
+let mixOut = media.appendingPathComponent("mixed.mp4").path
+print("\n" + pad("mix (5 min 1080p)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("CPU s", 9) + pad("×ffmpeg", 9) + "RSS MB")
+shell("cat \(mixVideo) \(mixMusic) > /dev/null")
+var ffMixRuns: [Measurement] = [], spMixRuns: [Measurement] = []
+for _ in 0..<runs {
+    unlink(mixOut)
+    ffMixRuns.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", mixVideo, "-i", mixMusic, "-filter_complex",
+                              "[0:a]volume=0.5[a];[1:a]volume=0.5[b];[a][b]amix=inputs=2:normalize=0", "-map", "0:v", "-c:v", "copy",
+                              "-c:a", "aac", "-b:a", "192k", mixOut]))
+    unlink(mixOut)
+    spMixRuns.append(measure([binary, "mix", mixVideo, mixMusic, "-o", mixOut, "--music-volume", "0.5", "--original-volume", "0.5"]))
+}
+unlink(mixOut)
+let ffMix = middle(ffMixRuns), spMix = middle(spMixRuns)
+for (tool, m) in [("ffmpeg amix, -c:v copy", ffMix), ("splice mix", spMix)] {
+    print(pad("mix (5 min 1080p)", 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.cpuSeconds, 2), 9)
+          + pad(fmt(m.seconds / ffMix.seconds), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
+}
