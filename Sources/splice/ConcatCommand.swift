@@ -127,6 +127,7 @@ enum ConcatCommand: Command {
             reencode = true
         }
         let session = ExportSession(asset: asset, preset: reencode ? preset : .passthrough)
+        if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }   // the first clip's date, place, title
         if reencode {
             session.videoSize = assets.lazy.compactMap { $0.tracks(withMediaType: .video).first?.naturalSize }.first
             if let audio = assets.lazy.compactMap({ $0.tracks(withMediaType: .audio).first?.formatDescriptions.first }).first {

@@ -63,6 +63,7 @@ enum MergeCommand: Command {
         composition.writesWithoutEditLists = !(type?.isISO ?? true)
         let session = ExportSession(asset: try composition.makeAsset(), preset: preset ?? .passthrough)
         session.encodesAudioTheContainerCannotHold = true
+        if !video.metadata.isEmpty { session.metadata = video.metadata }
         session.outputURL = outputURL
         if preset == nil, let type, !ExportSession.canHold(sound.codecName, in: type) {
             FileHandle.standardError.write(Data("note: \(audioClip.url.lastPathComponent) (\(sound.codecName)) is encoded as AAC: .\(type.rawValue) files cannot hold \(sound.codecName)\n".utf8))

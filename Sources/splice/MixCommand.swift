@@ -73,6 +73,7 @@ enum MixCommand: Command {
         composition.writesWithoutEditLists = !(type?.isISO ?? true)
         let session = ExportSession(asset: try composition.makeAsset(), preset: .passthrough)
         session.audioMix = mix
+        if !video.metadata.isEmpty { session.metadata = video.metadata }
         session.outputURL = outputURL
         if let c = args.options["--audio-codec"] {
             guard let codec = AudioEncodingSettings.Codec(rawValue: c), codec != .mp3 else { throw UsageError(message: "--audio-codec takes aac, opus, flac or alac") }

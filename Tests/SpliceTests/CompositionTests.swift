@@ -308,3 +308,16 @@ extension CompositionTests {
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
     }
 }
+
+extension CompositionTests {
+    /// A join takes the first clip's metadata (its date and title).
+    @Test func concatKeepsTheFirstClipsMetadata() throws {
+        let clips = try CompositionTests.clips.get()
+        let tagged = Fixtures.path("clip-tagged.mp4")
+        try Tool.ffmpeg(["-i", clips[0].path, "-c", "copy", "-metadata", "creation_time=2021-01-01T00:00:00Z", "-metadata", "title=Clip", tagged.path])
+        let out = Fixtures.path("concat-tagged.mp4")
+        #expect(try Tool.splice(["concat", tagged.path + "#t=0,2", clips[1].path + "#t=0,2", "-o", out.path, "--force"]).status == 0)
+        let tags = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "format_tags", "-of", "default=nw=1", out.path]).stdout
+        #expect(tags.contains("TAG:creation_time=2021-01-01T00:00:00") && tags.contains("TAG:title=Clip"), "\(tags)")
+    }
+}
