@@ -34,7 +34,7 @@ extension CommandLine {
 
     static var mainHelp: String {
         var s = """
-        OVERVIEW: Read, inspect and remux movies without losing their track structure.
+        OVERVIEW: Read, inspect, remux, join, mix and re-encode movies without losing their track structure.
 
         USAGE: splice <subcommand> [<arguments>]
 
