@@ -66,7 +66,7 @@ public final class ExportSession: @unchecked Sendable {
     /// `passthrough` only: audio the output container cannot hold (PCM from a WAV into MP4) is
     /// encoded (AAC at 192 kb/s, or `audioCodec`) instead of failing the export.
     public var encodesAudioTheContainerCannotHold = false
-    /// Called with `progress` as it moves, from the export's queues.
+    /// Called with `progress` as it moves, from the export's queues, one call at a time.
     public var progressHandler: (@Sendable (Double) -> Void)?
 
     private let lock = NSLock()
@@ -156,11 +156,8 @@ public final class ExportSession: @unchecked Sendable {
         guard start else { throw MediaError(.invalidOperation, "an export session runs once") }
         do {
             try exportNow()
-            lock.withLock {
-                _status = .completed
-                _progress = 1
-            }
-            progressHandler?(1)
+            advance(to: 1, final: true)
+            lock.withLock { _status = .completed }
         } catch {
             let e = error as? MediaError ?? MediaError(.io, "\(error)")
             lock.withLock {
@@ -257,15 +254,19 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     /// Moves `progress` forward (never back; 1 only when the output is in place).
-    private func advance(to fraction: Double) {
-        let moved: Double? = lock.withLock {
-            let f = min(fraction, 0.999)
-            guard f > _progress else { return nil }
-            _progress = f
-            return f
+    /// Moves `progress` forward and tells `progressHandler`, one call at a time, in order.
+    private func advance(to fraction: Double, final: Bool = false) {
+        delivery.withLock {
+            let moved: Double? = lock.withLock {
+                let f = final ? 1 : min(fraction, 0.999)
+                guard f > _progress else { return nil }
+                _progress = f
+                return f
+            }
+            if let moved { progressHandler?(moved) }
         }
-        if let moved { progressHandler?(moved) }
     }
+    private let delivery = NSLock()
 
     // MARK: What each track becomes
 

@@ -44,7 +44,7 @@ public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable
 public final class SamplePipe: @unchecked Sendable {
     public let reader: AssetReader?
     public let writer: AssetWriter
-    /// Called with the fraction done (0…1), from the pipe's queues.
+    /// Called with the fraction done (0…1), from the pipe's queues, one call at a time.
     public var progressHandler: (@Sendable (Double) -> Void)?
 
     private struct Connection {
@@ -167,13 +167,18 @@ public final class SamplePipe: @unchecked Sendable {
         if first { group.leave() }
     }
 
+    /// Calls `progressHandler` one call at a time (the connections' queues report concurrently).
+    private let delivery = NSLock()
+
     private func report(_ i: Int, _ fraction: Double) {
         guard let handler = progressHandler else { return }
-        let total: Double = lock.withLock {
-            progress[i] = fraction
-            return progress.reduce(0, +) / Double(max(1, progress.count))
+        delivery.withLock {
+            let total: Double = lock.withLock {
+                progress[i] = fraction
+                return progress.reduce(0, +) / Double(max(1, progress.count))
+            }
+            handler(total)
         }
-        handler(total)
     }
 
     private func finishRun() throws {
