@@ -1,0 +1,138 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import FFmpegBridge
+
+/// What an export does with each track — copy it, leave it out, re-encode it or mix it — and
+/// which containers can hold the result.
+extension ExportSession {
+
+    func plan(for track: AssetTrack) -> TrackMirror.TrackPlan {
+        switch track.mediaType {
+        case .video:
+            if preset == .appleM4A { return .leaveOut }
+            guard let recipe = preset.video else { return .copy }
+            let codec = videoCodec ?? recipe.codec
+            let tenBit = recipe.keepsTenBit && codec != .h264 && ExportSession.bitDepth(of: track) > 8
+            var box = recipe.box
+            // The box applies to the picture as shown: a quarter-turned track fits it turned.
+            if let b = box, let r = track.preferredTransform.rotationDegrees, r == 90 || r == 270 {
+                box = Dimensions(width: b.height, height: b.width)
+            }
+            let pixels: PixelBuffer.PixelFormat = tenBit ? .yuv420p10le : .yuv420p
+            var decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
+            decoded.size = videoSize
+            var settings = VideoEncodingSettings(codec: codec, quality: .crf(crf ?? recipe.crf), pixelFormat: pixels)
+            switch codec {
+            case .h264, .hevc: settings.preset = recipe.speed
+            case .av1: settings.preset = "8"
+            case .vp9: settings.options = ["deadline": "good", "cpu-used": "4", "row-mt": "1"]
+            }
+            if codec == .hevc, tenBit { settings.profile = "main10" }
+            return .encode(.video(decoded), .video(settings))
+        case .audio where audioMix != nil && mixedTracks.contains { $0 === track }:
+            guard mixedTracks.first === track, let mix = audioMix else { return .leaveOut }
+            let first = track.formatDescriptions.first
+            let rate = audioSampleRate ?? Int(first?.sampleRate ?? 48000), channels = audioChannelCount ?? (first?.channelCount ?? 2)
+            let codec = audioCodec ?? .aac
+            let bitRate = [.flac, .alac].contains(codec) ? nil : (audioBitRate ?? preset.audioBitRate ?? 192_000)
+            return .mix(mixedTracks, mix, AudioOutputSettings(sampleFormat: .f32, isInterleaved: true, sampleRate: rate, channelCount: channels),
+                        .audio(AudioEncodingSettings(codec: codec, sampleRate: rate, channelCount: channels, bitRate: bitRate)))
+        case .audio:
+            let unfit = preset == .passthrough && encodesAudioTheContainerCannotHold && !canHold(track.codecName)
+            guard let rate = preset.audioBitRate ?? (unfit ? 192_000 : nil) else { return .copy }
+            let codec = audioCodec ?? .aac
+            let target = audioBitRate ?? rate
+            let sameFormat = (audioSampleRate.map { Double($0) == track.formatDescriptions.first?.sampleRate } ?? true)
+                && (audioChannelCount.map { $0 == track.formatDescriptions.first?.channelCount } ?? true)
+            if !unfit, codec == .aac, track.codecName == "aac", audioBitRate == nil, sameFormat,
+               Double(track.estimatedDataRate) <= Double(target) * 1.02, !cutsInsideAFrame(track), !(track.backing is CompositionTrackBacking) {
+                return .copy
+            }
+            return .encode(.audio(AudioOutputSettings(sampleRate: audioSampleRate, channelCount: audioChannelCount)),
+                           .audio(AudioEncodingSettings(codec: codec, sampleRate: audioSampleRate, channelCount: audioChannelCount,
+                                                        bitRate: [.flac, .alac].contains(codec) ? nil : target)))
+        default:
+            return preset == .appleM4A && !ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) ? .leaveOut : .copy
+        }
+    }
+
+    /// The audio tracks an `audioMix` mixes: those it has parameters for, else every enabled one.
+    var mixedTracks: [AssetTrack] {
+        guard let mix = audioMix else { return [] }
+        let named = asset.tracks(withMediaType: .audio).filter { mix.parameters(forTrackID: $0.trackID) != nil }
+        return named.isEmpty ? asset.tracks(withMediaType: .audio).filter(\.isEnabled) : named
+    }
+
+    /// Whether the range starts or ends inside one of the track's audio frames (AAC: 1024
+    /// samples, counted from the media time its edit list starts at).
+    private func cutsInsideAFrame(_ track: AssetTrack) -> Bool {
+        guard timeRange != .everything, let rate = track.formatDescriptions.first?.sampleRate, rate > 0 else { return false }
+        let priming = track.segments.first(where: { !$0.isEmpty })?.source.map { $0.start.seconds * rate } ?? 0
+        let trackStart = track.timeRange.start
+        for t in [exportedRange.start, exportedRange.end] where t > trackStart && t < track.timeRange.end {
+            let samples = (t - trackStart).seconds * rate + priming
+            if abs(samples - (samples / 1024).rounded() * 1024) > 0.5 { return true }
+        }
+        return false
+    }
+
+    /// The bits per component of a track's pictures, from its codec configuration (8 when unknown).
+    static func bitDepth(of track: AssetTrack) -> Int {
+        guard let p = track.formatDescriptions.first?.parameters else { return 8 }
+        let x = p.extradata
+        switch p.codecName {
+        case "hevc" where x.count > 18 && x[0] == 1: return Int(x[17] & 7) + 8                  // hvcC bitDepthLumaMinus8
+        case "h264" where x.count > 1: return [110, 122, 244].contains(Int(x[1])) ? 10 : 8     // High 10/4:2:2/4:4:4
+        case "av1" where x.count > 2: return x[2] & 0x40 != 0 ? 10 : 8                         // av1C high_bitdepth
+        case "vp9" where x.count > 6: return Int(x[6] >> 4)                                   // vpcC bitDepth
+        default: return 8
+        }
+    }
+
+    /// Whether the output's container holds `codecName` (as the export writes it).
+    private func canHold(_ codecName: String) -> Bool {
+        guard let url = outputURL, let type = outputFileType ?? FileType(pathExtension: url.pathExtension) else { return true }
+        return ExportSession.canHold(codecName, in: type)
+    }
+
+    /// Whether files of `type` hold `codecName` samples copied as they are (PCM: MOV only).
+    public static func canHold(_ codecName: String, in type: FileType) -> Bool {
+        if type.isISO { return codecName.hasPrefix("pcm_") ? type == .mov && codecName.hasPrefix("pcm_s16") : CodecMapping.isoCodecs.contains(codecName) }
+        return type.muxerName.map { OutputFormatContext.canHold(codecName, formatName: $0) } ?? true
+    }
+
+    /// Why `type` cannot hold what this export writes, or nil when it can.
+    func problem(writing type: FileType) -> String? {
+        if preset == .appleM4A, type != .m4a { return "it writes .m4a files" }
+        var codecs: [(String, AssetTrack)] = []
+        for track in asset.tracks where !track.backing.isAttachment {
+            switch plan(for: track) {
+            case .leaveOut: continue
+            case .copy: codecs.append((track.codecName, track))
+            case .encode(_, .video(let v)): codecs.append((v.codec.rawValue, track))
+            case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)): codecs.append((a.codec.rawValue, track))
+            case .mix: continue
+            }
+        }
+        if type == .m4a || type == .mka, let video = codecs.first(where: { $0.1.mediaType == .video }) {
+            return "track \(video.1.trackID) is video, and .\(type.rawValue) files hold audio"
+        }
+        for (codec, track) in codecs {
+            let legible = track.mediaType.isLegible
+            if type.isISO {
+                if legible || ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) { continue }
+                let copied = codecs.contains { $0.1 === track } && track.codecName == codec
+                if copied, track.formatDescriptions.first?.sampleEntry == nil, track.backing.isoProblem != nil {
+                    return "track \(track.trackID) (\(codec)): \(track.backing.isoProblem!)"
+                }
+                if !copied, !CodecMapping.isoCodecs.contains(codec) { return "track \(track.trackID): \(codec)" }
+            } else if legible {
+                if !type.holdsTextSubtitles { return "track \(track.trackID) is \(track.mediaType) text, which \(type.rawValue) files cannot hold" }
+            } else if let muxer = type.muxerName, !OutputFormatContext.canHold(codec, formatName: muxer) {
+                return "track \(track.trackID) would be \(codec), which \(type.rawValue) files cannot hold"
+            }
+        }
+        return nil
+    }
+}
