@@ -176,3 +176,22 @@ struct AudioMixTests {
         #expect(try Tool.ffprobeStreams(out).map { $0["codec_name"] as? String } == ["h264", "aac"])
     }
 }
+
+extension AudioMixTests {
+    /// Music under the grouped movie: the mix takes the enabled English AAC's place, and every
+    /// other track keeps its group, flags, language, name and associations (mediainfo), and its
+    /// packets.
+    @Test func theMovieKeepsItsStructure() throws {
+        let grouped = try Fixtures.grouped.get(), music = try AudioMixTests.music.get()
+        let out = Fixtures.path("grouped-mixed.mp4")
+        let r = try Tool.splice(["mix", grouped.path, music.path, "-o", out.path, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try RemuxTests.mediainfoTracks(out) == RemuxTests.mediainfoTracks(grouped))
+        let names = try Asset(url: out).tracks.map { $0.name ?? "" }
+        #expect(names == (try Asset(url: grouped).tracks.map { $0.name ?? "" }))
+        let hashes = try ContainerTests.payloadHashes(out), theirs = try ContainerTests.payloadHashes(grouped)
+        // Every stream but the mixed one (the first audio) has the source's packets.
+        #expect(hashes.count == theirs.count && zip(hashes, theirs).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset) == [1],
+                "\(hashes) against \(theirs)")
+    }
+}

@@ -105,6 +105,10 @@ public final class Asset: @unchecked Sendable {
             p.extendedLanguageTag = t.extendedLanguageTag
             p.isEnabled = t.isEnabled
             p.alternateGroup = t.alternateGroup
+            p.name = t.name
+            // Associations to tracks that made it into the asset (not to empty ones).
+            p.associations = t.associations.mapValues { ids in ids.filter { id in composition.tracks.contains { $0.trackID == id && !$0.segments.isEmpty } } }
+                .filter { !$0.value.isEmpty }
             p.segments = layout.edits
             p.sampleCount = layout.sampleCount
             p.totalSampleDataLength = layout.bytes

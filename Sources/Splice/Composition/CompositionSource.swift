@@ -108,6 +108,8 @@ final class CompositionSource: AssetSource, @unchecked Sendable {
             next = run.mediaEnd
             lastDecode = last + shift
         }
+        // Nothing shown after the last media: the track simply ends (no trailing empty edit).
+        while layout.edits.last?.isEmpty == true { layout.edits.removeLast() }
         return layout
     }
 

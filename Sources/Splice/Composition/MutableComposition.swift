@@ -58,6 +58,7 @@ public final class MutableComposition: @unchecked Sendable {
         try CompositionTrack.check(range, within: TimeRange(start: .zero, duration: asset.duration), of: asset.url.lastPathComponent)
         var used: [MediaType: Int] = [:]
         var filled: [CompositionTrack] = []
+        var placed: [Int: CompositionTrack] = [:]
         for source in asset.tracks where [.video, .audio, .subtitle, .text].contains(source.mediaType) {
             let n = used[source.mediaType, default: 0]
             used[source.mediaType] = n + 1
@@ -70,9 +71,17 @@ public final class MutableComposition: @unchecked Sendable {
                 target.insertEmptyTimeRange(TimeRange(start: time, duration: range.duration))
             }
             filled.append(target)
+            placed[source.trackID] = target
         }
         for track in tracks where !filled.contains(where: { $0 === track }) {
             track.insertEmptyTimeRange(TimeRange(start: time, duration: range.duration))
+        }
+        // The asset's associations between the tracks it filled (fall, forc, folw, chap, …).
+        for source in asset.tracks {
+            guard let from = placed[source.trackID] else { continue }
+            for (type, ids) in source.associations {
+                for id in ids { if let to = placed[id] { from.addTrackAssociation(to: to, type: type) } }
+            }
         }
     }
 
@@ -143,6 +152,16 @@ public final class CompositionTrack: @unchecked Sendable {
     public var preferredTransform: AffineTransform2D?
     /// The alternate group (0: none); the enabled track of a group is its default.
     public var alternateGroup = 0
+    /// The track's name (`hdlr`); nil: the first source track's.
+    public var name: String?
+    /// Its references to other tracks of the composition, by type (`tref`): track IDs.
+    public private(set) var associations: [TrackAssociationType: [Int]] = [:]
+
+    /// Refers this track to `track` (AVFoundation's `addTrackAssociation(to:type:)`).
+    public func addTrackAssociation(to track: CompositionTrack, type: TrackAssociationType) {
+        guard track !== self, !(associations[type] ?? []).contains(track.trackID) else { return }
+        associations[type, default: []].append(track.trackID)
+    }
     /// Whether a source track's properties were taken (by the first insertion).
     private var adopted = false
 
@@ -227,6 +246,7 @@ public final class CompositionTrack: @unchecked Sendable {
             extendedLanguageTag = extendedLanguageTag ?? track.extendedLanguageTag
             isEnabled = track.isEnabled
             alternateGroup = track.alternateGroup
+            name = name ?? track.name
         }
     }
 
