@@ -243,12 +243,13 @@ enum JobSupport {
         }
     }
 
-    /// Runs `session` into `url` with a progress line; 130 on Ctrl-C (nothing left).
-    static func export(_ session: ExportSession, to url: URL, force: Bool, faststart: Bool) throws -> Int32 {
+    /// Runs `session` into `url` with a progress line (`json`: JSON lines); 130 on Ctrl-C
+    /// (nothing left).
+    static func export(_ session: ExportSession, to url: URL, force: Bool, faststart: Bool, json: Bool = false) throws -> Int32 {
         session.outputURL = url
         session.replacesExistingFile = force
         session.shouldOptimizeForNetworkUse = faststart
-        let reporter = ProgressReport(mediaSeconds: session.asset.duration.seconds, json: false)
+        let reporter = ProgressReport(mediaSeconds: session.exportedRange.duration.seconds, json: json)
         if reporter.isEnabled { session.progressHandler = { reporter.update($0) } }
         let interrupt = Interrupt { [weak session] in session?.cancelExport() }
         defer { interrupt.restore() }

@@ -57,56 +57,22 @@ enum ExportCommand: Command {
             throw UsageError(message: args.positionals.isEmpty ? "expected <input>" : "too many arguments")
         }
         guard let output = args.options["-o"] else { throw UsageError(message: "missing -o <output>") }
-        let presetName = args.options["--preset"] ?? ExportPreset.mediumQuality.rawValue
-        guard let preset = ExportPreset(rawValue: presetName) else {
-            throw UsageError(message: "no preset named '\(presetName)'; the presets are " + ExportPreset.allCases.map(\.rawValue).joined(separator: ", "))
-        }
+        let preset = try JobSupport.preset(args.options["--preset"], default: .mediumQuality)
         let outputURL = URL(fileURLWithPath: output)
         let force = args.flags.contains("--force")
-        if !force && FileManager.default.fileExists(atPath: outputURL.path) {
-            throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: outputURL.path)
-        }
+        try JobSupport.checkOutput(outputURL, force: force)
         let json = try args.options["--progress"].map { value -> Bool in
             guard value == "json" else { throw UsageError(message: "--progress takes 'json'") }
             return true
         } ?? false
-
-        let session = try makeSession(args, preset: preset, output: outputURL, force: force)
-        let asset = session.asset
-        let seconds = session.timeRange == .everything ? asset.duration.seconds : min(session.timeRange.end, asset.duration).seconds - session.timeRange.start.seconds
-        let reporter = ProgressReport(mediaSeconds: seconds, json: json)
-        if reporter.isEnabled { session.progressHandler = { reporter.update($0) } }
-        let interrupt = Interrupt { [weak session] in session?.cancelExport() }
-        defer { interrupt.restore() }
-        do {
-            try session.run()
-            reporter.finish()
-        } catch let e as MediaError where e.code == .cancelled && interrupt.fired {
-            reporter.clear()
-            FileHandle.standardError.write(Data("error: interrupted; \(outputURL.path) was not written\n".utf8))
-            return 130
-        } catch {
-            reporter.clear()
-            throw error
-        }
-        for warning in session.warnings {
-            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
-        }
-        let written = try Asset(url: outputURL)
-        let tracks = written.tracks.map { t in
-            "\(t.mediaType) \(t.codecName)" + (t.naturalSize.map { " \($0)" } ?? "")
-        }
-        print("\(outputURL.path): \(preset), \(String(format: "%.3f", written.duration.seconds)) s, \(tracks.joined(separator: ", "))")
-        return ExitCode.success
+        let session = try makeSession(args, preset: preset)
+        return try JobSupport.export(session, to: outputURL, force: force, faststart: args.flags.contains("--faststart"), json: json)
     }
 
     /// The session the arguments describe: range and overrides checked.
-    static func makeSession(_ args: ParsedArguments, preset: ExportPreset, output outputURL: URL, force: Bool) throws -> ExportSession {
+    static func makeSession(_ args: ParsedArguments, preset: ExportPreset) throws -> ExportSession {
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
         let session = ExportSession(asset: asset, preset: preset)
-        session.outputURL = outputURL
-        session.replacesExistingFile = force
-        session.shouldOptimizeForNetworkUse = args.flags.contains("--faststart")
         if let range = args.options["--range"] { session.timeRange = try parseRange(range) }
         if let v = args.options["--video-codec"] {
             guard let codec = VideoEncodingSettings.Codec(rawValue: v) else { throw UsageError(message: "--video-codec takes h264, hevc, av1 or vp9") }

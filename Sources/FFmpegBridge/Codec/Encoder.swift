@@ -122,12 +122,8 @@ public final class Encoder: @unchecked Sendable {
     static func quieted(_ options: [(String, String)], encoderName: String) -> [(String, String)] {
         var options = options
         switch encoderName {
-        case "libx265":
-            if let i = options.firstIndex(where: { $0.0 == "x265-params" }) {
-                if !options[i].1.contains("log-level") { options[i].1 = "log-level=error:" + options[i].1 }
-            } else {
-                options.append(("x265-params", "log-level=error"))
-            }
+        case "libx265" where !options.contains(where: { $0.0 == "x265-params" && $0.1.contains("log-level") }):
+            options = adding("log-level=error", to: "x265-params", in: options, first: true)
         case "libsvtav1":
             setenv("SVT_LOG", "1", 0)
         default:
@@ -150,11 +146,17 @@ public final class Encoder: @unchecked Sendable {
         if let m = c.masteringDisplay { params.append("\(mastering)=\(c.encoderName == "libsvtav1" ? m.svtAV1Option : m.x265Option)") }
         if let l = c.contentLightLevel { params.append("\(light)=\(l.maxContentLightLevel),\(l.maxFrameAverageLightLevel)") }
         guard !params.isEmpty else { return c.options }
-        var options = c.options
+        return adding(params.joined(separator: ":"), to: key, in: c.options, first: false)
+    }
+
+    /// `options` with `params` joined to the encoder parameter string `key` (`x265-params`, …),
+    /// before or after what is there, or as a new option.
+    static func adding(_ params: String, to key: String, in options: [(String, String)], first: Bool) -> [(String, String)] {
+        var options = options
         if let i = options.firstIndex(where: { $0.0 == key }) {
-            options[i].1 += ":" + params.joined(separator: ":")
+            options[i].1 = first ? params + ":" + options[i].1 : options[i].1 + ":" + params
         } else {
-            options.append((key, params.joined(separator: ":")))
+            options.append((key, params))
         }
         return options
     }

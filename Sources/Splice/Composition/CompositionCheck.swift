@@ -8,10 +8,6 @@ extension AssetTrack {
     /// samples lie before it, which only an edit list can hide).
     public var startsBetweenSyncSamples: Bool { (backing as? CompositionTrackBacking)?.startsBetweenSyncSamples ?? false }
 
-    /// For a composition's track: how far before each non-empty segment's start its first sync
-    /// sample lies, in segment order.
-    public var syncOffsets: [MediaTime] { (backing as? CompositionTrackBacking)?.syncOffsets.map(\.offset) ?? [] }
-
     /// For a composition's track: why its segments cannot be copied into one track byte for
     /// byte — another codec, picture size, profile (chroma format, bit depth), sample rate or
     /// channel count than the first segment's, or a scaled segment; nil when they can.

@@ -164,11 +164,6 @@ struct CompositionTrackBacking: TrackBacking {
             return (start - run.firstPresentation).seconds > 0.0005
         }
     }
-
-    /// How far before each segment's start its first sync sample lies (0 when on one).
-    var syncOffsets: [(segment: CompositionTrackSegment, offset: MediaTime)] {
-        layout.runs.map { run in (run.segment, max(.zero, (run.segment.sourceRange?.start ?? .zero) - run.firstPresentation)) }
-    }
 }
 
 /// A reader's session over a composition: a cursor per output over its track's media.

@@ -196,8 +196,8 @@ public final class ExportSession: @unchecked Sendable {
 
     // MARK: The export
 
-    /// The range exported: `timeRange` within the asset.
-    var exportedRange: TimeRange {
+    /// The part of the asset exported: `timeRange` within the asset's duration.
+    public var exportedRange: TimeRange {
         let whole = TimeRange(start: .zero, duration: asset.duration)
         return timeRange == .everything ? whole : timeRange.intersection(whole)
     }
@@ -216,7 +216,7 @@ public final class ExportSession: @unchecked Sendable {
             if let reason = track.passthroughProblem {
                 throw MediaError(.unsupported, "track \(track.trackID) cannot be copied: \(reason); use a preset that re-encodes")
             }
-            if !fileType.isISO, track.mediaType == .video, (track.backing as? CompositionTrackBacking)?.startsBetweenSyncSamples == true {
+            if !fileType.isISO, track.mediaType == .video, track.startsBetweenSyncSamples {
                 throw MediaError(.unsupported, "track \(track.trackID) has a segment that starts between sync samples, and .\(fileType.rawValue) "
                                  + "files have no edit lists to hide what comes before it: cut at sync samples, write MP4/MOV, or re-encode")
             }
