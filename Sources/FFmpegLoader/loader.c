@@ -21,19 +21,29 @@ static pthread_once_t converter_once = PTHREAD_ONCE_INIT;
 static char filter_message[512];
 static pthread_once_t filter_once = PTHREAD_ONCE_INIT;
 
+/* Opens `names` into libs[first…]; on failure writes why into `out` (after `before`'s own
+   failure, when the libraries these depend on could not be opened). */
+static void open_libraries(const char *before, const char *const *names, int count, int first, char *out, size_t size) {
+    if (before) {
+        snprintf(out, size, "%s", before);
+        return;
+    }
+    for (int i = 0; i < count; i++) {
+        libs[first + i] = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+        if (!libs[first + i]) {
+            snprintf(out, size, "cannot load FFmpeg (%s): %s", names[i], dlerror());
+            return;
+        }
+    }
+}
+
 static void load(void) {
     const char *names[3] = {
         "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR),
         "libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR),
         "libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR),
     };
-    for (int i = 0; i < 3; i++) {
-        libs[i] = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
-        if (!libs[i]) {
-            snprintf(message, sizeof message, "cannot load FFmpeg (%s): %s", names[i], dlerror());
-            return;
-        }
-    }
+    open_libraries(NULL, names, 3, 0, message, sizeof message);
 }
 
 const char *splice_ffmpeg_load(void) {
@@ -42,22 +52,11 @@ const char *splice_ffmpeg_load(void) {
 }
 
 static void load_converters(void) {
-    const char *error = splice_ffmpeg_load();
-    if (error) {
-        snprintf(converter_message, sizeof converter_message, "%s", error);
-        return;
-    }
     const char *names[2] = {
         "libswresample.so." STR(LIBSWRESAMPLE_VERSION_MAJOR),
         "libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR),
     };
-    for (int i = 0; i < 2; i++) {
-        libs[3 + i] = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
-        if (!libs[3 + i]) {
-            snprintf(converter_message, sizeof converter_message, "cannot load FFmpeg (%s): %s", names[i], dlerror());
-            return;
-        }
-    }
+    open_libraries(splice_ffmpeg_load(), names, 2, 3, converter_message, sizeof converter_message);
 }
 
 const char *splice_ffmpeg_load_converters(void) {
@@ -66,14 +65,8 @@ const char *splice_ffmpeg_load_converters(void) {
 }
 
 static void load_filters(void) {
-    const char *error = splice_ffmpeg_load_converters();
-    if (error) {
-        snprintf(filter_message, sizeof filter_message, "%s", error);
-        return;
-    }
-    const char *name = "libavfilter.so." STR(LIBAVFILTER_VERSION_MAJOR);
-    libs[5] = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
-    if (!libs[5]) snprintf(filter_message, sizeof filter_message, "cannot load FFmpeg (%s): %s", name, dlerror());
+    const char *names[1] = { "libavfilter.so." STR(LIBAVFILTER_VERSION_MAJOR) };
+    open_libraries(splice_ffmpeg_load_converters(), names, 1, 5, filter_message, sizeof filter_message);
 }
 
 const char *splice_ffmpeg_load_filters(void) {
