@@ -129,7 +129,10 @@ enum ConcatCommand: Command {
         let session = ExportSession(asset: asset, preset: reencode ? preset : .passthrough)
         if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }   // the first clip's date, place, title
         if reencode {
-            session.videoSize = assets.lazy.compactMap { $0.tracks(withMediaType: .video).first?.naturalSize }.first
+            let firstVideo = assets.lazy.compactMap { $0.tracks(withMediaType: .video).first }.first
+            session.videoSize = firstVideo?.naturalSize
+            // The first clip's frame rate, constant: other clips' pictures repeated or left out.
+            if let rate = firstVideo?.nominalFrameRate, rate > 0 { session.videoFrameRate = ConcatCommand.standardRate(Double(rate)) }
             if let audio = assets.lazy.compactMap({ $0.tracks(withMediaType: .audio).first?.formatDescriptions.first }).first {
                 session.audioSampleRate = audio.sampleRate.map { Int($0) }
                 session.audioChannelCount = audio.channelCount
@@ -168,6 +171,12 @@ enum ConcatCommand: Command {
             reencode = true
         }
         return (ranges, reencode)
+    }
+
+    /// A measured frame rate as the nominal one it stands for (24.975 → 25; 29.97 stays).
+    static func standardRate(_ measured: Double) -> Double {
+        let nominal = [23.976, 24, 25, 29.97, 30, 48, 50, 59.94, 60, 120]
+        return nominal.first { abs($0 - measured) / $0 < 0.005 } ?? measured
     }
 
     /// The composition of `clips`: each clip's chosen tracks over its range, one after the other.

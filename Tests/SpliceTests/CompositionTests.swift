@@ -321,3 +321,27 @@ extension CompositionTests {
         #expect(tags.contains("TAG:creation_time=2021-01-01T00:00:00") && tags.contains("TAG:title=Clip"), "\(tags)")
     }
 }
+
+extension CompositionTests {
+    /// Re-encoded clips take the first clip's frame rate, constant: a 30 fps clip after a 25 fps
+    /// one comes out at 25 fps, each picture the one shown at its time (ffmpeg's fps filter,
+    /// rounding down, as the reference).
+    @Test func reencodedClipsTakeTheFirstClipsFrameRate() throws {
+        let a = try CompositionTests.clips.get()[0]
+        let thirty = Fixtures.path("clip-30fps.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:duration=2", "-f", "lavfi", "-i", "sine=duration=2:sample_rate=48000",
+                         "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", thirty.path])
+        let out = Fixtures.path("concat-cfr.mp4")
+        let r = try Tool.splice(["concat", a.path + "#t=0,2", thirty.path, "-o", out.path, "--reencode", "always", "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let v = try #require(try Tool.ffprobeStreams(out).first)
+        #expect(v["r_frame_rate"] as? String == "25/1" && v["avg_frame_rate"] as? String == "25/1" && v["nb_frames"] as? String == "100", "\(v)")
+        let reference = Fixtures.path("clip-30fps-at-25.mp4")
+        try Tool.ffmpeg(["-i", thirty.path, "-vf", "fps=25:round=down", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", reference.path])
+        let ssim = try Tool.check("ffmpeg", ["-v", "info", "-nostats", "-i", out.path, "-i", reference.path,
+                                             "-lavfi", "[0:v]trim=start=2,setpts=PTS-STARTPTS[a];[a][1:v]ssim", "-f", "null", "-"]).stderr
+        let all = ssim.split(separator: "\n").last { $0.contains("SSIM") }.flatMap { $0.split(separator: " ").first { $0.hasPrefix("All:") } }
+            .flatMap { Double($0.dropFirst(4)) } ?? 0
+        #expect(all >= 0.95, "SSIM \(all)")
+    }
+}

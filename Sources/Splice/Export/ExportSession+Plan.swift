@@ -22,7 +22,8 @@ extension ExportSession {
             let pixels: PixelBuffer.PixelFormat = tenBit ? .yuv420p10le : .yuv420p
             var decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
             decoded.size = videoSize
-            var settings = VideoEncodingSettings(codec: codec, quality: .crf(crf ?? recipe.crf), pixelFormat: pixels)
+            decoded.frameRate = videoFrameRate
+            var settings = VideoEncodingSettings(codec: codec, quality: .crf(crf ?? recipe.crf), frameRate: videoFrameRate, pixelFormat: pixels)
             switch codec {
             case .h264, .hevc: settings.preset = recipe.speed
             case .av1: settings.preset = "8"

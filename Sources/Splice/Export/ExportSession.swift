@@ -60,6 +60,9 @@ public final class ExportSession: @unchecked Sendable {
     /// and letterboxed, smaller ones scaled up (what a concatenation of unlike clips needs);
     /// nil: the preset's box.
     public var videoSize: Dimensions?
+    /// Re-encoded video at this constant frame rate (pictures repeated or left out); nil: the
+    /// source's timing.
+    public var videoFrameRate: Double?
     /// Re-encoded audio at this rate and channel count; nil: the source's.
     public var audioSampleRate: Int?
     public var audioChannelCount: Int?

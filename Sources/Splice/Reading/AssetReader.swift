@@ -147,10 +147,13 @@ public final class AssetReader: @unchecked Sendable {
                 let timeline = output.presentsMediaTimeline ? TimelineCursor(mediaTimesOf: track, timeRange: range, open: open)
                                                             : TimelineCursor(track: track, timeRange: range, open: open)
                 if let settings = output.outputSettings, let composed = track.backing as? CompositionTrackBacking {
-                    output.start(CompositionDecodingCursor(track: track, segments: composed.segments, settings: settings, timeRange: range))
+                    let decoding = CompositionDecodingCursor(track: track, segments: composed.segments, settings: settings, timeRange: range)
+                    output.start(ConstantRateCursor.applying(settings, to: decoding, from: range == .everything ? .zero : range.start))
                 } else if let settings = output.outputSettings {
                     let decoding = DecodingCursor(source: timeline, track: track, settings: settings, timeRange: range)
-                    output.start(PrefetchingCursor(decoding, capacity: track.mediaType == .video ? 4 : 8))
+                    let timed = ConstantRateCursor.applying(settings, to: decoding, from: range == .everything ? nil : range.start)
+                    output.start(PrefetchingCursor(timed, capacity: track.mediaType == .video ? 4 : 8,
+                                                   damagedPackets: { decoding.damagedPackets }))
                 } else {
                     output.start(timeline)
                 }

@@ -40,6 +40,9 @@ public struct VideoOutputSettings: Sendable, Hashable {
     /// comes out this size, scaled up or down as `scalingMode` says. Wins over the maximums.
     public var size: Dimensions?
     public var scalingMode: ScalingMode = .resizeAspect
+    /// A constant frame rate (frames per second): each picture is repeated, or left out, so that
+    /// one comes out every 1/`frameRate` s, showing what is shown then. nil: the source's timing.
+    public var frameRate: Double?
 
     /// How a picture fills an exact `size` (AVFoundation's `AVVideoScalingMode…`).
     public enum ScalingMode: Sendable, Hashable {
@@ -50,8 +53,9 @@ public struct VideoOutputSettings: Sendable, Hashable {
     }
 
     public init(pixelFormat: PixelBuffer.PixelFormat = .yuv420p, maximumWidth: Int? = nil, maximumHeight: Int? = nil,
-                size: Dimensions? = nil, scalingMode: ScalingMode = .resizeAspect) {
+                size: Dimensions? = nil, scalingMode: ScalingMode = .resizeAspect, frameRate: Double? = nil) {
         self.size = size
+        self.frameRate = frameRate
         self.scalingMode = scalingMode
         self.pixelFormat = pixelFormat
         self.maximumWidth = maximumWidth

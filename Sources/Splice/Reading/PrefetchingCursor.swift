@@ -7,7 +7,9 @@ import MediaCore
 /// (four 1080p pictures: 12 MB). The thread starts with the first `next()` and ends at the end,
 /// on an error (handed out after the samples before it) or on `close()`.
 final class PrefetchingCursor: SampleCursor, @unchecked Sendable {
-    private let source: DecodingCursor
+    private let source: any SampleCursor
+    /// The decoder's count of damaged packets skipped so far.
+    private let damage: () -> Int
     private let capacity: Int
     private let condition = NSCondition()
     /// At most `capacity` samples, oldest first (a few: removing the first is cheap).
@@ -18,8 +20,9 @@ final class PrefetchingCursor: SampleCursor, @unchecked Sendable {
     private var running = false
     private var damaged = 0
 
-    init(_ source: DecodingCursor, capacity: Int) {
+    init(_ source: any SampleCursor, capacity: Int, damagedPackets: @escaping () -> Int) {
         self.source = source
+        damage = damagedPackets
         self.capacity = max(1, capacity)
     }
 
@@ -64,7 +67,7 @@ final class PrefetchingCursor: SampleCursor, @unchecked Sendable {
             if stop { break }
             let result = Result { try source.next() }
             condition.lock()
-            damaged = source.damagedPackets
+            damaged = damage()
             switch result {
             case .success(let sample?): if !closed { queue.append(sample) }
             case .success(nil): ended = .some(nil)
