@@ -95,7 +95,7 @@ enum ConcatCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments, flags: ["--audio-only", "--all-tracks", "--faststart", "--force"],
-                                       options: ["-o", "--reencode", "--preset"])
+                                       options: ["-o", "--reencode", "--preset", "--crossfade"])
         guard !args.positionals.isEmpty else { throw UsageError(message: "expected at least one <clip>") }
         guard let output = args.options["-o"] else { throw UsageError(message: "missing -o <output>") }
         guard let mode = Reencode(rawValue: args.options["--reencode"] ?? "auto") else { throw UsageError(message: "--reencode takes auto, never or always") }
@@ -113,6 +113,20 @@ enum ConcatCommand: Command {
             throw MediaError(.invalidData, "no clip has video (use --audio-only, or an .m4a output, to join audio)", file: clips[0].url.path)
         }
         let allTracks = args.flags.contains("--all-tracks")
+        if let fade = args.options["--crossfade"] {
+            guard let seconds = Double(fade), seconds > 0, seconds <= 60 else { throw UsageError(message: "--crossfade takes seconds (0 to 60), not '\(fade)'") }
+            guard mode != .never, !allTracks else { throw UsageError(message: "--crossfade re-encodes; it cannot go with --reencode never or --all-tracks") }
+            let fadeJob = try crossfade(clips, assets, ranges, seconds: seconds, audioOnly: audioOnly)
+            let session = ExportSession(asset: try fadeJob.composition.makeAsset(), preset: preset == .passthrough ? .highestQuality : preset)
+            session.videoComposition = fadeJob.videoComposition
+            session.audioMix = fadeJob.audioMix
+            if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }
+            if let audio = assets.lazy.compactMap({ $0.tracks(withMediaType: .audio).first?.formatDescriptions.first }).first {
+                session.audioSampleRate = audio.sampleRate.map { Int($0) }
+                session.audioChannelCount = audio.channelCount
+            }
+            return try JobSupport.export(session, to: outputURL, force: args.flags.contains("--force"), faststart: args.flags.contains("--faststart"))
+        }
         var reencode = mode == .always
         if !type.isISO, !audioOnly, !reencode {
             (ranges, reencode) = try cutAtSyncSamples(clips, assets, ranges, type: type, never: mode == .never)

@@ -9,7 +9,8 @@ enum ExportCommand: Command {
     static let usage = """
         splice export <input> -o <output> [--preset <name>] [--range <start>,<end>] [--video-codec h264|hevc|av1|vp9]
                       [--crf <n>] [--audio-codec aac|opus|flac|alac|mp3] [--audio-bitrate <rate>] [--faststart] [--force]
-                      [--progress json]
+                      [--progress json] [--watermark <image> [--position <where>] [--margin <px>] [--opacity <0-1>]
+                      [--watermark-width <px>|<percent>%]]
                splice export --list-presets [--json]
         """
     static var help: String {
@@ -39,6 +40,7 @@ enum ExportCommand: Command {
           --audio-bitrate <rate>  The audio bit rate (128k, 192000).
           --faststart             Put the movie header first (MP4/MOV).
           --force                 Replace <output> if it exists.
+        \(WatermarkOptions.help)
           --progress json         One JSON object per line on stderr: {"progress":…,"speed":…,"eta":…}.
           --list-presets          List the presets (--json: as JSON).
           -h, --help              Show help information.
@@ -51,7 +53,7 @@ enum ExportCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments, flags: ["--faststart", "--force", "--list-presets", "--json"],
-                                       options: ["-o", "--preset", "--range", "--video-codec", "--crf", "--audio-codec", "--audio-bitrate", "--progress"])
+                                       options: Set(["-o", "--preset", "--range", "--video-codec", "--crf", "--audio-codec", "--audio-bitrate", "--progress"]).union(Set(WatermarkOptions.options)))
         if args.flags.contains("--list-presets") { return listPresets(json: args.flags.contains("--json")) }
         guard args.positionals.count == 1 else {
             throw UsageError(message: args.positionals.isEmpty ? "expected <input>" : "too many arguments")
@@ -93,7 +95,7 @@ enum ExportCommand: Command {
         if preset == .passthrough, session.videoCodec != nil || session.audioCodec != nil || session.crf != nil || session.audioBitRate != nil {
             throw UsageError(message: "passthrough copies every track; codec, CRF and bit-rate options need an encoding preset")
         }
-
+        try WatermarkOptions.apply(args, to: session)
         return session
     }
 

@@ -11,26 +11,19 @@ extension ExportSession {
         switch track.mediaType {
         case .video:
             if preset == .appleM4A { return .leaveOut }
+            if let composition = videoComposition {
+                return track === asset.tracks(withMediaType: .video).first ? plan(forComposition: composition) : .leaveOut
+            }
             guard let recipe = preset.video else { return .copy }
-            let codec = videoCodec ?? recipe.codec
-            let tenBit = recipe.keepsTenBit && codec != .h264 && ExportSession.bitDepth(of: track) > 8
             var box = recipe.box
             // The box applies to the picture as shown: a quarter-turned track fits it turned.
             if let b = box, let r = track.preferredTransform.rotationDegrees, r == 90 || r == 270 {
                 box = Dimensions(width: b.height, height: b.width)
             }
-            let pixels: PixelBuffer.PixelFormat = tenBit ? .yuv420p10le : .yuv420p
-            var decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
-            decoded.size = videoSize
+            var (decoded, encoded) = videoSettings(tenBitSource: ExportSession.bitDepth(of: track) > 8, box: box)
             decoded.frameRate = videoFrameRate
-            var settings = VideoEncodingSettings(codec: codec, quality: .crf(crf ?? recipe.crf), frameRate: videoFrameRate, pixelFormat: pixels)
-            switch codec {
-            case .h264, .hevc: settings.preset = recipe.speed
-            case .av1: settings.preset = "8"
-            case .vp9: settings.options = ["deadline": "good", "cpu-used": "4", "row-mt": "1"]
-            }
-            if codec == .hevc, tenBit { settings.profile = "main10" }
-            return .encode(.video(decoded), .video(settings))
+            encoded.frameRate = videoFrameRate
+            return .encode(.video(decoded), .video(encoded))
         case .audio where audioMix != nil && mixedTracks.contains { $0 === track }:
             guard mixedTracks.first === track, let mix = audioMix else { return .leaveOut }
             let first = track.formatDescriptions.first
@@ -56,6 +49,43 @@ extension ExportSession {
         default:
             return preset == .appleM4A && !ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) ? .leaveOut : .copy
         }
+    }
+
+    /// The composed video track's plan: the preset's box and codec, the composition's frame rate.
+    func plan(forComposition composition: VideoComposition) -> TrackMirror.TrackPlan {
+        let (decoded, encoded) = videoSettings(tenBitSource: composedTracks.contains { ExportSession.bitDepth(of: $0) > 8 },
+                                               box: (preset.video ?? ExportPreset.highestQuality.video!).box)
+        var e = encoded
+        e.frameRate = 1 / composition.frameDuration.seconds
+        return .compose(composedTracks, composition, decoded, .video(e))
+    }
+
+    /// The decoded and encoded settings of re-encoded video: the preset's (`highestQuality`'s
+    /// under `passthrough`, which re-encodes only for a video composition) with the overrides.
+    private func videoSettings(tenBitSource: Bool, box: Dimensions?) -> (VideoOutputSettings, VideoEncodingSettings) {
+        let recipe = preset.video ?? ExportPreset.highestQuality.video!
+        let codec = videoCodec ?? recipe.codec
+        let tenBit = recipe.keepsTenBit && codec != .h264 && tenBitSource
+        let pixels: PixelBuffer.PixelFormat = tenBit ? .yuv420p10le : .yuv420p
+        var decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
+        decoded.size = videoSize
+        var settings = VideoEncodingSettings(codec: codec, quality: .crf(crf ?? recipe.crf), pixelFormat: pixels)
+        switch codec {
+        case .h264, .hevc: settings.preset = recipe.speed
+        case .av1: settings.preset = "8"
+        case .vp9: settings.options = ["deadline": "good", "cpu-used": "4", "row-mt": "1"]
+        }
+        if codec == .hevc, tenBit { settings.profile = "main10" }
+        return (decoded, settings)
+    }
+
+    /// The video tracks a `videoComposition` draws: those its layer instructions name, else
+    /// every enabled one.
+    var composedTracks: [AssetTrack] {
+        guard let composition = videoComposition else { return [] }
+        let named = Set(composition.instructions.flatMap { $0.layerInstructions.map(\.trackID) })
+        let video = asset.tracks(withMediaType: .video)
+        return named.isEmpty ? video.filter(\.isEnabled) : video.filter { named.contains($0.trackID) }
     }
 
     /// The audio tracks an `audioMix` mixes: those it has parameters for, else every enabled one.
@@ -114,6 +144,8 @@ extension ExportSession {
             case .encode(_, .video(let v)): codecs.append((v.codec.rawValue, track))
             case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)): codecs.append((a.codec.rawValue, track))
             case .mix: continue
+            case .compose(_, _, _, .video(let v)): codecs.append((v.codec.rawValue, track))
+            case .compose: continue
             }
         }
         if type == .m4a || type == .mka, let video = codecs.first(where: { $0.1.mediaType == .video }) {

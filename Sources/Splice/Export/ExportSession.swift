@@ -56,6 +56,13 @@ public final class ExportSession: @unchecked Sendable {
     /// and encoded — AAC at 192 kb/s under `passthrough` (video still copied), else as the
     /// preset says. Samples the mix clipped are reported in `warnings`.
     public var audioMix: AudioMix?
+    /// How the video tracks are drawn into the one video track of the output: their layers'
+    /// transforms, opacities and crops, and still-image overlays (a watermark). The tracks it
+    /// draws become one track in the first video track's place; with no video track in the asset
+    /// (a composition of still images) the output gains one, as long as the composition's
+    /// instructions. Video is re-encoded as the preset says — `highestQuality`'s settings under
+    /// `passthrough` (`warnings` says so) — at the composition's render size and frame rate.
+    public var videoComposition: VideoComposition?
     /// Re-encoded video at exactly this size: pictures of another aspect ratio are fitted inside
     /// and letterboxed, smaller ones scaled up (what a concatenation of unlike clips needs);
     /// nil: the preset's box.
@@ -141,6 +148,8 @@ public final class ExportSession: @unchecked Sendable {
                 let efficiency: Double = switch e.codec { case .h264: 1; case .hevc: 0.6; case .vp9: 0.65; case .av1: 0.5 }
                 let bitsPerPixel = 0.07 * pow(2, Double(23 - crf) / 6) * efficiency
                 bytes += Double(size.width * size.height) * fps * bitsPerPixel / 8 * seconds * share
+            case .compose(_, let c, _, _):
+                bytes += Double(c.renderSize.width * c.renderSize.height) / c.frameDuration.seconds * 0.07 / 8 * seconds
             case .encode, .mix:
                 continue
             }
@@ -201,7 +210,7 @@ public final class ExportSession: @unchecked Sendable {
 
     /// The part of the asset exported: `timeRange` within the asset's duration.
     public var exportedRange: TimeRange {
-        let whole = TimeRange(start: .zero, duration: asset.duration)
+        let whole = TimeRange(start: .zero, duration: max(asset.duration, videoComposition?.duration ?? .zero))
         return timeRange == .everything ? whole : timeRange.intersection(whole)
     }
 
@@ -239,7 +248,17 @@ public final class ExportSession: @unchecked Sendable {
         if let metadata, !metadata.isEmpty { writer.metadata = metadata }
         let pipe = SamplePipe(reader: reader, writer: writer)
         let range = timeRange == .everything ? TimeRange.everything : exportedRange
-        let mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
+        var mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
+        var notes: [String] = []
+        if let composition = videoComposition {
+            if asset.tracks(withMediaType: .video).isEmpty {
+                guard composition.duration > .zero else {
+                    throw MediaError(.invalidOperation, "the video composition has no instructions, and \(asset.url.lastPathComponent) no video track: nothing says how long the video is")
+                }
+                if case .compose(_, _, let decoded, let encoded) = plan(forComposition: composition) { mirror.addedComposition = (composition, decoded, encoded) }
+            }
+            if preset == .passthrough { notes.append("the video composition re-encodes the video, with the highestQuality preset's settings") }
+        }
         try mirror.checkWritable(to: fileType)
         try pipe.mirror(asset, with: mirror)
         pipe.progressHandler = { [weak self] fraction in self?.advance(to: fraction) }
@@ -253,7 +272,7 @@ public final class ExportSession: @unchecked Sendable {
         let clipping = pipe.mixes.map(\.clippedSampleCount).filter { $0 > 0 }.map {
             "the audio mix clipped \($0) samples (volumes above what the sum can hold; lower them)"
         }
-        lock.withLock { _warnings = pipe.warnings + writer.warnings + reader.warnings + clipping }
+        lock.withLock { _warnings = notes + pipe.warnings + writer.warnings + reader.warnings + clipping }
     }
 
     /// Moves `progress` forward (never back; 1 only when the output is in place).

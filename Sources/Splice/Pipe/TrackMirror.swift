@@ -30,7 +30,13 @@ struct TrackMirror {
         case encode(OutputSettings, EncodingSettings)
         /// These audio tracks mixed (this one among them, in its place) and encoded.
         case mix([AssetTrack], AudioMix, AudioOutputSettings, EncodingSettings)
+        /// These video tracks composed (this one among them, in its place) and encoded.
+        case compose([AssetTrack], VideoComposition, VideoOutputSettings, EncodingSettings)
     }
+
+    /// A video composition drawn with no video track in the asset (still images, a background):
+    /// it becomes a track of its own, first.
+    var addedComposition: (VideoComposition, VideoOutputSettings, EncodingSettings)?
 
     /// The tracks a mirror copies: all of them, but the attachments (fonts, covers) of libavformat sources.
     var copiedTracks: [AssetTrack] { asset.tracks.filter { !$0.backing.isAttachment } }
@@ -70,8 +76,18 @@ struct TrackMirror {
             pipe.sessionStartTime = timeRange.start
             pipe.sessionEndTime = timeRange.end
         }
+        if let (composition, decoded, encoded) = addedComposition {
+            let input = try connectComposition([], composition, decoded, encoded, in: nil, to: pipe, ranged: ranged)
+            ordered.append(input)
+        }
         for track in copiedTracks where !chapterTracks.contains(where: { $0 === track }) {
             let plan = self.plan(track)
+            if case .compose(let tracks, let composition, let decoded, let encoded) = plan {
+                let input = try connectComposition(tracks, composition, decoded, encoded, in: track, to: pipe, ranged: ranged)
+                inputs[track.trackID] = input
+                ordered.append(input)
+                continue
+            }
             if case .leaveOut = plan { continue }
             if case .mix(let tracks, let mix, let decoded, let encoded) = plan {
                 let input = try connectMix(tracks, mix, decoded, encoded, in: track, to: pipe, ranged: ranged)
@@ -120,6 +136,23 @@ struct TrackMirror {
         let span = ranged ? timeRange.intersection(track.timeRange) : TimeRange(start: .zero, duration: asset.duration)
         pipe.connect(mixed, to: input, duration: span.duration, start: span.start)
         pipe.mixes.append(mixed)
+        return input
+    }
+
+    /// A video composition of `tracks` into one encoding input in `track`'s place (its
+    /// language, name, flags and group; not its matrix, which the composition applied).
+    private func connectComposition(_ tracks: [AssetTrack], _ composition: VideoComposition, _ decoded: VideoOutputSettings,
+                                    _ encoded: EncodingSettings, in track: AssetTrack?, to pipe: SamplePipe, ranged: Bool) throws -> AssetWriterInput {
+        let composed = AssetReaderVideoCompositionOutput(videoTracks: tracks, videoSettings: decoded)
+        composed.videoComposition = composition
+        if let reader = pipe.reader { try reader.add(composed) }
+        let input = AssetWriterInput(mediaType: .video, outputSettings: encoded)
+        if let track { input.copyProperties(of: track) }
+        input.transform = .identity
+        try pipe.writer.add(input)
+        let end = composition.duration > .zero ? composition.duration : asset.duration
+        let span = ranged ? timeRange.intersection(TimeRange(start: .zero, duration: end)) : TimeRange(start: .zero, duration: end)
+        pipe.connect(composed, to: input, duration: span.duration, start: span.start)
         return input
     }
 

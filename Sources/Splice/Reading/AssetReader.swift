@@ -70,6 +70,12 @@ public final class AssetReader: @unchecked Sendable {
         for o in output.outputs { try add(o) }
     }
 
+    /// Adds a video composition output: its tracks are read (decoded) by outputs of its own.
+    public func add(_ output: AssetReaderVideoCompositionOutput) throws {
+        for o in output.outputs { try add(o) }
+        output.reader = self
+    }
+
     public func add(_ output: AssetReaderTrackOutput) throws {
         let failure: (MediaError, [AssetReaderTrackOutput])? = lock.withLock {
             guard let reason = refusal(of: output) else {

@@ -1,0 +1,132 @@
+import CFFmpeg
+import MediaCore
+
+/// The canvas's steps below drawing: images prepared as YUVA layers, planes turned, layers
+/// blended with clipping, planes filled.
+extension PictureCanvas {
+
+    private var alphaFormat: AVPixelFormat { pixelFormat == .yuv420p10le ? AV_PIX_FMT_YUVA420P10LE : AV_PIX_FMT_YUVA420P }
+    private var maximum: Int { pixelFormat == .yuv420p10le ? 1023 : 255 }
+
+    /// `image` as a YUVA layer of `width`×`height` in the canvas's matrix and range. Scaling is
+    /// done on premultiplied RGBA (no dark fringes where transparent pixels are averaged in).
+    func prepare(_ image: StillImage, width: Int, height: Int, letterboxed: Bool) throws -> Frame {
+        let out = try Frame.allocate(format: alphaFormat, width: width, height: height)
+        var inner = Rect(x: 0, y: 0, width: width, height: height)
+        if letterboxed {
+            // As FFmpeg's scale=…:force_original_aspect_ratio=decrease, centred on an even pixel.
+            let w = min(width, Int((Double(height) * Double(image.width) / Double(image.height)).rounded()))
+            let h = min(height, Int((Double(width) * Double(image.height) / Double(image.width)).rounded()))
+            inner = Rect(x: ((width - w) / 2) & ~1, y: ((height - h) / 2) & ~1, width: max(1, w), height: max(1, h))
+            fill(out, levels: try levels(ofRed: 0, green: 0, blue: 0), alpha: maximum)
+        }
+        var source = image.frame
+        let resized = inner.width != image.width || inner.height != image.height
+        if image.hasAlpha, resized {
+            let premultiplied = try Frame.allocate(format: AV_PIX_FMT_RGBA, width: image.width, height: image.height)
+            PictureCanvas.multiplyAlpha(from: image.frame, into: premultiplied, divide: false)
+            let scaled = try Frame.allocate(format: AV_PIX_FMT_RGBA, width: inner.width, height: inner.height)
+            try scale(premultiplied, crop: Rect(x: 0, y: 0, width: image.width, height: image.height), to: scaled, at: (0, 0),
+                      size: (inner.width, inner.height), sourceIsRGB: true)
+            PictureCanvas.multiplyAlpha(from: scaled, into: scaled, divide: true)
+            source = scaled
+        }
+        try scale(source, crop: Rect(x: 0, y: 0, width: source.width, height: source.height), to: out, at: (inner.x, inner.y),
+                  size: (inner.width, inner.height), sourceIsRGB: true)
+        return out
+    }
+
+    /// RGBA's colour multiplied by its alpha (`divide`: divided, back to straight alpha).
+    private static func multiplyAlpha(from source: Frame, into target: Frame, divide: Bool) {
+        let (src, srcStride) = source.mutablePlane(0)
+        let (dst, dstStride) = target.mutablePlane(0)
+        for y in 0..<source.height {
+            let s = (src + y * srcStride).assumingMemoryBound(to: UInt8.self)
+            let d = (dst + y * dstStride).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<source.width {
+                let a = Int(s[4 * x + 3])
+                for k in 0..<3 {
+                    let c = Int(s[4 * x + k])
+                    d[4 * x + k] = divide ? (a == 0 ? 0 : UInt8(min(255, (c * 255 + a / 2) / a))) : UInt8((c * a + 127) / 255)
+                }
+                d[4 * x + 3] = UInt8(a)
+            }
+        }
+    }
+
+    /// A copy of `layer` (the canvas's format) turned by `o`.
+    func turn(_ layer: Frame, _ o: PictureOrientation) throws -> Frame {
+        let size = o.size(width: layer.width, height: layer.height)
+        let out = try Frame.allocate(format: layer.pixelFormat, width: size.width, height: size.height)
+        for p in 0..<3 {
+            let w = p == 0 ? layer.width : (layer.width + 1) / 2, h = p == 0 ? layer.height : (layer.height + 1) / 2
+            let (src, srcStride) = layer.mutablePlane(p)
+            let (dst, dstStride) = out.mutablePlane(p)
+            if pixelFormat == .yuv420p10le {
+                PlaneOps.orient(UInt16.self, src: src, srcStride: srcStride, width: w, height: h, dst: dst, dstStride: dstStride, orientation: o)
+            } else {
+                PlaneOps.orient(UInt8.self, src: src, srcStride: srcStride, width: w, height: h, dst: dst, dstStride: dstStride, orientation: o)
+            }
+        }
+        return out
+    }
+
+    /// Blends `layer` (the canvas's format, or its YUVA form when `alpha`) over the current
+    /// picture with its top-left corner at `origin` (rounded down to even), clipped to the canvas.
+    func blend(_ layer: Frame, alpha: Bool, at origin: (Int, Int), opacity: Double) {
+        guard let canvas = currentFrame else { return }
+        let x = origin.0 & ~1, y = origin.1 & ~1
+        let x0 = max(0, x), y0 = max(0, y), x1 = min(width, x + layer.width), y1 = min(height, y + layer.height)
+        guard x1 > x0, y1 > y0 else { return }
+        let bytes = pixelFormat == .yuv420p10le ? 2 : 1
+        let op = Int((min(1, max(0, opacity)) * 65536).rounded())
+        let (alphaBase, alphaStride) = alpha ? layer.mutablePlane(3) : (UnsafeMutableRawPointer(bitPattern: 1)!, 0)
+        for p in 0..<3 {
+            let sub = p == 0 ? 0 : 1
+            let cx0 = x0 >> sub, cy0 = y0 >> sub
+            let cx1 = p == 0 ? x1 : min((width + 1) / 2, (x1 + 1) / 2), cy1 = p == 0 ? y1 : min((height + 1) / 2, (y1 + 1) / 2)
+            let lx = cx0 - (x >> sub), ly = cy0 - (y >> sub)      // where in the layer's plane
+            let (d, dStride) = canvas.mutablePlane(p)
+            let (s, sStride) = layer.mutablePlane(p)
+            let a = alpha ? UnsafeRawPointer(alphaBase + (ly << sub) * alphaStride + (lx << sub) * bytes) : nil
+            let b = PlaneOps.Blend(dst: d + cy0 * dStride + cx0 * bytes, dstStride: dStride,
+                                   src: UnsafeRawPointer(s + ly * sStride + lx * bytes), srcStride: sStride,
+                                   alpha: a, alphaStride: alphaStride, alphaStep: 1 << sub,
+                                   alphaWidth: layer.width - (lx << sub), alphaHeight: layer.height - (ly << sub),
+                                   width: cx1 - cx0, rows: cy1 - cy0, opacity: op)
+            if bytes == 2 { PlaneOps.blend16(b, maximum: maximum) } else { PlaneOps.blend8(b) }
+        }
+    }
+
+    /// Fills a frame's Y, U and V planes with `levels` (and its alpha plane with `alpha`).
+    func fill(_ frame: Frame, levels: [Int], alpha: Int?) {
+        let planes = alpha == nil ? 3 : 4
+        for p in 0..<planes {
+            let value = p < 3 ? levels[p] : alpha!
+            let w = p == 1 || p == 2 ? (frame.width + 1) / 2 : frame.width
+            let h = p == 1 || p == 2 ? (frame.height + 1) / 2 : frame.height
+            let (base, stride) = frame.mutablePlane(p)
+            for row in 0..<h {
+                if pixelFormat == .yuv420p10le {
+                    (base + row * stride).assumingMemoryBound(to: UInt16.self).update(repeating: UInt16(value), count: w)
+                } else {
+                    (base + row * stride).assumingMemoryBound(to: UInt8.self).update(repeating: UInt8(value), count: w)
+                }
+            }
+        }
+    }
+
+    /// The canvas's Y, U and V levels of an RGB colour (0…1), converted by libswscale.
+    func levels(ofRed r: Double, green g: Double, blue b: Double) throws -> [Int] {
+        let rgba = try Frame.allocate(format: AV_PIX_FMT_RGBA, width: 2, height: 2)
+        let (base, stride) = rgba.mutablePlane(0)
+        let pixel = [r, g, b, 1].map { UInt8((min(1, max(0, $0)) * 255).rounded()) }
+        for y in 0..<2 { for x in 0..<2 { for k in 0..<4 { base.storeBytes(of: pixel[k], toByteOffset: y * stride + 4 * x + k, as: UInt8.self) } } }
+        let yuv = try Frame.allocate(format: pixelFormat.avFormat, width: 2, height: 2)
+        try scale(rgba, crop: Rect(x: 0, y: 0, width: 2, height: 2), to: yuv, at: (0, 0), size: (2, 2), sourceIsRGB: true)
+        return (0..<3).map { p in
+            let (plane, _) = yuv.mutablePlane(p)
+            return pixelFormat == .yuv420p10le ? Int(plane.load(as: UInt16.self)) : Int(plane.load(as: UInt8.self))
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import CFFmpeg
+import Foundation
+import MediaCore
+
+/// A still image decoded through libavcodec — PNG (with alpha), JPEG, WebP, BMP, TIFF — turned
+/// upright (a JPEG's EXIF `Orientation` applied) and held as RGBA with straight alpha.
+///
+/// ```swift
+/// let logo = try StillImage(contentsOf: URL(fileURLWithPath: "logo.png"))
+/// (logo.width, logo.height, logo.hasAlpha)
+/// ```
+public final class StillImage: @unchecked Sendable {
+    public let width: Int
+    public let height: Int
+    /// Whether any pixel is not fully opaque.
+    public let hasAlpha: Bool
+    /// The EXIF orientation that was applied (upright when there was none).
+    public let orientation: PictureOrientation
+    /// The upright picture, RGBA.
+    let frame: Frame
+
+    /// The largest image accepted, in pixels (a 16384×16384 picture; larger ones are refused
+    /// before anything is allocated for them).
+    static let maximumPixels = 16384 * 16384
+
+    /// - Throws: `.invalidData` naming the file when it is no image libavcodec can decode.
+    public convenience init(contentsOf url: URL) throws {
+        let data: Data
+        do { data = try Data(contentsOf: url, options: .mappedIfSafe) } catch {
+            throw MediaError(.io, "cannot read the image: \((error as NSError).localizedDescription)", file: url.path)
+        }
+        try self.init(data: data, name: url.path)
+    }
+
+    public init(data: Data, name: String) throws {
+        let bytes = [UInt8](data.prefix(16))
+        guard let codec = StillImage.codecName(of: bytes) else {
+            throw MediaError(.invalidData, "not an image Splice can read (PNG, JPEG, WebP, BMP or TIFF)", file: name)
+        }
+        let decoded = try StillImage.decode(data, codec: codec, name: name)
+        orientation = codec == "mjpeg" ? PictureOrientation(exifOrientation: ExifReader.orientation(inJPEG: data) ?? 1) : .upright
+        let rgba = try PictureConverter(pixelFormat: .rgba, fullRange: true).convert(decoded)
+        frame = orientation.isUpright ? rgba : try StillImage.turn(rgba, orientation)
+        width = frame.width
+        height = frame.height
+        hasAlpha = StillImage.anyTransparent(frame)
+    }
+
+    /// The upright image as a picture (RGBA).
+    public var picture: PixelBuffer { frame.picture! }
+
+    static func codecName(of b: [UInt8]) -> String? {
+        if b.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "png" }
+        if b.starts(with: [0xFF, 0xD8, 0xFF]) { return "mjpeg" }
+        if b.count >= 12, b.starts(with: Array("RIFF".utf8)), Array(b[8..<12]) == Array("WEBP".utf8) { return "webp" }
+        if b.starts(with: Array("BM".utf8)) { return "bmp" }
+        if b.starts(with: [0x49, 0x49, 0x2A, 0x00]) || b.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return "tiff" }
+        return nil
+    }
+
+    private static func decode(_ data: Data, codec: String, name: String) throws -> Frame {
+        let decoder = try Decoder(parameters: CodecParameters(mediaType: .video, codecName: codec), timescale: 1)
+        _ = try decoder.send(data, presentationTime: 0, decodeTime: 0, duration: 1, isKeyFrame: true)
+        var frame = try decoder.receive()
+        if frame == nil {
+            _ = try decoder.send(nil, presentationTime: 0, decodeTime: 0, duration: 0, isKeyFrame: false)
+            frame = try decoder.receive()
+        }
+        guard let frame, frame.width > 0, frame.height > 0 else {
+            throw MediaError(.invalidData, "the \(codec == "mjpeg" ? "jpeg" : codec) decoder could not decode it (damaged or truncated)", file: name)
+        }
+        guard frame.width * frame.height <= maximumPixels else {
+            throw MediaError(.unsupported, "the image is \(frame.width)x\(frame.height), larger than Splice takes (16384x16384)", file: name)
+        }
+        return frame
+    }
+
+    private static func turn(_ frame: Frame, _ o: PictureOrientation) throws -> Frame {
+        let (w, h) = o.size(width: frame.width, height: frame.height)
+        let out = try Frame.allocate(format: AV_PIX_FMT_RGBA, width: w, height: h)
+        let (src, srcStride) = frame.mutablePlane(0)
+        let (dst, dstStride) = out.mutablePlane(0)
+        PlaneOps.orient(UInt32.self, src: src, srcStride: srcStride, width: frame.width, height: frame.height,
+                        dst: dst, dstStride: dstStride, orientation: o)
+        return out
+    }
+
+    private static func anyTransparent(_ frame: Frame) -> Bool {
+        let (base, stride) = frame.mutablePlane(0)
+        for y in 0..<frame.height {
+            let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<frame.width where row[4 * x + 3] != 255 { return true }
+        }
+        return false
+    }
+}
+
+/// The one EXIF field compositing needs: a JPEG's `Orientation` (tag 0x0112 of IFD0 in the APP1
+/// `Exif` segment; CIPA DC-008). Reads only within the segment's bounds.
+enum ExifReader {
+    static func orientation(inJPEG data: Data) -> Int? {
+        let b = [UInt8](data.prefix(1 << 17))   // APP segments come first; 128 KiB holds them
+        var i = 2
+        while i + 4 <= b.count, b[i] == 0xFF {
+            let marker = b[i + 1]
+            if marker == 0xDA || marker == 0xD9 { return nil }   // start of scan: no EXIF before it
+            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+            guard length >= 2, i + 2 + length <= b.count else { return nil }
+            if marker == 0xE1, length >= 8, Array(b[(i + 4)..<(i + 10)]) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
+                return tiffOrientation(Array(b[(i + 10)..<(i + 2 + length)]))
+            }
+            i += 2 + length
+        }
+        return nil
+    }
+
+    private static func tiffOrientation(_ t: [UInt8]) -> Int? {
+        guard t.count >= 8 else { return nil }
+        let little = t[0] == 0x49
+        func u16(_ o: Int) -> Int? { o + 2 <= t.count ? (little ? Int(t[o]) | Int(t[o + 1]) << 8 : Int(t[o]) << 8 | Int(t[o + 1])) : nil }
+        func u32(_ o: Int) -> Int? { guard let hi = u16(little ? o + 2 : o), let lo = u16(little ? o : o + 2) else { return nil }; return hi << 16 | lo }
+        guard let ifd = u32(4), let count = u16(ifd) else { return nil }
+        for k in 0..<min(count, 512) {
+            let entry = ifd + 2 + 12 * k
+            guard let tag = u16(entry) else { return nil }
+            if tag == 0x0112 { return u16(entry + 8) }
+        }
+        return nil
+    }
+}

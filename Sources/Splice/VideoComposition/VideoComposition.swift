@@ -1,0 +1,231 @@
+import Foundation
+import MediaCore
+import FFmpegBridge
+
+/// How the video tracks of an asset become one picture per frame (AVFoundation's
+/// `AVVideoComposition`): a render size, a frame duration, a background colour, instructions
+/// that say which tracks are shown over which time range — each through a layer instruction's
+/// transform, opacity and crop — and still-image overlays drawn over everything (the
+/// counterpart of AVFoundation's Core Animation tool, for still images).
+///
+/// A value type: `MutableVideoComposition` is the same type.
+///
+/// ```swift
+/// var composition = try VideoComposition(propertiesOf: asset)          // upright, the track's size and rate
+/// composition.overlays.append(VideoCompositionOverlay(image: try StillImage(contentsOf: logoURL),
+///                                                     frame: CGRect(x: 16, y: 16, width: 200, height: 80), opacity: 0.8))
+/// session.videoComposition = composition
+/// ```
+///
+/// Coordinates are pixels with the origin at the top left, y down (as the pictures' rows; not
+/// Core Animation's bottom-left origin). Transforms must keep edges axis-aligned: quarter turns,
+/// mirrors, scales and translations (a turn by another angle is refused when rendering).
+public struct VideoComposition: Sendable {
+    public var renderSize: Dimensions
+    /// The time between output frames (1/30 s for 30 fps).
+    public var frameDuration: MediaTime
+    /// What shows where no layer is drawn.
+    public var backgroundColor: RGBColor = .black
+    /// Which tracks are drawn when; instructions should not overlap. Where none covers a time,
+    /// the background and the overlays show.
+    public var instructions: [VideoCompositionInstruction] = []
+    /// Still images over the layers, in order (the last on top).
+    public var overlays: [VideoCompositionOverlay] = []
+
+    public init(renderSize: Dimensions, frameDuration: MediaTime) {
+        self.renderSize = renderSize
+        self.frameDuration = frameDuration
+    }
+
+    /// The default composition of `asset`'s enabled video tracks (AVFoundation's
+    /// `videoComposition(withPropertiesOf:)`): the first track's size as shown (its natural size
+    /// through its matrix, so a phone's portrait recording renders upright), its frame rate, and
+    /// one instruction over the whole asset with each track's matrix as its transform.
+    /// - Throws: `.unsupported` when the asset has no video track.
+    public init(propertiesOf asset: Asset) throws {
+        let tracks = asset.tracks(withMediaType: .video).filter(\.isEnabled)
+        guard let first = tracks.first ?? asset.tracks(withMediaType: .video).first, let natural = first.naturalSize else {
+            throw MediaError(.unsupported, "\(asset.url.lastPathComponent) has no video track to compose", file: asset.url.path)
+        }
+        self.init(renderSize: VideoComposition.shownSize(natural, first.preferredTransform),
+                  frameDuration: VideoComposition.frameDuration(forRate: Double(first.nominalFrameRate)))
+        var instruction = VideoCompositionInstruction(timeRange: TimeRange(start: .zero, duration: asset.duration))
+        instruction.layerInstructions = (tracks.isEmpty ? [first] : tracks).map { track in
+            var layer = VideoCompositionLayerInstruction(assetTrack: track)
+            layer.setTransform(track.preferredTransform, at: .zero)
+            return layer
+        }
+        instructions = [instruction]
+    }
+
+    /// A frame duration for `rate` frames per second: NTSC rates (29.97, 59.94, 23.976) exactly
+    /// as 1001/30000 and the like, others in 1/90000 s.
+    public static func frameDuration(forRate rate: Double) -> MediaTime {
+        guard rate > 0, rate.isFinite else { return MediaTime(value: 1, timescale: 30) }
+        let ntsc = (rate * 1.001).rounded()
+        if abs(rate * 1.001 - ntsc) < 0.005, abs(rate - ntsc) > 0.005 { return MediaTime(value: 1001, timescale: Int32(ntsc * 1000)) }
+        if abs(rate - rate.rounded()) < 0.001 { return MediaTime(value: 1, timescale: Int32(rate.rounded())) }
+        return MediaTime(value: Int64((90000 / rate).rounded()), timescale: 90000)
+    }
+
+    /// The instruction in force at `time`, if any.
+    public func instruction(at time: MediaTime) -> VideoCompositionInstruction? {
+        instructions.first { $0.timeRange.contains(time) }
+    }
+
+    /// The end of the last instruction (zero without instructions).
+    public var duration: MediaTime {
+        instructions.map(\.timeRange.end).max() ?? .zero
+    }
+
+    /// The size a picture of `natural` size is shown at through `transform` (a quarter turn
+    /// swaps width and height).
+    public static func shownSize(_ natural: Dimensions, _ transform: AffineTransform2D) -> Dimensions {
+        let box = boundingBox(of: CGRect(x: 0, y: 0, width: natural.width, height: natural.height), through: transform)
+        return Dimensions(width: Int(box.width.rounded()), height: Int(box.height.rounded()))
+    }
+
+    /// A layer transform that shows a track of `natural` size with its `preferredTransform`
+    /// upright, fitted inside `renderSize` with its aspect ratio kept, and centred.
+    public static func fittingTransform(_ natural: Dimensions, _ preferredTransform: AffineTransform2D,
+                                        into renderSize: Dimensions) -> AffineTransform2D {
+        let box = boundingBox(of: CGRect(x: 0, y: 0, width: natural.width, height: natural.height), through: preferredTransform)
+        guard box.width > 0, box.height > 0 else { return preferredTransform }
+        let scale = min(Double(renderSize.width) / box.width, Double(renderSize.height) / box.height)
+        return preferredTransform.concatenating(AffineTransform2D(translationX: -box.minX, y: -box.minY))
+            .concatenating(AffineTransform2D(scaleX: scale, y: scale))
+            .concatenating(AffineTransform2D(translationX: ((Double(renderSize.width) - box.width * scale) / 2).rounded(),
+                                             y: ((Double(renderSize.height) - box.height * scale) / 2).rounded()))
+    }
+
+    /// The axis-aligned rectangle `rect` covers once transformed.
+    static func boundingBox(of rect: CGRect, through t: AffineTransform2D) -> CGRect {
+        let corners = [(rect.minX, rect.minY), (rect.maxX, rect.minY), (rect.minX, rect.maxY), (rect.maxX, rect.maxY)]
+            .map { t.apply(x: Double($0.0), y: Double($0.1)) }
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        return CGRect(x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!)
+    }
+}
+
+public typealias MutableVideoComposition = VideoComposition
+
+/// An RGB colour, each component 0…1 (the composition's background).
+public struct RGBColor: Sendable, Hashable {
+    public var red: Double
+    public var green: Double
+    public var blue: Double
+
+    public init(red: Double, green: Double, blue: Double) { (self.red, self.green, self.blue) = (red, green, blue) }
+
+    public static let black = RGBColor(red: 0, green: 0, blue: 0)
+    public static let white = RGBColor(red: 1, green: 1, blue: 1)
+}
+
+/// Which tracks are drawn over one time range, top-most first (AVFoundation's
+/// `AVVideoCompositionInstruction`). `MutableVideoCompositionInstruction` is the same type.
+public struct VideoCompositionInstruction: Sendable {
+    public var timeRange: TimeRange
+    /// The layers, the first drawn on top; a track without one is not drawn in this range.
+    public var layerInstructions: [VideoCompositionLayerInstruction] = []
+    /// The background in this range; nil: the composition's.
+    public var backgroundColor: RGBColor?
+    /// `false`: the composition's overlays are not drawn in this range.
+    public var enablePostProcessing = true
+
+    public init(timeRange: TimeRange, layerInstructions: [VideoCompositionLayerInstruction] = []) {
+        self.timeRange = timeRange
+        self.layerInstructions = layerInstructions
+    }
+}
+
+public typealias MutableVideoCompositionInstruction = VideoCompositionInstruction
+
+/// How one track is drawn (AVFoundation's `AVVideoCompositionLayerInstruction`): a transform from
+/// the track's pixels to render pixels, an opacity and a crop rectangle, each set at times or
+/// ramped linearly over ranges. Before the first setting the transform is the identity, the
+/// opacity 1, and nothing is cropped; a setting holds until the next one; a ramp's end value
+/// holds after it. `MutableVideoCompositionLayerInstruction` is the same type.
+public struct VideoCompositionLayerInstruction: Sendable {
+    public var trackID: Int
+    private var transforms: [(start: Double, end: Double, from: AffineTransform2D, to: AffineTransform2D)] = []
+    private var opacities = GainCurve()
+    private var crops: [(start: Double, rect: CGRect)] = []
+
+    public init(trackID: Int) { self.trackID = trackID }
+    public init(assetTrack: AssetTrack) { trackID = assetTrack.trackID }
+
+    public mutating func setTransform(_ transform: AffineTransform2D, at time: MediaTime) {
+        insertTransform((time.seconds, time.seconds, transform, transform))
+    }
+
+    public mutating func setTransformRamp(fromStart start: AffineTransform2D, toEnd end: AffineTransform2D, timeRange: TimeRange) {
+        insertTransform((timeRange.start.seconds, max(timeRange.start.seconds, timeRange.end.seconds), start, end))
+    }
+
+    public mutating func setOpacity(_ opacity: Float, at time: MediaTime) {
+        opacities.setVolume(opacity, at: time.seconds)
+    }
+
+    public mutating func setOpacityRamp(fromStartOpacity start: Float, toEndOpacity end: Float, timeRange: TimeRange) {
+        opacities.setRamp(from: start, to: end, start: timeRange.start.seconds, end: timeRange.end.seconds)
+    }
+
+    /// The part of the track's picture drawn from `time` on (its pixels; the rest is not drawn).
+    public mutating func setCropRectangle(_ rect: CGRect, at time: MediaTime) {
+        crops.removeAll { $0.start == time.seconds }
+        crops.append((time.seconds, rect))
+        crops.sort { $0.start < $1.start }
+    }
+
+    private mutating func insertTransform(_ t: (start: Double, end: Double, from: AffineTransform2D, to: AffineTransform2D)) {
+        transforms.removeAll { $0.start == t.start }
+        transforms.append(t)
+        transforms.sort { $0.start < $1.start }
+    }
+
+    /// The transform at `time` (a ramp interpolates each coefficient linearly).
+    public func transform(at time: MediaTime) -> AffineTransform2D {
+        let s = time.seconds
+        guard let r = transforms.last(where: { $0.start <= s }) else { return .identity }
+        guard s < r.end, r.end > r.start else { return r.to }
+        let f = (s - r.start) / (r.end - r.start)
+        func mix(_ a: Double, _ b: Double) -> Double { a + (b - a) * f }
+        return AffineTransform2D(a: mix(r.from.a, r.to.a), b: mix(r.from.b, r.to.b), c: mix(r.from.c, r.to.c),
+                                 d: mix(r.from.d, r.to.d), tx: mix(r.from.tx, r.to.tx), ty: mix(r.from.ty, r.to.ty))
+    }
+
+    public func opacity(at time: MediaTime) -> Float { max(0, min(1, opacities.volume(at: time.seconds))) }
+
+    /// The crop rectangle at `time`; nil: the whole picture.
+    public func cropRectangle(at time: MediaTime) -> CGRect? {
+        crops.last { $0.start <= time.seconds }?.rect
+    }
+}
+
+public typealias MutableVideoCompositionLayerInstruction = VideoCompositionLayerInstruction
+
+/// A still image drawn over a composition's layers: into `frame` (render pixels), at an opacity
+/// that can be set at times or ramped, over `timeRange` (nil: always).
+public struct VideoCompositionOverlay: Sendable {
+    public var image: StillImage
+    public var frame: CGRect
+    public var timeRange: TimeRange?
+    /// `true`: the image is fitted inside `frame` with its aspect ratio kept, on opaque black bars.
+    public var isLetterboxed = false
+    private var opacities = GainCurve()
+
+    public init(image: StillImage, frame: CGRect, opacity: Float = 1, timeRange: TimeRange? = nil) {
+        self.image = image
+        self.frame = frame
+        self.timeRange = timeRange
+        if opacity != 1 { opacities.setVolume(opacity, at: -.infinity) }
+    }
+
+    public mutating func setOpacity(_ opacity: Float, at time: MediaTime) { opacities.setVolume(opacity, at: time.seconds) }
+
+    public mutating func setOpacityRamp(fromStartOpacity start: Float, toEndOpacity end: Float, timeRange: TimeRange) {
+        opacities.setRamp(from: start, to: end, start: timeRange.start.seconds, end: timeRange.end.seconds)
+    }
+
+    public func opacity(at time: MediaTime) -> Float { max(0, min(1, opacities.volume(at: time.seconds))) }
+}
