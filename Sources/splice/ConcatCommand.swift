@@ -56,7 +56,7 @@ struct Clip {
 enum ConcatCommand: Command {
     static let name = "concat"
     static let abstract = "Join clips (whole files or ranges of them) one after the other."
-    static let usage = "splice concat <clip>... -o <output> [--reencode auto|never|always] [--preset <name>] [--audio-only] [--all-tracks] [--faststart] [--force]"
+    static let usage = "splice concat <clip>... -o <output> [--reencode auto|never|always] [--preset <name>] [--audio-only] [--all-tracks] [--crossfade <seconds>] [--faststart] [--force]"
     static let help = """
         OVERVIEW: \(abstract)
 
@@ -82,6 +82,9 @@ enum ConcatCommand: Command {
           --audio-only            Join only the audio (also for .m4a and .mka outputs).
           --all-tracks            Keep every track all clips have (by type and language),
                                   not only the enabled video and audio.
+          --crossfade <seconds>   Dissolve each clip's picture into the next's and crossfade
+                                  their sound; the clips overlap, so the result is shorter by
+                                  (clips − 1) × seconds. Re-encodes (the preset's settings).
           --faststart             Put the movie header first (MP4/MOV).
           --force                 Replace <output> if it exists.
           -h, --help              Show help information.
@@ -114,18 +117,8 @@ enum ConcatCommand: Command {
         }
         let allTracks = args.flags.contains("--all-tracks")
         if let fade = args.options["--crossfade"] {
-            guard let seconds = Double(fade), seconds > 0, seconds <= 60 else { throw UsageError(message: "--crossfade takes seconds (0 to 60), not '\(fade)'") }
             guard mode != .never, !allTracks else { throw UsageError(message: "--crossfade re-encodes; it cannot go with --reencode never or --all-tracks") }
-            let fadeJob = try crossfade(clips, assets, ranges, seconds: seconds, audioOnly: audioOnly)
-            let session = ExportSession(asset: try fadeJob.composition.makeAsset(), preset: preset == .passthrough ? .highestQuality : preset)
-            session.videoComposition = fadeJob.videoComposition
-            session.audioMix = fadeJob.audioMix
-            if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }
-            if let audio = assets.lazy.compactMap({ $0.tracks(withMediaType: .audio).first?.formatDescriptions.first }).first {
-                session.audioSampleRate = audio.sampleRate.map { Int($0) }
-                session.audioChannelCount = audio.channelCount
-            }
-            return try JobSupport.export(session, to: outputURL, force: args.flags.contains("--force"), faststart: args.flags.contains("--faststart"))
+            return try runCrossfade(fade, clips, assets, ranges, preset: preset, audioOnly: audioOnly, to: outputURL, args)
         }
         var reencode = mode == .always
         if !type.isISO, !audioOnly, !reencode {
@@ -151,6 +144,22 @@ enum ConcatCommand: Command {
                 session.audioSampleRate = audio.sampleRate.map { Int($0) }
                 session.audioChannelCount = audio.channelCount
             }
+        }
+        return try JobSupport.export(session, to: outputURL, force: args.flags.contains("--force"), faststart: args.flags.contains("--faststart"))
+    }
+
+    /// `--crossfade`: the clips overlapped and dissolved, everything re-encoded.
+    static func runCrossfade(_ fade: String, _ clips: [Clip], _ assets: [Asset], _ ranges: [TimeRange], preset: ExportPreset,
+                             audioOnly: Bool, to outputURL: URL, _ args: ParsedArguments) throws -> Int32 {
+        guard let seconds = Double(fade), seconds > 0, seconds <= 60 else { throw UsageError(message: "--crossfade takes seconds (0 to 60), not '\(fade)'") }
+        let fadeJob = try crossfade(clips, assets, ranges, seconds: seconds, audioOnly: audioOnly)
+        let session = ExportSession(asset: try fadeJob.composition.makeAsset(), preset: preset == .passthrough ? .highestQuality : preset)
+        session.videoComposition = fadeJob.videoComposition
+        session.audioMix = fadeJob.audioMix
+        if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }
+        if let audio = assets.lazy.compactMap({ $0.tracks(withMediaType: .audio).first?.formatDescriptions.first }).first {
+            session.audioSampleRate = audio.sampleRate.map { Int($0) }
+            session.audioChannelCount = audio.channelCount
         }
         return try JobSupport.export(session, to: outputURL, force: args.flags.contains("--force"), faststart: args.flags.contains("--faststart"))
     }

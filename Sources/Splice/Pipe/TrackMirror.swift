@@ -82,15 +82,8 @@ struct TrackMirror {
         }
         for track in copiedTracks where !chapterTracks.contains(where: { $0 === track }) {
             let plan = self.plan(track)
-            if case .compose(let tracks, let composition, let decoded, let encoded) = plan {
-                let input = try connectComposition(tracks, composition, decoded, encoded, in: track, to: pipe, ranged: ranged)
-                inputs[track.trackID] = input
-                ordered.append(input)
-                continue
-            }
             if case .leaveOut = plan { continue }
-            if case .mix(let tracks, let mix, let decoded, let encoded) = plan {
-                let input = try connectMix(tracks, mix, decoded, encoded, in: track, to: pipe, ranged: ranged)
+            if let input = try connectCombined(plan, in: track, to: pipe, ranged: ranged) {
                 inputs[track.trackID] = input
                 ordered.append(input)
                 continue
@@ -122,6 +115,18 @@ struct TrackMirror {
             }
         }
         return SamplePipe.Mirrored(inputs: ordered, inputsByTrackID: inputs, groups: groups)
+    }
+
+    /// The input of a plan that combines tracks (a mix, a composition) in `track`'s place; nil for other plans.
+    private func connectCombined(_ plan: TrackPlan, in track: AssetTrack, to pipe: SamplePipe, ranged: Bool) throws -> AssetWriterInput? {
+        switch plan {
+        case .compose(let tracks, let composition, let decoded, let encoded):
+            return try connectComposition(tracks, composition, decoded, encoded, in: track, to: pipe, ranged: ranged)
+        case .mix(let tracks, let mix, let decoded, let encoded):
+            return try connectMix(tracks, mix, decoded, encoded, in: track, to: pipe, ranged: ranged)
+        default:
+            return nil
+        }
     }
 
     /// An audio mix of `tracks` into one encoding input in `track`'s place.

@@ -2,6 +2,7 @@ import Foundation
 import MediaCore
 import FFmpegBridge
 
+/// Still images into a video: a composition of letterboxed overlays, one after another.
 extension VideoComposition {
     /// Still images shown one after another, each `framesPerImage` frames, fitted inside the
     /// render size with their aspect ratio kept (on black bars); with `crossfadeFrames`, each
