@@ -353,3 +353,5 @@ for (tool, m) in [("ffmpeg amix, -c:v copy", ffMix), ("splice mix", spMix)] {
     print(pad("mix (5 min 1080p)", 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.cpuSeconds, 2), 9)
           + pad(fmt(m.seconds / ffMix.seconds), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
 }
+
+compositingRows(media: media, source: exportSource, binary: binary, runs: runs)

@@ -104,9 +104,13 @@ struct ImagesTests {
         let text = try Fixtures.write("images-not-an-image.jpg", "not a picture")
         let out = Fixtures.path("images-bad.mp4")
         try? FileManager.default.removeItem(at: out)
+        // A PNG cut after its header: its size reads, its pixels do not (found while rendering).
+        let truncated = Fixtures.path("images-truncated.png")
+        try Data(try Data(contentsOf: good).prefix(200)).write(to: truncated)
         let cases: [([String], Int32, String)] = [
             ([], 64, "image"),
             ([good.path, text.path], 65, "images-not-an-image.jpg"),
+            ([good.path, truncated.path], 65, "images-truncated.png: the png decoder could not decode it"),
             ([good.path, "--seconds-per-image", "1", "--crossfade", "2"], 64, "--crossfade"),
             ([good.path, "--size", "321x240"], 64, "--size"),
             ([good.path, Fixtures.path("images-missing.png").path], 66, "images-missing.png"),

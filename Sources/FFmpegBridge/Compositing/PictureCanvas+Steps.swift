@@ -10,30 +10,50 @@ extension PictureCanvas {
 
     /// `image` as a YUVA layer of `width`×`height` in the canvas's matrix and range. Scaling is
     /// done on premultiplied RGBA (no dark fringes where transparent pixels are averaged in).
+    /// An opaque image becomes a layer in the canvas's own format (no alpha plane to make).
     func prepare(_ image: StillImage, width: Int, height: Int, letterboxed: Bool) throws -> Frame {
-        let out = try Frame.allocate(format: alphaFormat, width: width, height: height)
+        let opaque = try !image.hasAlpha()
+        let out = try Frame.allocate(format: opaque ? pixelFormat.avFormat : alphaFormat, width: width, height: height)
         var inner = Rect(x: 0, y: 0, width: width, height: height)
         if letterboxed {
             // As FFmpeg's scale=…:force_original_aspect_ratio=decrease, centred on an even pixel.
             let w = min(width, Int((Double(height) * Double(image.width) / Double(image.height)).rounded()))
             let h = min(height, Int((Double(width) * Double(image.height) / Double(image.width)).rounded()))
             inner = Rect(x: ((width - w) / 2) & ~1, y: ((height - h) / 2) & ~1, width: max(1, w), height: max(1, h))
-            fill(out, levels: try levels(ofRed: 0, green: 0, blue: 0), alpha: maximum)
+            fill(out, levels: try levels(ofRed: 0, green: 0, blue: 0), alpha: opaque ? nil : maximum)
         }
-        var source = image.frame
+        defer { image.releasePixels() }       // the prepared layer is kept while the image is shown
         let resized = inner.width != image.width || inner.height != image.height
-        if image.hasAlpha, resized {
+        let native = try image.nativeFrame()
+        // The decoder's picture scales straight into the layer when nothing needs RGBA first:
+        // upright, RGB (or YUV in the canvas's own matrix), and no alpha to premultiply.
+        var source = native
+        let alpha = try image.hasAlpha()
+        if !image.orientation.isUpright || !convertsDirectly(native) || (alpha && resized) {
+            source = try image.frame()
+        }
+        if alpha, resized {
+            let rgba = source
             let premultiplied = try Frame.allocate(format: AV_PIX_FMT_RGBA, width: image.width, height: image.height)
-            PictureCanvas.multiplyAlpha(from: image.frame, into: premultiplied, divide: false)
+            PictureCanvas.multiplyAlpha(from: rgba, into: premultiplied, divide: false)
             let scaled = try Frame.allocate(format: AV_PIX_FMT_RGBA, width: inner.width, height: inner.height)
             try scale(premultiplied, crop: Rect(x: 0, y: 0, width: image.width, height: image.height), to: scaled, at: (0, 0),
-                      size: (inner.width, inner.height), sourceIsRGB: true)
+                      size: (inner.width, inner.height))
             PictureCanvas.multiplyAlpha(from: scaled, into: scaled, divide: true)
             source = scaled
         }
         try scale(source, crop: Rect(x: 0, y: 0, width: source.width, height: source.height), to: out, at: (inner.x, inner.y),
-                  size: (inner.width, inner.height), sourceIsRGB: true)
+                  size: (inner.width, inner.height))
         return out
+    }
+
+    /// Whether libswscale can take `frame` straight to the canvas's YUV: RGB, or YUV whose
+    /// matrix is the canvas's (YUV to YUV changes range, not matrix).
+    private func convertsDirectly(_ frame: Frame) -> Bool {
+        if PictureCanvas.isRGB(frame.pixelFormat) { return true }
+        let f = frame.pointer.pointee
+        let own = PictureCanvas.swsMatrix(PixelBuffer.Color(matrix: Int(f.colorspace.rawValue)), height: 0)   // untagged images: BT.601
+        return own == PictureCanvas.swsMatrix(color, height: height)
     }
 
     /// RGBA's colour multiplied by its alpha (`divide`: divided, back to straight alpha).
@@ -73,14 +93,15 @@ extension PictureCanvas {
 
     /// Blends `layer` (the canvas's format, or its YUVA form when `alpha`) over the current
     /// picture with its top-left corner at `origin` (rounded down to even), clipped to the canvas.
-    func blend(_ layer: Frame, alpha: Bool, at origin: (Int, Int), opacity: Double) {
+    func blend(_ layer: Frame, alpha: Bool, at origin: (Int, Int), opacity: Double, opaque: Bool = false) {
         guard let canvas = currentFrame else { return }
         let x = origin.0 & ~1, y = origin.1 & ~1
         let x0 = max(0, x), y0 = max(0, y), x1 = min(width, x + layer.width), y1 = min(height, y + layer.height)
         guard x1 > x0, y1 > y0 else { return }
         let bytes = pixelFormat == .yuv420p10le ? 2 : 1
         let op = Int((min(1, max(0, opacity)) * 65536).rounded())
-        let (alphaBase, alphaStride) = alpha ? layer.mutablePlane(3) : (UnsafeMutableRawPointer(bitPattern: 1)!, 0)
+        let withAlpha = alpha && PictureCanvas.hasAlphaChannel(layer.pixelFormat)
+        let (alphaBase, alphaStride) = withAlpha ? layer.mutablePlane(3) : (UnsafeMutableRawPointer(bitPattern: 1)!, 0)
         for p in 0..<3 {
             let sub = p == 0 ? 0 : 1
             let cx0 = x0 >> sub, cy0 = y0 >> sub
@@ -88,13 +109,19 @@ extension PictureCanvas {
             let lx = cx0 - (x >> sub), ly = cy0 - (y >> sub)      // where in the layer's plane
             let (d, dStride) = canvas.mutablePlane(p)
             let (s, sStride) = layer.mutablePlane(p)
-            let a = alpha ? UnsafeRawPointer(alphaBase + (ly << sub) * alphaStride + (lx << sub) * bytes) : nil
+            let a = withAlpha ? UnsafeRawPointer(alphaBase + (ly << sub) * alphaStride + (lx << sub) * bytes) : nil
             let b = PlaneOps.Blend(dst: d + cy0 * dStride + cx0 * bytes, dstStride: dStride,
                                    src: UnsafeRawPointer(s + ly * sStride + lx * bytes), srcStride: sStride,
                                    alpha: a, alphaStride: alphaStride, alphaStep: 1 << sub,
                                    alphaWidth: layer.width - (lx << sub), alphaHeight: layer.height - (ly << sub),
                                    width: cx1 - cx0, rows: cy1 - cy0, opacity: op)
-            if bytes == 2 { PlaneOps.blend16(b, maximum: maximum) } else { PlaneOps.blend8(b) }
+            if opaque && opacity >= 1 {
+                PlaneOps.copy(b, bytesPerSample: bytes)          // nothing shows through: a copy
+            } else if bytes == 2 {
+                PlaneOps.blend16(b, maximum: maximum)
+            } else {
+                PlaneOps.blend8(b)
+            }
         }
     }
 
@@ -123,7 +150,7 @@ extension PictureCanvas {
         let pixel = [r, g, b, 1].map { UInt8((min(1, max(0, $0)) * 255).rounded()) }
         for y in 0..<2 { for x in 0..<2 { for k in 0..<4 { base.storeBytes(of: pixel[k], toByteOffset: y * stride + 4 * x + k, as: UInt8.self) } } }
         let yuv = try Frame.allocate(format: pixelFormat.avFormat, width: 2, height: 2)
-        try scale(rgba, crop: Rect(x: 0, y: 0, width: 2, height: 2), to: yuv, at: (0, 0), size: (2, 2), sourceIsRGB: true)
+        try scale(rgba, crop: Rect(x: 0, y: 0, width: 2, height: 2), to: yuv, at: (0, 0), size: (2, 2))
         return (0..<3).map { p in
             let (plane, _) = yuv.mutablePlane(p)
             return pixelFormat == .yuv420p10le ? Int(plane.load(as: UInt16.self)) : Int(plane.load(as: UInt8.self))

@@ -33,7 +33,7 @@ public final class PictureCanvas: @unchecked Sendable {
     private var current: Frame?
     var currentFrame: Frame? { current }
     private var scalers: [String: OpaquePointer] = [:]
-    private var prepared: [String: Frame] = [:]
+    private var prepared: [String: (frame: Frame, opaque: Bool)] = [:]
     private var preparedNow: Set<String> = []
 
     /// - Throws: `.unsupported` for a pixel format other than yuv420p/yuv420p10le or an empty size.
@@ -61,7 +61,7 @@ public final class PictureCanvas: @unchecked Sendable {
     private var fullRange: Bool { color.isFullRange ?? false }
 
     /// libswscale's matrix for the canvas: its tag, else by height (BT.709 from 720 lines up).
-    private static func swsMatrix(_ c: PixelBuffer.Color, height: Int) -> Int32 {
+    static func swsMatrix(_ c: PixelBuffer.Color, height: Int) -> Int32 {
         switch c.matrix {
         case 1: SWS_CS_ITU709
         case 9, 10: SWS_CS_BT2020
@@ -72,10 +72,13 @@ public final class PictureCanvas: @unchecked Sendable {
 
     // MARK: Pictures
 
-    /// Starts a picture filled with the background colour (or `color`, RGB 0…1).
-    public func begin(color: (red: Double, green: Double, blue: Double)? = nil) throws {
+    /// Starts a picture filled with the background colour (or `color`, RGB 0…1); `covered`:
+    /// what is drawn next covers every pixel (the fill is skipped).
+    public func begin(color: (red: Double, green: Double, blue: Double)? = nil, covered: Bool = false) throws {
         let f = try Frame.allocate(format: pixelFormat.avFormat, width: width, height: height)
-        if let c = color, c != background {
+        if covered {
+            // Nothing to fill.
+        } else if let c = color, c != background {
             fill(f, levels: try levels(ofRed: c.red, green: c.green, blue: c.blue), alpha: nil)
         } else {
             fill(f, levels: backgroundLevels, alpha: nil)
@@ -125,16 +128,17 @@ public final class PictureCanvas: @unchecked Sendable {
     public func draw(_ image: StillImage, in rect: Rect, opacity: Double = 1, letterboxed: Bool = false) throws {
         guard current != nil, rect.width > 0, rect.height > 0, opacity > 0 else { return }
         let key = "\(ObjectIdentifier(image).hashValue) \(rect.width)x\(rect.height) \(letterboxed)"
-        let overlay: Frame
+        let overlay: (frame: Frame, opaque: Bool)
         if let cached = prepared[key] {
             overlay = cached
         } else {
-            overlay = try prepare(image, width: rect.width, height: rect.height, letterboxed: letterboxed)
+            let opaque = try !image.hasAlpha()
+            overlay = (try prepare(image, width: rect.width, height: rect.height, letterboxed: letterboxed), opaque)
             prepared[key] = overlay
         }
         preparedNow.insert(key)
         try writable()
-        blend(overlay, alpha: true, at: (rect.x, rect.y), opacity: opacity)
+        blend(overlay.frame, alpha: true, at: (rect.x, rect.y), opacity: opacity, opaque: overlay.opaque)
     }
 
     /// The picture composed since `begin`, tagged with the canvas's colour.
@@ -159,8 +163,7 @@ public final class PictureCanvas: @unchecked Sendable {
     }
 
     /// Scales `source`'s `crop` into `target` at `origin` (even) at `size`, through libswscale.
-    func scale(_ source: Frame, crop c: Rect, to target: Frame, at origin: (Int, Int), size: (width: Int, height: Int),
-                       sourceIsRGB: Bool = false) throws {
+    func scale(_ source: Frame, crop c: Rect, to target: Frame, at origin: (Int, Int), size: (width: Int, height: Int)) throws {
         let key = "\(source.pixelFormat.rawValue) \(c.width)x\(c.height) \(target.pixelFormat.rawValue) \(size.width)x\(size.height) "
             + "\(source.pointer.pointee.color_range.rawValue) \(source.pointer.pointee.colorspace.rawValue)"
         let sws: OpaquePointer
@@ -172,13 +175,13 @@ public final class PictureCanvas: @unchecked Sendable {
                 throw MediaError(.unsupported, "cannot scale \(c.width)x\(c.height) pictures to \(size.width)x\(size.height)")
             }
             let f = source.pointer.pointee
-            let isRGB = sourceIsRGB || f.format == AV_PIX_FMT_RGBA.rawValue
+            let isRGB = PictureCanvas.isRGB(source.pixelFormat)
             // A picture keeps its own matrix (YUV to YUV scales and changes range only); RGB
             // images take the canvas's.
             let matrix = isRGB ? PictureCanvas.swsMatrix(color, height: height)
                 : PictureCanvas.swsMatrix(PixelBuffer.Color(matrix: Int(f.colorspace.rawValue)), height: source.height)
             let sourceFull: Int32 = isRGB || f.color_range == AVCOL_RANGE_JPEG ? 1 : 0
-            let targetFull: Int32 = target.pixelFormat == AV_PIX_FMT_RGBA ? 1 : (fullRange ? 1 : 0)
+            let targetFull: Int32 = PictureCanvas.isRGB(target.pixelFormat) ? 1 : (fullRange ? 1 : 0)
             let coefficients = sws_getCoefficients(matrix)
             _ = sws_setColorspaceDetails(s, coefficients, sourceFull, coefficients, targetFull, 0, 1 << 16, 1 << 16)
             scalers[key] = s
@@ -203,6 +206,16 @@ public final class PictureCanvas: @unchecked Sendable {
         }
         let r = sws_scale(sws, src, srcStride, 0, Int32(c.height), dst, dstStride)
         guard r > 0 else { throw MediaError(.invalidData, "cannot scale a \(c.width)x\(c.height) picture") }
+    }
+
+    static func isRGB(_ format: AVPixelFormat) -> Bool {
+        guard let d = av_pix_fmt_desc_get(format) else { return false }
+        return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || format == AV_PIX_FMT_PAL8
+    }
+
+    static func hasAlphaChannel(_ format: AVPixelFormat) -> Bool {
+        guard let d = av_pix_fmt_desc_get(format) else { return true }
+        return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 || format == AV_PIX_FMT_PAL8
     }
 
     /// Bytes across and rows down to pixel (`x`, `y`) in plane `p` of `format` (its chroma

@@ -75,6 +75,13 @@ enum PlaneOps {
         }
     }
 
+    /// `b`'s rows of `src` copied over `dst` (an opaque layer at full opacity).
+    static func copy(_ b: Blend, bytesPerSample: Int) {
+        for row in 0..<b.rows {
+            (b.dst + row * b.dstStride).copyMemory(from: b.src + row * b.srcStride, byteCount: b.width * bytesPerSample)
+        }
+    }
+
     /// x / 255, rounded, for 0 ≤ x ≤ 255 × 255 (FFmpeg's overlay filter's FAST_DIV255).
     @inline(__always)
     static func div255(_ x: Int) -> UInt8 { UInt8(truncatingIfNeeded: ((x + 128) * 257) >> 16) }

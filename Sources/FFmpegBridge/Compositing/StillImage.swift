@@ -5,25 +5,34 @@ import MediaCore
 /// A still image decoded through libavcodec — PNG (with alpha), JPEG, WebP, BMP, TIFF — turned
 /// upright (a JPEG's EXIF `Orientation` applied) and held as RGBA with straight alpha.
 ///
+/// PNG, JPEG and WebP files are decoded when first drawn (their size comes from their header),
+/// and their pixels can be let go of (`releasePixels()`) and decoded again: a slideshow of
+/// hundreds of photos holds only the ones on screen.
+///
 /// ```swift
 /// let logo = try StillImage(contentsOf: URL(fileURLWithPath: "logo.png"))
-/// (logo.width, logo.height, logo.hasAlpha)
+/// (logo.width, logo.height)
 /// ```
 public final class StillImage: @unchecked Sendable {
+    /// The upright size.
     public let width: Int
     public let height: Int
-    /// Whether any pixel is not fully opaque.
-    public let hasAlpha: Bool
-    /// The EXIF orientation that was applied (upright when there was none).
+    /// The EXIF orientation applied (upright when there was none).
     public let orientation: PictureOrientation
-    /// The upright picture, RGBA.
-    let frame: Frame
+    /// The file (or name) the image came from, for messages.
+    public let name: String
+    private let data: Data
+    private let codec: String
+    private let lock = NSLock()
+    /// The decoder's picture (not yet turned), while the image is in memory.
+    private var decoded: Frame?
+    private var transparent: Bool?
 
-    /// The largest image accepted, in pixels (a 16384×16384 picture; larger ones are refused
-    /// before anything is allocated for them).
+    /// The largest image accepted, in pixels (16384×16384; larger ones are refused before
+    /// anything is allocated for them).
     static let maximumPixels = 16384 * 16384
 
-    /// - Throws: `.invalidData` naming the file when it is no image libavcodec can decode.
+    /// - Throws: `.invalidData` naming the file when it is no image Splice can read.
     public convenience init(contentsOf url: URL) throws {
         let data: Data
         do { data = try Data(contentsOf: url, options: .mappedIfSafe) } catch {
@@ -33,21 +42,57 @@ public final class StillImage: @unchecked Sendable {
     }
 
     public init(data: Data, name: String) throws {
-        let bytes = [UInt8](data.prefix(16))
-        guard let codec = StillImage.codecName(of: bytes) else {
+        guard let codec = StillImage.codecName(of: [UInt8](data.prefix(16))) else {
             throw MediaError(.invalidData, "not an image Splice can read (PNG, JPEG, WebP, BMP or TIFF)", file: name)
         }
-        let decoded = try StillImage.decode(data, codec: codec, name: name)
+        (self.data, self.codec, self.name) = (data, codec, name)
         orientation = codec == "mjpeg" ? PictureOrientation(exifOrientation: ExifReader.orientation(inJPEG: data) ?? 1) : .upright
-        let rgba = try PictureConverter(pixelFormat: .rgba, fullRange: true).convert(decoded)
-        frame = orientation.isUpright ? rgba : try StillImage.turn(rgba, orientation)
-        width = frame.width
-        height = frame.height
-        hasAlpha = StillImage.anyTransparent(frame)
+        var size = ImageHeader.size(of: data, codec: codec)
+        if size == nil {
+            let frame = try StillImage.decodeFrame(data, codec: codec, name: name)
+            decoded = frame
+            size = (frame.width, frame.height)
+        }
+        if let s = size { size = orientation.size(width: s.0, height: s.1) }
+        guard let (w, h) = size, w > 0, h > 0, w * h <= StillImage.maximumPixels else {
+            throw MediaError(.invalidData, "the image's size \(size.map { "\($0.0)x\($0.1)" } ?? "?") is outside 1x1 to 16384x16384", file: name)
+        }
+        (width, height) = (w, h)
     }
 
-    /// The upright image as a picture (RGBA).
-    public var picture: PixelBuffer { frame.picture! }
+    /// The upright image as a picture (RGBA), decoded if it is not in memory.
+    public func picture() throws -> PixelBuffer { try frame().picture! }
+
+    /// Whether any pixel is not fully opaque (decodes the image if needed).
+    public func hasAlpha() throws -> Bool {
+        if let t = lock.withLock({ transparent }) { return t }
+        let native = try nativeFrame()
+        let t = PictureCanvas.hasAlphaChannel(native.pixelFormat) ? StillImage.anyTransparent(try frame()) : false
+        lock.withLock { transparent = t }
+        return t
+    }
+
+    /// Lets go of the decoded pixels (they are decoded again when next needed).
+    public func releasePixels() {
+        lock.withLock { decoded = nil }
+    }
+
+    /// The decoder's picture, as stored (not turned).
+    func nativeFrame() throws -> Frame {
+        if let f = lock.withLock({ decoded }) { return f }
+        let f = try StillImage.decodeFrame(data, codec: codec, name: name)
+        guard orientation.size(width: f.width, height: f.height) == (width, height) else {
+            throw MediaError(.invalidData, "decodes to \(f.width)x\(f.height), but its header says otherwise", file: name)
+        }
+        lock.withLock { decoded = f }
+        return f
+    }
+
+    /// The upright picture in RGBA.
+    func frame() throws -> Frame {
+        let rgba = try PictureConverter(pixelFormat: .rgba, fullRange: true).convert(try nativeFrame())
+        return orientation.isUpright ? rgba : try StillImage.turn(rgba, orientation)
+    }
 
     static func codecName(of b: [UInt8]) -> String? {
         if b.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "png" }
@@ -58,7 +103,7 @@ public final class StillImage: @unchecked Sendable {
         return nil
     }
 
-    private static func decode(_ data: Data, codec: String, name: String) throws -> Frame {
+    private static func decodeFrame(_ data: Data, codec: String, name: String) throws -> Frame {
         let decoder = try Decoder(parameters: CodecParameters(mediaType: .video, codecName: codec), timescale: 1)
         _ = try decoder.send(data, presentationTime: 0, decodeTime: 0, duration: 1, isKeyFrame: true)
         var frame = try decoder.receive()
@@ -126,5 +171,42 @@ enum ExifReader {
             if tag == 0x0112 { return u16(entry + 8) }
         }
         return nil
+    }
+}
+
+/// The size in an image file's header (PNG `IHDR`, JPEG `SOFn`, WebP `VP8 `/`VP8L`/`VP8X`),
+/// read without decoding; nil for other formats or a header that does not say.
+enum ImageHeader {
+    static func size(of data: Data, codec: String) -> (Int, Int)? {
+        let b = [UInt8](data.prefix(1 << 17))
+        func be16(_ o: Int) -> Int { Int(b[o]) << 8 | Int(b[o + 1]) }
+        func le16(_ o: Int) -> Int { Int(b[o]) | Int(b[o + 1]) << 8 }
+        func le24(_ o: Int) -> Int { Int(b[o]) | Int(b[o + 1]) << 8 | Int(b[o + 2]) << 16 }
+        switch codec {
+        case "png" where b.count >= 24 && Array(b[12..<16]) == Array("IHDR".utf8):
+            let w = Int(b[16]) << 24 | Int(b[17]) << 16 | Int(b[18]) << 8 | Int(b[19])
+            let h = Int(b[20]) << 24 | Int(b[21]) << 16 | Int(b[22]) << 8 | Int(b[23])
+            return (w, h)
+        case "mjpeg":
+            var i = 2
+            while i + 9 <= b.count, b[i] == 0xFF {
+                let m = b[i + 1]
+                if m == 0xDA || m == 0xD9 { return nil }
+                if (0xC0...0xCF).contains(m), m != 0xC4, m != 0xC8, m != 0xCC { return (be16(i + 7), be16(i + 5)) }
+                i += 2 + be16(i + 2)
+            }
+            return nil
+        case "webp" where b.count >= 30:
+            switch String(decoding: b[12..<16], as: UTF8.self) {
+            case "VP8 " where b[23] == 0x9D && b[24] == 0x01 && b[25] == 0x2A: return (le16(26) & 0x3FFF, le16(28) & 0x3FFF)
+            case "VP8L" where b[20] == 0x2F:
+                let bits = le24(21) | Int(b[24]) << 24
+                return ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)
+            case "VP8X": return (le24(24) + 1, le24(27) + 1)
+            default: return nil
+            }
+        default:
+            return nil
+        }
     }
 }

@@ -28,19 +28,9 @@ public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unche
     let outputs: [AssetReaderTrackOutput]
     weak var reader: AssetReader?
     private let lock = NSLock()
-    private var state: State?
-
-    /// What reading has reached: the next frame's index, each track's current and next picture.
-    private struct State {
-        var composition: VideoComposition
-        var compositor: VideoCompositor
-        var start: MediaTime
-        var end: MediaTime
-        var index: Int64 = 0
-        var current: [SampleBuffer?]
-        var next: [SampleBuffer?]
-        var ended: [Bool]
-    }
+    /// The rendering, a few pictures ahead on a thread of its own (while the encoder works).
+    private var cursor: PrefetchingCursor?
+    private var failed = false
 
     public init(videoTracks: [AssetTrack], videoSettings: VideoOutputSettings?) {
         self.videoTracks = videoTracks
@@ -49,89 +39,112 @@ public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unche
         outputs = videoTracks.map { AssetReaderTrackOutput(track: $0, outputSettings: .video(VideoOutputSettings(pixelFormat: format))) }
     }
 
+    deinit { cursor?.close() }
+
     /// The next composed picture, or nil at the end (or when reading or rendering failed: the
     /// reader's `status` and `error` say).
     public func copyNextSampleBuffer() -> SampleBuffer? {
         lock.withLock {
+            guard !failed else { return nil }
             do {
-                if state == nil { state = try makeState() }
-                return try next()
+                if cursor == nil {
+                    cursor = PrefetchingCursor(try CompositionRenderCursor(self), capacity: 3, damagedPackets: { 0 })
+                }
+                return try cursor?.next()
             } catch {
-                let e = error as? MediaError ?? MediaError(.io, "\(error)")
-                reader?.fail(e)
-                state?.end = .zero
+                failed = true
+                reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
                 return nil
             }
         }
     }
 
-    private func makeState() throws -> State {
-        let composition: VideoComposition
-        if let c = videoComposition {
-            composition = c
-        } else if let asset = videoTracks.first?.asset {
-            composition = try VideoComposition(propertiesOf: asset)
-        } else {
-            throw MediaError(.invalidOperation, "a video composition output without tracks needs a videoComposition")
-        }
+    /// The composition used: the one set, else the tracks' asset's default.
+    func resolvedComposition() throws -> VideoComposition {
+        if let c = videoComposition { return c }
+        if let asset = videoTracks.first?.asset { return try VideoComposition(propertiesOf: asset) }
+        throw MediaError(.invalidOperation, "a video composition output without tracks needs a videoComposition")
+    }
+}
+
+/// Renders a composition output's pictures one after another: at each frame time, each track
+/// moved on to the picture it shows then, and the compositor run.
+private final class CompositionRenderCursor: SampleCursor {
+    private let outputs: [AssetReaderTrackOutput]
+    private let tracks: [AssetTrack]
+    private let composition: VideoComposition
+    private let compositor: VideoCompositor
+    private let start: MediaTime
+    private let end: MediaTime
+    private var index: Int64 = 0
+    private var current: [SampleBuffer?]
+    private var upcoming: [SampleBuffer?]
+    private var ended: [Bool]
+
+    init(_ output: AssetReaderVideoCompositionOutput) throws {
+        composition = try output.resolvedComposition()
         guard composition.frameDuration.isNumeric, composition.frameDuration > .zero else {
             throw MediaError(.invalidOperation, "the video composition's frameDuration must be positive, not \(composition.frameDuration)")
         }
-        let range = reader?.timeRange ?? .everything
-        let trackEnd = videoTracks.map(\.timeRange.end).max() ?? .zero
+        (outputs, tracks) = (output.outputs, output.videoTracks)
+        let range = output.reader?.timeRange ?? .everything
+        let trackEnd = tracks.map(\.timeRange.end).max() ?? .zero
         var end = composition.duration > .zero ? composition.duration : trackEnd
         if range.end.isNumeric { end = min(end, range.end) }
-        let format: PixelBuffer.PixelFormat = videoSettings?.pixelFormat == .yuv420p10le ? .yuv420p10le : .yuv420p
-        let compositor = VideoCompositor(composition: composition, pixelFormat: format, settings: videoSettings)
-        return State(composition: composition, compositor: compositor, start: range == .everything ? .zero : range.start, end: end,
-                     current: videoTracks.map { _ in nil }, next: videoTracks.map { _ in nil }, ended: videoTracks.map { _ in false })
+        self.end = end
+        start = range == .everything ? .zero : range.start
+        let format: PixelBuffer.PixelFormat = output.videoSettings?.pixelFormat == .yuv420p10le ? .yuv420p10le : .yuv420p
+        compositor = VideoCompositor(composition: composition, pixelFormat: format, settings: output.videoSettings)
+        current = tracks.map { _ in nil }
+        upcoming = tracks.map { _ in nil }
+        ended = tracks.map { _ in false }
     }
 
-    private func next() throws -> SampleBuffer? {
-        guard var s = state else { return nil }
-        let d = s.composition.frameDuration
-        let time = s.start + MediaTime(value: d.value * s.index, timescale: d.timescale)
-        guard time < s.end else { return nil }
+    func close() {}
+
+    func next() throws -> SampleBuffer? {
+        let d = composition.frameDuration
+        let time = start + MediaTime(value: d.value * index, timescale: d.timescale)
+        guard time < end else { return nil }
         var pictures: [Int: PixelBuffer] = [:]
-        for i in videoTracks.indices {
-            advance(&s, track: i, to: time)
-            if let shown = s.current[i], let picture = shown.imageBuffer, isShown(shown, track: i, at: time, state: s) {
-                pictures[videoTracks[i].trackID] = picture
+        for i in tracks.indices {
+            advance(track: i, to: time)
+            if let shown = current[i], let picture = shown.imageBuffer, isShown(shown, track: i, at: time) {
+                pictures[tracks[i].trackID] = picture
             }
         }
-        let picture = try s.compositor.render(at: time, pictures: pictures, order: videoTracks.map(\.trackID))
-        s.index += 1
-        state = s
+        let picture = try compositor.render(at: time, pictures: pictures, order: tracks.map(\.trackID))
+        index += 1
         let format = FormatDescription(mediaType: .video, codec: FourCC(picture.pixelFormat.rawValue), codecName: "rawvideo",
                                        dimensions: Dimensions(width: picture.width, height: picture.height))
         return SampleBuffer(pixels: picture, presentationTimeStamp: time, duration: d, formatDescription: format)
     }
 
     /// Moves track `i` on to the latest picture that starts at or before `time`.
-    private func advance(_ s: inout State, track i: Int, to time: MediaTime) {
+    private func advance(track i: Int, to time: MediaTime) {
         while true {
-            if s.next[i] == nil, !s.ended[i] {
-                s.next[i] = outputs[i].copyNextSampleBuffer()
-                if s.next[i] == nil { s.ended[i] = true }
+            if upcoming[i] == nil, !ended[i] {
+                upcoming[i] = outputs[i].copyNextSampleBuffer()
+                if upcoming[i] == nil { ended[i] = true }
             }
-            guard let n = s.next[i], n.presentationTimeStamp <= time else { return }
-            s.current[i] = n
-            s.next[i] = nil
+            guard let n = upcoming[i], n.presentationTimeStamp <= time else { return }
+            current[i] = n
+            upcoming[i] = nil
         }
     }
 
     /// Whether a picture is still shown at `time`: until its end (its duration), or until the
     /// track's end when it has none.
-    private func isShown(_ sample: SampleBuffer, track i: Int, at time: MediaTime, state s: State) -> Bool {
+    private func isShown(_ sample: SampleBuffer, track i: Int, at time: MediaTime) -> Bool {
         if sample.duration.isNumeric, sample.duration > .zero {
             let end = sample.presentationTimeStamp + sample.duration
             // A picture followed closely by the next is shown until it (timestamps may not add
             // up exactly); a gap (an empty edit) longer than a frame shows nothing.
-            if let n = s.next[i], n.presentationTimeStamp > end, n.presentationTimeStamp - end < s.composition.frameDuration {
+            if let n = upcoming[i], n.presentationTimeStamp > end, n.presentationTimeStamp - end < composition.frameDuration {
                 return time < n.presentationTimeStamp
             }
             return time < end
         }
-        return time < videoTracks[i].timeRange.end
+        return time < tracks[i].timeRange.end
     }
 }

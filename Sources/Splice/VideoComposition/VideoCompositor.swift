@@ -33,7 +33,7 @@ final class VideoCompositor {
             drawn = layers.dropFirst()
         } else {
             let c = instruction?.backgroundColor ?? composition.backgroundColor
-            try canvas.begin(color: (c.red, c.green, c.blue))
+            try canvas.begin(color: (c.red, c.green, c.blue), covered: layers.isEmpty && coveredByAnOverlay(at: time, instruction))
         }
         for (layer, picture) in drawn {
             let (crop, orientation, rect) = try placement(of: layer, picture, at: time)
@@ -50,6 +50,16 @@ final class VideoCompositor {
         let picture = try canvas.finish()
         guard let converter, let frame = picture.storage as? Frame, let converted = try converter.convert(frame).picture else { return picture }
         return converted
+    }
+
+    /// Whether an opaque, letterboxed overlay at full opacity fills the whole render area now
+    /// (a slideshow's picture: the background would not show).
+    private func coveredByAnOverlay(at time: MediaTime, _ instruction: VideoCompositionInstruction?) -> Bool {
+        guard instruction?.enablePostProcessing ?? true, let canvas else { return false }
+        return composition.overlays.contains { o in
+            o.isLetterboxed && (o.timeRange?.contains(time) ?? true) && o.opacity(at: time) >= 1 && (try? o.image.hasAlpha()) == false
+                && o.frame.minX <= 0 && o.frame.minY <= 0 && o.frame.maxX >= CGFloat(canvas.width) && o.frame.maxY >= CGFloat(canvas.height)
+        }
     }
 
     private func makeCanvas(color: PixelBuffer.Color?) throws -> PictureCanvas {

@@ -1,0 +1,52 @@
+import Foundation
+
+/// The compositing rows: a watermark over 30 s of 1080p against ffmpeg's `overlay` with the same
+/// x264 settings (highestQuality: `medium`, CRF 18, AAC copied), and 100 1080p PNG images into a
+/// video (one per frame at 30 fps) against ffmpeg's image2 input with the same settings. Runs
+/// alternate; wall and CPU time, peak RSS.
+func compositingRows(media: URL, source: String, binary: String, runs: Int) {
+    let logo = media.appendingPathComponent("logo.png").path
+    if !FileManager.default.fileExists(atPath: logo) {
+        shell("ffmpeg -nostdin -v error -y -f lavfi -i \"color=c=white:size=320x120,format=rgba,geq=r='255*X/320':g=200:b=80:a='if(lt(Y,20),0,180)'\" -frames:v 1 \(logo)")
+    }
+    let out = media.appendingPathComponent("watermarked.mp4").path
+    print("\n" + pad("watermark (30 s 1080p)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("CPU s", 9) + pad("×ffmpeg", 9) + "RSS MB")
+    var ff: [Measurement] = [], sp: [Measurement] = []
+    for _ in 0..<max(1, min(runs, 2)) {
+        unlink(out)
+        ff.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", source, "-i", logo, "-filter_complex", "[0:v][1:v]overlay=W-w-16:H-h-16",
+                           "-map", "0:a", "-c:v", "libx264", "-preset", "medium", "-crf", "18", "-c:a", "copy", out]))
+        unlink(out)
+        sp.append(measure([binary, "export", source, "-o", out, "--preset", "highestQuality", "--watermark", logo]))
+    }
+    unlink(out)
+    report("watermark (30 s 1080p)", [("ffmpeg overlay, same x264", middle(ff)), ("splice export --watermark", middle(sp))])
+
+    let images = media.appendingPathComponent("images")
+    if !FileManager.default.fileExists(atPath: images.appendingPathComponent("img100.png").path) {
+        try? FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        shell("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=1920x1080:rate=30 -frames:v 100 -start_number 1 \(images.path)/img%03d.png")
+    }
+    let files = (1...100).map { images.appendingPathComponent(String(format: "img%03d.png", $0)).path }
+    let slides = media.appendingPathComponent("slides.mp4").path
+    print("\n" + pad("images (100 PNG 1080p)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("CPU s", 9) + pad("×ffmpeg", 9) + "RSS MB")
+    shell("cat \(images.path)/*.png > /dev/null")
+    ff = []; sp = []
+    for _ in 0..<max(1, min(runs, 2)) {
+        unlink(slides)
+        ff.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-framerate", "30", "-i", "\(images.path)/img%03d.png",
+                           "-c:v", "libx264", "-preset", "medium", "-crf", "18", "-pix_fmt", "yuv420p", slides]))
+        unlink(slides)
+        sp.append(measure([binary, "images"] + files + ["-o", slides, "--fps", "30", "--preset", "highestQuality"]))
+    }
+    unlink(slides)
+    report("images (100 PNG 1080p)", [("ffmpeg image2, same x264", middle(ff)), ("splice images --fps 30", middle(sp))])
+}
+
+private func report(_ label: String, _ rows: [(String, Measurement)]) {
+    let base = rows[0].1.seconds
+    for (tool, m) in rows {
+        print(pad(label, 24) + pad(tool, 30) + pad(fmt(m.seconds, 2), 9) + pad(fmt(m.cpuSeconds, 2), 9)
+              + pad(fmt(m.seconds / base), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
+    }
+}
