@@ -46,7 +46,7 @@ extension ConcatCommand {
         for k in 1..<max(1, clips.count) {
             let transition = TimeRange(start: starts[k], duration: fade)
             params[(k - 1) % 2].setVolumeRamp(fromStartVolume: 1, toEndVolume: 0, timeRange: transition)
-            params[k % 2].setVolume(0, at: .zero)
+            if k == 1 { params[1].setVolume(0, at: .zero) }       // (later clips come in after a ramp down to 0)
             params[k % 2].setVolumeRamp(fromStartVolume: 0, toEndVolume: 1, timeRange: transition)
         }
         mix.inputParameters = params

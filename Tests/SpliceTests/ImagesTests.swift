@@ -125,29 +125,31 @@ struct ImagesTests {
 
     @Test(.enabled(if: EncodingTests.notUnderTSan)) func concatCrossfadeDissolvesPictureAndSound() throws {
         var clips: [URL] = []
-        for (colour, hertz) in [("red", 440), ("blue", 880)] {
+        for (colour, hertz) in [("red", 440), ("blue", 880), ("lime", 660)] {
             let url = Fixtures.path("fade-\(colour).mp4")
             try Tool.ffmpeg(["-f", "lavfi", "-i", "color=c=\(colour):size=320x240:rate=25:duration=2", "-f", "lavfi", "-i",
                              "sine=frequency=\(hertz):sample_rate=48000:duration=2", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-c:a", "aac", url.path])
             clips.append(url)
         }
         let out = Fixtures.path("fade-out.mp4")
-        let r = try Tool.splice(["concat"] + clips.map(\.path) + ["-o", out.path, "--crossfade", "1", "--force"])
+        let r = try Tool.splice(["concat"] + clips.map(\.path) + ["-o", out.path, "--crossfade", "0.5", "--force"])
         #expect(r.status == 0, "\(r.stderr)")
         let frames = try V.frames(out)
-        #expect(frames.count == 75, "2 s + 2 s − 1 s at 25 fps")
-        let (red, blue, mid) = (frames[10], frames[70], frames[37])        // 37: 0.48 of the way through the transition
+        #expect(frames.count == 125, "3 × 2 s − 2 × 0.5 s at 25 fps")
+        let (red, blue, mid) = (frames[10], frames[62], frames[44])        // 44 (1.76 s): 0.52 of the way through [1.5, 2)
         for i in [160 * 320 + 120, 320 * 240 + 60 * 160 + 80] {
-            let want = 0.52 * Double(red[i]) + 0.48 * Double(blue[i])
+            let want = 0.48 * Double(red[i]) + 0.52 * Double(blue[i])
             #expect(abs(Double(mid[i]) - want) <= 4, "\(mid[i]) against \(want)")
         }
         let pcm = try AudioMixTests.pcm(out)
-        #expect(abs(Double(pcm.count) / 48_000 - 3) < 0.05)
+        #expect(abs(Double(pcm.count) / 48_000 - 5) < 0.05)
         let early = AudioMixTests.window(pcm, at: 0.5, length: 0.1), late = AudioMixTests.window(pcm, at: 2.5, length: 0.1)
-        let middle = AudioMixTests.window(pcm, at: 1.5, length: 0.02)
+        let middle = AudioMixTests.window(pcm, at: 1.75, length: 0.02)
         // (ffmpeg's sine is at 1/8 of full scale.)
         #expect(AudioMixTests.amplitude(early, 440) > 0.1 && AudioMixTests.amplitude(early, 880) < 0.01)
-        #expect(AudioMixTests.amplitude(late, 880) > 0.1 && AudioMixTests.amplitude(late, 440) < 0.01)
+        #expect(AudioMixTests.amplitude(late, 880) > 0.1 && AudioMixTests.amplitude(late, 440) < 0.01 && AudioMixTests.amplitude(late, 660) < 0.01)
+        let last = AudioMixTests.window(pcm, at: 4.5, length: 0.1)
+        #expect(AudioMixTests.amplitude(last, 660) > 0.1 && AudioMixTests.amplitude(last, 880) < 0.01 && AudioMixTests.amplitude(last, 440) < 0.01)
         let (a, b) = (AudioMixTests.amplitude(middle, 440), AudioMixTests.amplitude(early, 440))
         #expect(abs(a / b - 0.5) < 0.08, "440 Hz at the transition's middle: \(a) of \(b)")
     }

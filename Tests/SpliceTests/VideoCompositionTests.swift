@@ -163,6 +163,42 @@ struct VideoCompositionTests {
         }
     }
 
+    /// Two layers of one track: the whole picture, and over it its top-left quarter (a crop)
+    /// scaled down into the bottom-right corner at half opacity — against ffmpeg's crop, scale
+    /// and overlay on the raw decode.
+    @Test func layerCropScaleAndOpacity() throws {
+        let source = try Self.source.get()
+        let asset = try Asset(url: source)
+        let track = try #require(asset.tracks(withMediaType: .video).first)
+        var composition = VideoComposition.init(renderSize: Dimensions(width: 320, height: 240), frameDuration: MediaTime(value: 1, timescale: 25))
+        var inset = VideoCompositionLayerInstruction(assetTrack: track)
+        inset.setCropRectangle(CGRect(x: 0, y: 0, width: 160, height: 120), at: .zero)
+        inset.setTransform(AffineTransform2D(scaleX: 0.5, y: 0.5).concatenating(AffineTransform2D(translationX: 240, y: 180)), at: .zero)
+        inset.setOpacity(0.5, at: .zero)
+        composition.instructions = [VideoCompositionInstruction(timeRange: TimeRange(start: .zero, duration: asset.duration),
+                                                                layerInstructions: [inset, VideoCompositionLayerInstruction(assetTrack: track)])]
+        let reader = try AssetReader(asset: asset)
+        reader.timeRange = TimeRange(start: .zero, duration: MediaTime(value: 5, timescale: 25))
+        let output = AssetReaderVideoCompositionOutput(videoTracks: [track], videoSettings: nil)
+        output.videoComposition = composition
+        try reader.add(output)
+        #expect(reader.startReading())
+        var pictures: [[UInt8]] = []
+        while let sample = output.copyNextSampleBuffer() { pictures.append(try #require(sample.imageBuffer).packedBytes) }
+        #expect(pictures.count == 5)
+        let reference = Fixtures.path("compose-inset-ref.yuv")
+        try Tool.ffmpeg(["-i", source.path, "-filter_complex",
+                         "[0:v]split[a][b];[b]crop=160:120:0:0,scale=80:60:flags=bicubic,format=yuva420p,colorchannelmixer=aa=0.5[s];[a][s]overlay=240:180,format=yuv420p",
+                         "-frames:v", "5", "-f", "rawvideo", reference.path])
+        let want = [UInt8](try Data(contentsOf: reference))
+        let size = 320 * 240 * 3 / 2
+        for k in [0, 4] {
+            let w = Array(want[(k * size)..<((k + 1) * size)])
+            #expect(Self.psnr(pictures[k], w, width: 320, height: 240, (240, 180, 80, 60)) >= 35)
+            #expect(Self.psnr(pictures[k], w, width: 320, height: 240, (0, 0, 320, 180)) == .infinity)
+        }
+    }
+
     @Test func badWatermarkInput() throws {
         let (source, white) = (try Self.source.get(), try Self.white.get())
         let out = Fixtures.path("compose-bad.mp4")

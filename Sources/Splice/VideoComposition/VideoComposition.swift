@@ -58,6 +58,11 @@ public struct VideoComposition: Sendable {
         instructions = [instruction]
     }
 
+    /// AVFoundation's older spelling of `init(propertiesOf:)`.
+    public static func videoComposition(withPropertiesOf asset: Asset) throws -> VideoComposition {
+        try VideoComposition(propertiesOf: asset)
+    }
+
     /// A frame duration for `rate` frames per second: NTSC rates (29.97, 59.94, 23.976) exactly
     /// as 1001/30000 and the like, others in 1/90000 s.
     public static func frameDuration(forRate rate: Double) -> MediaTime {
