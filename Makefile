@@ -56,7 +56,7 @@ bench: deps-test
 ## The test suite under AddressSanitizer (with leak checks of every splice process the tests
 ## start) and under ThreadSanitizer.
 sanitize: deps-test
-	SPLICE_SANITIZER=address ASAN_OPTIONS=detect_leaks=0:suppressions=$(CURDIR)/scripts/asan.supp SPLICE_CHILD_ASAN_OPTIONS=detect_leaks=1 \
+	SPLICE_SANITIZER=address LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp ASAN_OPTIONS=detect_leaks=0:suppressions=$(CURDIR)/scripts/asan.supp SPLICE_CHILD_ASAN_OPTIONS=detect_leaks=1 \
 		$(SWIFT) test --sanitize=address --scratch-path .build/asan
 	SPLICE_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build/tsan
 
