@@ -4,9 +4,9 @@
 SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 
-# Build needs FFmpeg's -dev packages; tests use the ffmpeg CLI and mediainfo as independent tools.
+# Build needs FFmpeg's -dev packages; tests use the ffmpeg CLI, mediainfo and python3 (scripts/cenc-boxes) as independent tools.
 BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libavfilter-dev
-TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time
+TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO := Samples/Media/grouped.mp4
 

@@ -68,7 +68,12 @@ enum RemuxCommand: Command {
         if args.flags.contains("--verify") && !(asset.isISOBMFF && outputType.isISO) {
             throw UsageError(message: "--verify compares MP4/MOV files; compare other containers with ffmpeg's streamhash or framemd5")
         }
-        let pipe = try SamplePipe.mirroring(asset, to: outputURL)
+        // A verified copy is written beside the output and moved into place only once it has
+        // been read back and compared: a copy that fails verification is never left.
+        let verify = args.flags.contains("--verify")
+        let writtenURL = verify ? outputURL.deletingLastPathComponent().appendingPathComponent(
+            ".\(outputURL.deletingPathExtension().lastPathComponent).verifying-\(getpid()).\(outputURL.pathExtension)") : outputURL
+        let pipe = try SamplePipe.mirroring(asset, to: writtenURL, fileType: outputType)
         pipe.writer.shouldOptimizeForNetworkUse = args.flags.contains("--faststart")
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
 
@@ -94,11 +99,28 @@ enum RemuxCommand: Command {
         for warning in pipe.reader?.warnings ?? [] {
             FileHandle.standardError.write(Data("warning: \(inputURL.path): \(warning)\n".utf8))
         }
-        if args.flags.contains("--verify") {
-            let output = try Asset(url: outputURL)
-            let result = try SampleComparison.compare(asset, output)
-            print("verified: \(result.tracks) tracks, \(result.samples) samples identical in bytes and timing")
+        if verify { return try verified(asset, writtenURL, into: outputURL) }
+        return ExitCode.success
+    }
+
+    /// Compares the copy at `written` with `asset` and moves it to `output`; on a difference
+    /// removes it and exits 1 with the first difference.
+    static func verified(_ asset: Asset, _ written: URL, into output: URL) throws -> Int32 {
+        let result: SampleComparison.Result
+        do {
+            result = try SampleComparison.compare(asset, try Asset(url: written))
+        } catch {
+            try? FileManager.default.removeItem(at: written)
+            let reason = (error as? MediaError)?.message ?? "\(error)"
+            FileHandle.standardError.write(Data("error: \(output.path): verification failed: \(reason); the copy was removed and nothing was written\n".utf8))
+            return ExitCode.failure
         }
+        guard rename(written.path, output.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: written)
+            throw MediaError(.io, "cannot move the verified copy into place: \(reason)", file: output.path)
+        }
+        print("verified: \(result.tracks) tracks, \(result.samples) samples identical in bytes and timing")
         return ExitCode.success
     }
 }

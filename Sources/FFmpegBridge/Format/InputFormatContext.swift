@@ -13,6 +13,9 @@ public struct StreamMetadata: Sendable, Hashable {
     public var isForced = false
     public var isHearingImpaired = false
     public var isVisualImpaired = false
+    /// Matroska/WebM ContentEncryption's key ID (libavformat's `enc_key_id`, base64), when the
+    /// track's frames are encrypted.
+    public var encryptionKeyID: String?
     public init() {}
 }
 
@@ -128,6 +131,7 @@ extension StreamInfo {
         metadata = StreamMetadata()
         metadata.language = tags["language"]
         metadata.title = tags["title"] ?? tags["handler_name"] ?? tags["filename"]
+        metadata.encryptionKeyID = tags["enc_key_id"]
         let d = stream.disposition
         metadata.isDefault = d & AV_DISPOSITION_DEFAULT != 0
         metadata.isForced = d & AV_DISPOSITION_FORCED != 0

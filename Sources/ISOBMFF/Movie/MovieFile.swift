@@ -73,6 +73,10 @@ public struct MovieFile: Sendable {
                 tracks[i].fragments.append(traf)
             }
         }
+        for i in tracks.indices {
+            try tracks[i].resolveEncryption()
+            if isFragmented { tracks[i].resolveOpenEndedEdit(movieTimescale: movieHeader.timescale) }
+        }
         self.tracks = tracks
     }
 

@@ -159,6 +159,7 @@ public enum MovieWriter {
                 for o in t.chunkOffsets { if wide { w.u64(o) } else { w.u32(UInt32(o)) } }
             }
             for b in t.otherBoxes { w.append(b.bytes) }
+            t.encryption?.write(to: &w)
         }
     }
 }

@@ -40,6 +40,8 @@ public struct SampleTable: Sendable, Hashable {
     public var dependencies: [UInt8]? = nil
     /// Other `stbl` children (`sgpd`, `sbgp`, `subs`, …), byte-exact.
     public var otherBoxes: [RawBox] = []
+    /// Auxiliary encryption information to write (`senc`, `saiz`, `saio`), for a protected copy.
+    public var encryption: SampleEncryption?
 
     public init() {}
 

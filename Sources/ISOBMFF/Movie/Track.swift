@@ -18,6 +18,15 @@ public struct Track: Sendable, Hashable {
     public var otherMediaBoxes: [RawBox] = []
     /// Fragments of this track, in file order (fragmented files only).
     public var fragments: [TrackFragment] = []
+    /// How the track is encrypted (its first sample entry's `sinf`), when it is.
+    public var protection: ProtectionScheme?
+    /// Every sample's auxiliary encryption information, in decode order (protected tracks).
+    public var encryption: SampleEncryption?
+    /// Why the track's encryption cannot be carried into a copy, when it cannot.
+    public var encryptionProblem: String?
+    /// Where a progressive track's `saiz`/`saio` say its auxiliary information is: each
+    /// sample's size and the file offsets of the runs (one per chunk, or one for all).
+    public var auxiliaryInformationLocation: AuxiliaryInformationLocation?
 
     public init(header: TrackHeader, mediaHeader: MediaHeader, handler: HandlerBox, sampleTable: SampleTable) {
         self.header = header

@@ -45,6 +45,8 @@ public struct AssetReport: Encodable, Sendable {
         /// Matroska's track flags (`default`, `forced`, `hearing-impaired`, `visual-impaired`),
         /// for files read through libavformat; nil for MP4/MOV (see `enabled` and the groups).
         public var flags: [String]?
+        /// How the track is encrypted (scheme, original format, key ID), when it is.
+        public var encryption: TrackEncryption?
 
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -67,11 +69,20 @@ public struct AssetReport: Encodable, Sendable {
             try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
             try c.encodeIfPresent(channels, forKey: .channels)
             try c.encodeIfPresent(flags, forKey: .flags)
+            if let e = encryption {
+                var n = c.nestedContainer(keyedBy: EncryptionKeys.self, forKey: .encryption)
+                try n.encode(e.scheme, forKey: .scheme)
+                try n.encode(e.originalFormat, forKey: .originalFormat)
+                try n.encode(e.keyID, forKey: .keyID)
+                try n.encode(e.samplesWithInformation, forKey: .samplesWithInformation)
+                try n.encodeIfPresent(e.problem, forKey: .problem)
+            }
         }
         enum CodingKeys: String, CodingKey {
             case id, mediaType, codec, codecName, language, extendedLanguage, enabled, alternateGroup, name, associations,
-                 edits, sampleCount, duration, timescale, width, height, sampleRate, channels, flags
+                 edits, sampleCount, duration, timescale, width, height, sampleRate, channels, flags, encryption
         }
+        enum EncryptionKeys: String, CodingKey { case scheme, originalFormat, keyID, samplesWithInformation, problem }
     }
 
     public struct Group: Encodable, Sendable {
@@ -115,7 +126,8 @@ public struct AssetReport: Encodable, Sendable {
                 sampleRate: f?.sampleRate, channels: f?.channelCount,
                 flags: asset.isISOBMFF ? nil : [(t.isDefault, "default"), (t.isForced, "forced"),
                     (t.hasMediaCharacteristic(.describesMusicAndSoundForAccessibility), "hearing-impaired"),
-                    (t.hasMediaCharacteristic(.describesVideoForAccessibility), "visual-impaired")].filter(\.0).map(\.1))
+                    (t.hasMediaCharacteristic(.describesVideoForAccessibility), "visual-impaired")].filter(\.0).map(\.1),
+                encryption: t.encryption)
         }
         groups = asset.trackGroups.map {
             Group(alternateGroup: $0.alternateGroup, tracks: $0.members.map(\.trackID), defaultTrack: $0.defaultTrack?.trackID)
@@ -165,6 +177,14 @@ public struct AssetReport: Encodable, Sendable {
             for g in groups {
                 let list = g.tracks.map(String.init).joined(separator: ", ")
                 out += "  group \(g.alternateGroup): tracks \(list); default \(g.defaultTrack.map { "track \($0)" } ?? "none (all disabled)")\n"
+            }
+        }
+        let encrypted = tracks.filter { $0.encryption != nil }
+        if !encrypted.isEmpty {
+            out += "Encrypted tracks:\n"
+            for t in encrypted {
+                let e = t.encryption!
+                out += "  track \(t.id): \(e)" + (e.problem.map { "; cannot be copied: \($0)" } ?? "") + "\n"
             }
         }
         return out

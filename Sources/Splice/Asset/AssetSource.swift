@@ -45,4 +45,10 @@ protocol TrackBacking: Sendable {
     var isAttachment: Bool { get }
     /// The duration of all the track's samples, when the source indexes them.
     var mediaDuration: MediaTime? { get }
+    /// How the track's samples are encrypted, when they are.
+    var encryption: TrackEncryption? { get }
+}
+
+extension TrackBacking {
+    var encryption: TrackEncryption? { nil }
 }

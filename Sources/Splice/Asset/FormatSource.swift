@@ -145,6 +145,15 @@ struct StreamBacking: TrackBacking {
 
     var isoStructure: TrackPassthrough? { nil }
     var isAttachment: Bool { stream.mediaType == .data }
+    var encryption: TrackEncryption? {
+        stream.metadata.encryptionKeyID.map { key in
+            TrackEncryption(scheme: "ContentEncryption", originalFormat: nil,
+                            keyID: Data(base64Encoded: key).map { $0.map { String(format: "%02x", $0) }.joined() } ?? key,
+                            samplesWithInformation: 0,
+                            problem: "Matroska's ContentEncryption cannot be carried (libavformat's Matroska muxer does not write it), "
+                                + "and the still-encrypted frames would be written as a clear track")
+        }
+    }
     var mediaDuration: MediaTime? { nil }
     var accessibility: Set<MediaCharacteristic> {
         var c: Set<MediaCharacteristic> = []

@@ -52,7 +52,10 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
             let start = segments.first { !$0.isEmpty }?.target.start ?? last.target.end
             timeRange = TimeRange(start: start, end: last.target.end)
         } else {
-            timeRange = TimeRange(start: .zero, duration: mediaDuration)
+            // No edit list: media times are the timeline's, and a fragmented track's start at
+            // its first decode time (a CMAF segment's `tfdt`).
+            let first = t.sampleTable.sampleCount == 0 ? (t.fragments.first?.baseMediaDecodeTime ?? 0) : 0
+            timeRange = TimeRange(start: MediaTime(value: Int64(clamping: first), timescale: mediaScale), duration: mediaDuration)
         }
         var associations: [TrackAssociationType: [Int]] = [:]
         for ref in t.references {
@@ -134,10 +137,17 @@ struct ISOTrackBacking: TrackBacking {
         TrackPassthrough(header: track.header, mediaHeader: track.mediaHeader, handler: track.handler,
                          mediaInformationBoxes: track.mediaInformationBoxes, otherTrackBoxes: track.otherTrackBoxes,
                          otherMediaBoxes: track.otherMediaBoxes, sampleTableBoxes: track.sampleTable.otherBoxes,
-                         expectedSampleCount: track.sampleCount)
+                         expectedSampleCount: track.sampleCount, encryption: track.encryption)
     }
     var isoProblem: String? { nil }
     var isAttachment: Bool { false }
+    var encryption: TrackEncryption? {
+        track.protection.map { p in
+            TrackEncryption(scheme: p.scheme.description.trimmingCharacters(in: .whitespaces), originalFormat: p.originalFormat.description,
+                            keyID: p.keyID.isEmpty ? nil : p.keyIDHex, samplesWithInformation: track.encryption?.sampleCount ?? 0,
+                            problem: track.encryptionProblem)
+        }
+    }
     var mediaDuration: MediaTime? {
         guard track.mediaHeader.timescale > 0, track.mediaHeader.timescale <= UInt32(Int32.max) else { return nil }
         return MediaTime(value: Int64(clamping: track.mediaDuration), timescale: Int32(track.mediaHeader.timescale))

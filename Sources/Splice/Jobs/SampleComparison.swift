@@ -25,6 +25,10 @@ public enum SampleComparison {
             guard ra.startReading() else { throw ra.error! }
             guard rb.startReading() else { throw rb.error! }
             var n = 0
+            // Media times are compared from each track's first decode time: a copy may move a
+            // fragmented source's start (its first `tfdt`) into an empty edit. Where the samples
+            // are shown is compared through the edit lists below.
+            var shift: (MediaTime, MediaTime)?
             while true {
                 let sa = oa.copyNextSampleBuffer(), sb = ob.copyNextSampleBuffer()
                 if let e = ra.error { throw e }
@@ -36,17 +40,67 @@ public enum SampleComparison {
                     break
                 }
                 n += 1
+                let (za, zb) = shift ?? (sa.decodeTimeStamp, sb.decodeTimeStamp)
+                shift = (za, zb)
                 if sa.data != sb.data { throw mismatch(b, tb, n, "bytes differ") }
-                if sa.decodeTimeStamp != sb.decodeTimeStamp { throw mismatch(b, tb, n, "decode time \(sb.decodeTimeStamp), expected \(sa.decodeTimeStamp)") }
-                if sa.presentationTimeStamp != sb.presentationTimeStamp {
-                    throw mismatch(b, tb, n, "presentation time \(sb.presentationTimeStamp), expected \(sa.presentationTimeStamp)")
+                if sa.decodeTimeStamp - za != sb.decodeTimeStamp - zb {
+                    throw mismatch(b, tb, n, "decode time \(sb.decodeTimeStamp - zb) from the first, expected \(sa.decodeTimeStamp - za)")
+                }
+                if sa.presentationTimeStamp - za != sb.presentationTimeStamp - zb {
+                    throw mismatch(b, tb, n, "presentation time \(sb.presentationTimeStamp - zb) from the first decode time, expected \(sa.presentationTimeStamp - za)")
                 }
                 if sa.duration != sb.duration { throw mismatch(b, tb, n, "duration \(sb.duration), expected \(sa.duration)") }
                 if sa.isSync != sb.isSync { throw mismatch(b, tb, n, "sync flag differs") }
             }
+            if let (za, zb) = shift { try comparePresentation(ta, za, tb, zb, in: b) }
+            if ta.encryption != nil || tb.encryption != nil { try compareEncryption(ta, a, tb, b) }
             total += n
         }
         return Result(tracks: a.tracks.count, samples: total)
+    }
+
+    /// The samples' auxiliary encryption information (IVs, subsample maps) must be the same in
+    /// both, as a player finds it — through `saiz`/`saio` in the file — and, in the source, the
+    /// same through `saio` as in its `senc`.
+    private static func compareEncryption(_ ta: AssetTrack, _ a: Asset, _ tb: AssetTrack, _ b: Asset) throws {
+        let isoA = (ta.backing as? ISOTrackBacking)?.track, isoB = (tb.backing as? ISOTrackBacking)?.track
+        let expected = isoA?.encryption
+        let fail = { (what: String) in MediaError(.invalidData, "track \(tb.trackID): \(what)", file: b.url.path) }
+        if let location = isoA?.auxiliaryInformationLocation, let found = try location.read(from: try ReadOnlyFile(path: a.url.path)),
+           found.data != expected?.data || found.sizes != expected?.sizes {
+            throw MediaError(.invalidData, "track \(ta.trackID): its 'saio' does not point at its 'senc' entries: the source's encryption data is damaged",
+                             file: a.url.path)
+        }
+        guard let location = isoB?.auxiliaryInformationLocation, let written = try location.read(from: try ReadOnlyFile(path: b.url.path)) else {
+            if expected?.sampleCount ?? 0 > 0 { throw fail("the copy has no 'saiz'/'saio' for its encrypted samples") }
+            return
+        }
+        guard written.data == expected?.data, written.sizes == expected?.sizes else {
+            throw fail("the samples' encryption information (IVs, subsample maps) differs from the source's "
+                       + "(\(written.sampleCount) entries against \(expected?.sampleCount ?? 0))")
+        }
+    }
+
+    /// Whether the tracks show the same media at the same times: their edits' target ranges and
+    /// source ranges (from each track's first decode time) agree, empty edits aside.
+    private static func comparePresentation(_ ta: AssetTrack, _ za: MediaTime, _ tb: AssetTrack, _ zb: MediaTime, in b: Asset) throws {
+        func shown(_ t: AssetTrack, _ z: MediaTime) -> [(Double, Double, Double)] {
+            t.segments.compactMap { s in s.source.map { (s.target.start.seconds, s.target.duration.seconds, ($0.start - z).seconds) } }
+        }
+        let (sa, sb) = (shown(ta, za), shown(tb, zb))
+        let close = { (x: Double, y: Double) in abs(x - y) <= 0.001 }
+        // A track without an edit list (a CMAF fragment's) is shown where its media times say;
+        // its copy says the same with edits. Both are compared by the range they cover.
+        if !sa.isEmpty, !sb.isEmpty,
+           sa.count != sb.count || !zip(sa, sb).allSatisfy({ close($0.0, $1.0) && close($0.1, $1.1) && close($0.2, $1.2) }) {
+            throw MediaError(.invalidData, "track \(tb.trackID): the edit list shows other media at other times (\(sb) against \(sa))", file: b.url.path)
+        }
+        // (Without edits, a source's range is its decode times'; a copy's edit may also cover the
+        // composition offsets, so only the start is compared then.)
+        let (ra, rb) = (ta.timeRange, tb.timeRange)
+        guard close(ra.start.seconds, rb.start.seconds), sa.isEmpty || close(ra.duration.seconds, rb.duration.seconds) else {
+            throw MediaError(.invalidData, "track \(tb.trackID): shown over \(rb), expected \(ra)", file: b.url.path)
+        }
     }
 
     private static func mismatch(_ asset: Asset, _ track: AssetTrack, _ n: Int, _ what: String) -> MediaError {

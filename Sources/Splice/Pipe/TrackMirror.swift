@@ -45,6 +45,7 @@ struct TrackMirror {
     /// - Throws: `.unsupported` naming the track, its codec and why (what MP4 holds, or what could
     ///   not be read of its configuration).
     func checkWritable(to fileType: FileType) throws {
+        try checkEncryption(to: fileType)
         guard fileType.isISO else { return }
         for track in copiedTracks {
             guard case .copy = plan(track) else { continue }   // (decoded, mixed and left-out tracks need no entry)
@@ -53,6 +54,27 @@ struct TrackMirror {
             let reason = track.backing.isoProblem ?? "no ISO sample description"
             throw MediaError(.unsupported, "track \(track.trackID) (\(track.codecName)) cannot be written to \(fileType.rawValue): \(reason)",
                              file: asset.url.path)
+        }
+    }
+
+    /// Encrypted tracks are copied whole into MP4/MOV, or not at all: their samples cannot be
+    /// decoded, cut, or carried into containers without Common Encryption.
+    private func checkEncryption(to fileType: FileType) throws {
+        for track in copiedTracks {
+            guard let e = track.encryption else { continue }
+            let what = "track \(track.trackID) is encrypted (\(e))"
+            if case .leaveOut = plan(track) { continue }
+            guard case .copy = plan(track) else {
+                throw MediaError(.unsupported, "\(what): its samples cannot be decoded without the key; copy it (passthrough)", file: asset.url.path)
+            }
+            if let problem = e.problem { throw MediaError(.unsupported, "\(what): \(problem)", file: asset.url.path) }
+            guard fileType.isISO else {
+                throw MediaError(.unsupported, "\(what): .\(fileType.rawValue) files cannot carry MP4's Common Encryption; write .mp4 or .mov",
+                                 file: asset.url.path)
+            }
+            guard timeRange == .everything else {
+                throw MediaError(.unsupported, "\(what): its samples and their IVs can only be copied whole, not cut to a range", file: asset.url.path)
+            }
         }
     }
 

@@ -90,4 +90,7 @@ struct TrackPassthrough: Sendable {
     var sampleTableBoxes: [RawBox]
     /// The source's sample count: `sampleTableBoxes` are written only when the output has as many.
     var expectedSampleCount: Int
+    /// A protected track's auxiliary encryption information (every sample's IV and subsample
+    /// map): written again, with the output's offsets, when every sample is copied.
+    var encryption: SampleEncryption? = nil
 }

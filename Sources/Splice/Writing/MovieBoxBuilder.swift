@@ -44,7 +44,10 @@ struct MovieBoxBuilder {
         let pass = input.passthrough
         var sampleTable = table.builder.finished()
         if chunkShift > 0 { sampleTable.chunkOffsets = sampleTable.chunkOffsets.map { $0 + chunkShift } }
-        if let pass, sampleTable.sampleCount == pass.expectedSampleCount { sampleTable.otherBoxes = pass.sampleTableBoxes }
+        if let pass, sampleTable.sampleCount == pass.expectedSampleCount {
+            sampleTable.otherBoxes = pass.sampleTableBoxes
+            sampleTable.encryption = pass.encryption
+        }
         if sampleTable.sampleEntries.isEmpty, let entry = input.sourceFormatHint?.sampleEntry,
            let parsed = try? SampleEntry(bytes: [UInt8](entry), handler: input.mediaType.handlerType) {
             // An empty track still describes its format.

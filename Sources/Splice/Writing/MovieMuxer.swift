@@ -54,7 +54,9 @@ final class MovieMuxer: Muxer {
         let builder = MovieBoxBuilder(inputs: inputs, tables: tables, groups: groups, session: session,
                                       movieTimeScale: movieTimeScale, fileType: fileType, template: template)
         guard fastStart else {
-            try file.write(builder.movieBox(chunkShift: 0))
+            var moov = builder.movieBox(chunkShift: 0)
+            MovieWriter.patchAuxiliaryInformationOffsets(&moov, moovOffset: file.size)
+            try file.write(moov)
             return
         }
         // ftyp + moov (+ free padding to whole blocks) go in front of what was written. Moving the
@@ -64,7 +66,9 @@ final class MovieMuxer: Muxer {
         for _ in 0..<3 {
             var w = BoxWriter()
             (template.fileType ?? fileType.fileTypeBox).write(to: &w)
-            w.append(builder.movieBox(chunkShift: shift))
+            var moov = builder.movieBox(chunkShift: shift)
+            MovieWriter.patchAuxiliaryInformationOffsets(&moov, moovOffset: UInt64(w.count))
+            w.append(moov)
             let padded = (UInt64(w.count) + 8 + block - 1) / block * block
             if padded == shift {
                 w.u32(UInt32(padded) - UInt32(w.count)); w.fourCC("free")

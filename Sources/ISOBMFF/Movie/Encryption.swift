@@ -1,0 +1,248 @@
+import MediaCore
+
+/// How a protected sample entry (`encv`, `enca`, …) is encrypted: its `sinf` — the original
+/// format (`frma`), the scheme (`schm`: `cenc`, `cbcs`, `cens`, `cbc1`, PIFF's `piff`) and the
+/// track encryption defaults (`tenc`, or PIFF's `uuid` tenc): key ID and per-sample IV size.
+/// ISO/IEC 23001-7 §8; PIFF 1.1 §5.3.
+public struct ProtectionScheme: Sendable, Hashable {
+    public var originalFormat: FourCC
+    public var scheme: FourCC
+    public var schemeVersion: UInt32
+    public var isProtected: Bool
+    /// Bytes of each sample's IV in its auxiliary information (0: a constant IV in `tenc`).
+    public var perSampleIVSize: Int
+    public var keyID: [UInt8]
+
+    /// The key ID as 32 hex digits.
+    public var keyIDHex: String {
+        let digits = Array("0123456789abcdef")
+        return String(keyID.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+    }
+
+    static let piffTrackEncryption: [UInt8] = [0x89, 0x74, 0xDB, 0xCE, 0x7B, 0xE7, 0x4C, 0x51, 0x84, 0xF9, 0x71, 0x48, 0xF9, 0x88, 0x25, 0x54]
+
+    /// The scheme of a sample entry with a `sinf` child, or nil.
+    public init?(sampleEntry bytes: [UInt8]) {
+        // The entry's fixed fields differ by media type and sound version; `sinf` is the only
+        // child that carries these four letters, with its size just before them.
+        var start: Int?
+        var i = 12
+        while i + 4 <= bytes.count {
+            if bytes[i] == 0x73, bytes[i + 1] == 0x69, bytes[i + 2] == 0x6E, bytes[i + 3] == 0x66 {     // "sinf"
+                let size = Int(bytes[i - 4]) << 24 | Int(bytes[i - 3]) << 16 | Int(bytes[i - 2]) << 8 | Int(bytes[i - 1])
+                if size >= 8, i - 4 + size <= bytes.count { start = i - 4; break }
+            }
+            i += 1
+        }
+        guard let start else { return nil }
+        let size = Int(bytes[start]) << 24 | Int(bytes[start + 1]) << 16 | Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
+        self.init(sinf: ByteReader(Array(bytes[(start + 8)..<(start + size)]), path: "sinf"))
+    }
+
+    init?(sinf: ByteReader) {
+        (originalFormat, scheme, schemeVersion, isProtected, perSampleIVSize, keyID) = ("    ", "    ", 0, false, 0, [])
+        var it = BoxIterator(sinf)
+        var sawTenc = false
+        while let (h, child) = try? it.next() {
+            var r = child
+            switch h.type {
+            case "frma": if let f = try? r.u32("original format") { originalFormat = FourCC(rawValue: f) }
+            case "schm":
+                _ = try? r.skip(4)
+                scheme = FourCC(rawValue: (try? r.u32("scheme type")) ?? 0)
+                schemeVersion = (try? r.u32("scheme version")) ?? 0
+            case "schi":
+                var inner = BoxIterator(child)
+                while let (ih, box) = try? inner.next() {
+                    var b = box
+                    if ih.type == "tenc" {
+                        guard (try? b.skip(6)) != nil, let p = try? b.u8("isProtected"), let iv = try? b.u8("per-sample IV size"),
+                              let kid = try? b.bytes(16, "key ID") else { continue }
+                        (isProtected, perSampleIVSize, keyID, sawTenc) = (p != 0, Int(iv), kid, true)
+                    } else if ih.type == "uuid", let id = try? b.bytes(16, "uuid"), id == ProtectionScheme.piffTrackEncryption {
+                        guard (try? b.skip(4)) != nil, let algorithm = try? b.bytes(3, "algorithm"), let iv = try? b.u8("IV size"),
+                              let kid = try? b.bytes(16, "key ID") else { continue }
+                        (isProtected, perSampleIVSize, keyID, sawTenc) = (algorithm != [0, 0, 0], Int(iv), kid, true)
+                    }
+                }
+            default: break
+            }
+        }
+        guard sawTenc || scheme != "    " else { return nil }
+    }
+}
+
+/// Each sample's auxiliary encryption information — its IV and, with subsample encryption, its
+/// map of clear and protected bytes — as stored (`senc`, or PIFF's `uuid` senc, sized by `saiz`),
+/// in decode order. Carried byte for byte: a copy writes the same entries into its own `senc`,
+/// `saiz` and `saio`.
+public struct SampleEncryption: Sendable, Hashable {
+    /// `senc` flags: 0x2 when entries carry subsample maps.
+    public var flags: UInt32
+    public private(set) var data: [UInt8] = []
+    public private(set) var sizes: [UInt8] = []
+    private var offsets: [Int] = []
+
+    public init(flags: UInt32) { self.flags = flags }
+
+    public var sampleCount: Int { sizes.count }
+
+    /// Sample `i`'s entry.
+    public func entry(_ i: Int) -> ArraySlice<UInt8> { data[offsets[i]..<(offsets[i] + Int(sizes[i]))] }
+
+    mutating func append(_ entry: ArraySlice<UInt8>) {
+        offsets.append(data.count)
+        sizes.append(UInt8(entry.count))
+        data += entry
+    }
+
+    mutating func append(contentsOf other: SampleEncryption) {
+        for i in 0..<other.sampleCount { append(other.entry(i)) }
+        flags |= other.flags & 0x2
+    }
+
+    static let piffSampleEncryption: [UInt8] = [0xA2, 0x39, 0x4F, 0x52, 0x5A, 0x9B, 0x4F, 0x14, 0xA2, 0x44, 0x6C, 0x42, 0x7C, 0x64, 0x8D, 0xF4]
+
+    /// The sample sizes of a `saiz` payload (`count` samples).
+    static func parseSaiz(_ payload: ByteReader) throws -> [UInt8] {
+        var r = payload
+        try r.skip(1, "version")
+        let flags = try r.u24("flags")
+        if flags & 1 != 0 { try r.skip(8, "aux info type") }
+        let defaultSize = try r.u8("default sample info size")
+        let count = Int(try r.u32("sample count"))
+        if defaultSize != 0 {
+            guard count <= 10_000_000 else { throw r.fail("sample count \(count) is more than Splice reads") }
+            return [UInt8](repeating: defaultSize, count: count)
+        }
+        try r.check(count: UInt64(count), entrySize: 1, "sample count")
+        return try r.bytes(count, "sample info sizes")
+    }
+
+    /// The offsets of a `saio` payload.
+    static func parseSaio(_ payload: ByteReader) throws -> [UInt64] {
+        var r = payload
+        let version = try r.u8("version")
+        let flags = try r.u24("flags")
+        if flags & 1 != 0 { try r.skip(8, "aux info type") }
+        let count = Int(try r.u32("entry count"))
+        try r.check(count: UInt64(count), entrySize: version == 0 ? 4 : 8)
+        return try (0..<count).map { _ in version == 0 ? UInt64(try r.u32("offset")) : try r.u64("offset") }
+    }
+
+    /// The entries `sizes` and `offsets` (one run: every sample's information back to back)
+    /// point at in `file` — how a player finds them; nil when there is not one run.
+    public static func read(sizes: [UInt8], offsets: [UInt64], from file: some RandomAccessBytes) throws -> SampleEncryption? {
+        guard offsets.count == 1 else { return nil }
+        let total = sizes.reduce(0) { $0 + Int($1) }
+        guard offsets[0] + UInt64(total) <= file.size else {
+            throw MediaError(.invalidData, "'saio' points at \(total) bytes at \(offsets[0]), past the end of the file")
+        }
+        let bytes = try file.read(at: offsets[0], count: total)
+        var out = SampleEncryption(flags: 0)
+        var at = 0
+        for s in sizes {
+            out.append(bytes[at..<(at + Int(s))])
+            at += Int(s)
+        }
+        return out
+    }
+
+    /// The entries of a `senc` payload (from its version and flags on; PIFF's after its UUID):
+    /// cut by `sizes` when `saiz` gave them, else walked with the IV size (the box's own, PIFF's
+    /// override, else `ivSize` from `tenc`).
+    static func parseSenc(_ payload: ByteReader, sizes: [UInt8]?, ivSize: Int) throws -> SampleEncryption {
+        var r = payload
+        try r.skip(1, "version")
+        let flags = try r.u24("flags")
+        var iv = ivSize
+        if flags & 1 != 0 {
+            try r.skip(3, "algorithm ID")
+            iv = Int(try r.u8("IV size"))
+            try r.skip(16, "key ID")
+        }
+        let count = Int(try r.u32("sample count"))
+        var out = SampleEncryption(flags: flags & 0x2)
+        if let sizes, sizes.count == count {
+            let total = sizes.reduce(0) { $0 + Int($1) }
+            guard total <= r.remaining else { throw r.fail("'saiz' sizes add up to \(total) bytes, more than the \(r.remaining) 'senc' holds") }
+            let all = try r.bytes(total, "sample auxiliary information")
+            var at = 0
+            for s in sizes {
+                out.append(all[at..<(at + Int(s))])
+                at += Int(s)
+            }
+            return out
+        }
+        let least = iv + (flags & 2 != 0 ? 2 : 0)
+        if least > 0 { try r.check(count: UInt64(count), entrySize: least, "sample count") }
+        else if count > 10_000_000 { throw r.fail("sample count \(count) is more than Splice reads") }
+        for _ in 0..<count {
+            var entry = try r.bytes(iv, "IV")
+            if flags & 2 != 0 {
+                let n = try r.u16("subsample count")
+                try r.check(count: UInt64(n), entrySize: 6, "subsample count")
+                entry += [UInt8(n >> 8), UInt8(n & 0xFF)] + (try r.bytes(Int(n) * 6, "subsamples"))
+            }
+            guard entry.count <= 255 else { throw r.fail("a sample's auxiliary information is \(entry.count) bytes, more than 'saiz' can say") }
+            out.append(entry[...])
+        }
+        return out
+    }
+
+    /// `senc` (version 0), `saiz` and `saio` (version 1, one offset, 0 until
+    /// `MovieWriter.patchAuxiliaryInformationOffsets` points it at the `senc` entries).
+    func write(to w: inout BoxWriter) {
+        w.fullBox("senc", version: 0, flags: flags) { w in
+            w.u32(UInt32(sampleCount))
+            w.append(data)
+        }
+        let constant = sizes.first.map { first in sizes.allSatisfy { $0 == first } } ?? true
+        w.fullBox("saiz", version: 0, flags: 0) { w in
+            w.u8(constant ? (sizes.first ?? 0) : 0)
+            w.u32(UInt32(sampleCount))
+            if !constant { w.append(sizes) }
+        }
+        w.fullBox("saio", version: 1, flags: 0) { w in
+            w.u32(1)
+            w.u64(0)
+        }
+    }
+}
+
+extension MovieWriter {
+    /// Points each track's `saio` at its `senc` entries, now that the movie box's place in the
+    /// file (`moovOffset`) is known: `moov` is the movie box's bytes, as `movieBox` built them.
+    public static func patchAuxiliaryInformationOffsets(_ moov: inout [UInt8], moovOffset: UInt64) {
+        func u32(_ at: Int) -> Int { Int(moov[at]) << 24 | Int(moov[at + 1]) << 16 | Int(moov[at + 2]) << 8 | Int(moov[at + 3]) }
+        func type(_ at: Int) -> String { String(decoding: moov[(at + 4)..<(at + 8)], as: UTF8.self) }
+        /// The children (offset, type, size) of the box at `start` whose children begin after `skip` bytes.
+        func children(_ start: Int, _ size: Int, skip: Int = 8) -> [(Int, String, Int)] {
+            var out: [(Int, String, Int)] = []
+            var at = start + skip
+            while at + 8 <= start + size {
+                let s = u32(at)
+                guard s >= 8, at + s <= start + size else { break }
+                out.append((at, type(at), s))
+                at += s
+            }
+            return out
+        }
+        guard moov.count >= 8 else { return }
+        for (trak, t, s) in children(0, moov.count) where t == "trak" {
+            for (mdia, _, ms) in children(trak, s) where type(mdia) == "mdia" {
+                for (minf, _, ns) in children(mdia, ms) where type(minf) == "minf" {
+                    for (stbl, _, bs) in children(minf, ns) where type(stbl) == "stbl" {
+                        let boxes = children(stbl, bs)
+                        guard let senc = boxes.first(where: { $0.1 == "senc" }), let saio = boxes.first(where: { $0.1 == "saio" }),
+                              saio.2 >= 24 else { continue }
+                        // senc: header, version and flags, sample count, then the entries; saio
+                        // (version 1, one entry): header, version and flags, count, the offset.
+                        let target = moovOffset + UInt64(senc.0 + 16)
+                        for k in 0..<8 { moov[saio.0 + 16 + k] = UInt8(truncatingIfNeeded: target >> (56 - 8 * UInt64(k))) }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import MediaCore
+
+/// A protected track's auxiliary information, gathered from its sample table and fragments
+/// into one `SampleEncryption` in decode order, so that a copy can write it again with its own
+/// offsets (the source's `senc`/`saiz`/`saio` are not copied as they are).
+extension Track {
+    /// Reads the `senc`/`saiz` (and PIFF `uuid` senc) of the sample table and of every fragment
+    /// of a track whose first sample entry is protected, and takes them out of the boxes kept
+    /// byte-exact. What cannot be carried is said in `encryptionProblem`.
+    mutating func resolveEncryption() throws {
+        guard let entry = sampleTable.sampleEntries.first, let scheme = ProtectionScheme(sampleEntry: entry.bytes) else { return }
+        protection = scheme
+        var all = SampleEncryption(flags: 0)
+        var problem: String?
+        func take(_ boxes: inout [RawBox], samples: Int, at path: String) throws {
+            defer { boxes.removeAll { Track.isAuxiliaryInformation($0) } }
+            let sizes = try boxes.first { $0.type == "saiz" }.map { try SampleEncryption.parseSaiz(ByteReader(Array($0.payload), path: path + "/saiz")) }
+            guard let senc = boxes.first(where: { $0.type == "senc" || Track.isPIFFSampleEncryption($0) }) else {
+                if samples > 0, scheme.perSampleIVSize > 0 || sizes != nil {
+                    problem = problem ?? "its per-sample IVs are not in a 'senc' box (\(path)), which Splice cannot carry"
+                }
+                for _ in 0..<samples { all.append([UInt8]()[...]) }          // a constant IV: nothing per sample
+                return
+            }
+            let payload = Array(senc.payload)        // (a uuid box's payload starts after its extended type)
+            let parsed = try SampleEncryption.parseSenc(ByteReader(payload, path: path + "/senc"), sizes: sizes, ivSize: scheme.perSampleIVSize)
+            guard parsed.sampleCount == samples else {
+                problem = problem ?? "'senc' in \(path) has \(parsed.sampleCount) entries for \(samples) samples"
+                return
+            }
+            all.append(contentsOf: parsed)
+        }
+        if sampleTable.sampleCount > 0, let saio = sampleTable.otherBoxes.first(where: { $0.type == "saio" }),
+           let saiz = sampleTable.otherBoxes.first(where: { $0.type == "saiz" }) {
+            let path = "trak[\(trackID)]/mdia/minf/stbl"
+            auxiliaryInformationLocation = AuxiliaryInformationLocation(
+                sizes: try SampleEncryption.parseSaiz(ByteReader(Array(saiz.payload), path: path + "/saiz")),
+                offsets: try SampleEncryption.parseSaio(ByteReader(Array(saio.payload), path: path + "/saio")))
+        }
+        try take(&sampleTable.otherBoxes, samples: sampleTable.sampleCount, at: "trak[\(trackID)]/mdia/minf/stbl")
+        for i in fragments.indices {
+            try take(&fragments[i].otherBoxes, samples: fragments[i].sampleCount, at: "moof@\(fragments[i].moofOffset)/traf[\(trackID)]")
+        }
+        if let problem {
+            encryptionProblem = problem
+        } else if all.data.isEmpty == false || all.sampleCount > 0 {
+            encryption = all
+        }
+    }
+
+    static func isAuxiliaryInformation(_ box: RawBox) -> Bool {
+        box.type == "senc" || box.type == "saiz" || box.type == "saio" || isPIFFSampleEncryption(box)
+    }
+
+    static func isPIFFSampleEncryption(_ box: RawBox) -> Bool {
+        guard box.type == "uuid", box.bytes.count >= 24 else { return false }
+        let large = box.bytes[0] == 0 && box.bytes[1] == 0 && box.bytes[2] == 0 && box.bytes[3] == 1
+        let at = large ? 16 : 8
+        return box.bytes.count >= at + 16 && Array(box.bytes[at..<(at + 16)]) == SampleEncryption.piffSampleEncryption
+    }
+}
+
+/// Where `saiz` and `saio` say a track's auxiliary information is.
+public struct AuxiliaryInformationLocation: Sendable, Hashable {
+    public var sizes: [UInt8]
+    public var offsets: [UInt64]
+
+    /// The entries there, read as a player reads them; nil when they are not one run.
+    public func read(from file: some RandomAccessBytes) throws -> SampleEncryption? {
+        try SampleEncryption.read(sizes: sizes, offsets: offsets, from: file)
+    }
+}
+
+extension Track {
+    /// In a fragmented file the last edit may have a duration of 0, meaning "to the end of the
+    /// media" (ISO/IEC 14496-12 §8.6.6.1), which fragments make unknown when `moov` is written.
+    /// Once the fragments are read it is known: the edit gets the real duration, so that a
+    /// defragmented copy (which has no such rule) presents the whole track.
+    mutating func resolveOpenEndedEdit(movieTimescale: UInt32) {
+        guard var edits = editList, let last = edits.entries.last, last.segmentDuration == 0, !last.isEmpty,
+              mediaHeader.timescale > 0, movieTimescale > 0, last.rate != 0 else { return }
+        let rest = Int64(clamping: mediaDuration) - last.mediaTime
+        guard rest > 0 else { return }
+        let scaled = (Double(rest) / last.rate.magnitude.clamped(0.001, 1000)) * Double(movieTimescale) / Double(mediaHeader.timescale)
+        edits.entries[edits.entries.count - 1].segmentDuration = UInt64(scaled.rounded())
+        editList = edits
+    }
+}
+
+private extension Double {
+    func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
+}
