@@ -127,6 +127,7 @@ struct EncryptionTests {
             (["remux", encrypted.path, out.path + ".mkv"], ".mkv files cannot carry MP4's Common Encryption"),
             (["export", encrypted.path, "-o", out.path + ".mp4", "--preset", "passthrough", "--range", "0,1"], "only be copied whole"),
             (["export", encrypted.path, "-o", out.path + ".mp4"], "cannot be decoded without the key"),
+            (["concat", encrypted.path, encrypted.path, "-o", out.path + ".mp4"], "joined from encrypted clips"),
             (["remux", encryptedMKV.path, out.path + ".mkv"], "ContentEncryption cannot be carried"),
             (["remux", encryptedMKV.path, out.path + ".mp4"], "still-encrypted frames would be written as a clear track"),
         ]

@@ -156,6 +156,13 @@ struct CompositionTrackBacking: TrackBacking {
     var accessibility: Set<MediaCharacteristic> { [] }
     var isAttachment: Bool { false }
     var mediaDuration: MediaTime? { layout.runs.last?.mediaEnd }
+    /// Segments of encrypted tracks make the track encrypted, and not carriable: their IVs go
+    /// only with whole tracks.
+    var encryption: TrackEncryption? {
+        guard var e = segments.lazy.compactMap({ $0.sourceTrack?.encryption }).first else { return nil }
+        e.problem = "it is cut or joined from encrypted clips, whose per-sample IVs Splice carries only with whole tracks"
+        return e
+    }
 
     /// Whether a segment's samples start before it (it starts between sync samples).
     var startsBetweenSyncSamples: Bool {
