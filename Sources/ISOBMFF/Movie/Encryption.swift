@@ -151,7 +151,7 @@ public struct SampleEncryption: Sendable, Hashable {
     /// The entries of a `senc` payload (from its version and flags on; PIFF's after its UUID):
     /// cut by `sizes` when `saiz` gave them, else walked with the IV size (the box's own, PIFF's
     /// override, else `ivSize` from `tenc`).
-    static func parseSenc(_ payload: ByteReader, sizes: [UInt8]?, ivSize: Int) throws -> SampleEncryption {
+    static func parseSenc(_ payload: ByteReader, sizes: [UInt8]?, ivSize: Int, expectedCount: Int) throws -> SampleEncryption {
         var r = payload
         try r.skip(1, "version")
         let flags = try r.u24("flags")
@@ -162,6 +162,7 @@ public struct SampleEncryption: Sendable, Hashable {
             try r.skip(16, "key ID")
         }
         let count = Int(try r.u32("sample count"))
+        guard count == expectedCount else { throw r.fail("\(count) entries for \(expectedCount) samples") }
         var out = SampleEncryption(flags: flags & 0x2)
         if let sizes, sizes.count == count {
             let total = sizes.reduce(0) { $0 + Int($1) }

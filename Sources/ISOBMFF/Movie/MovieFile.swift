@@ -74,7 +74,7 @@ public struct MovieFile: Sendable {
             }
         }
         for i in tracks.indices {
-            try tracks[i].resolveEncryption()
+            tracks[i].resolveEncryption()
             if isFragmented { tracks[i].resolveOpenEndedEdit(movieTimescale: movieHeader.timescale) }
         }
         self.tracks = tracks

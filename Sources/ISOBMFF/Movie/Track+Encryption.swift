@@ -7,7 +7,7 @@ extension Track {
     /// Reads the `senc`/`saiz` (and PIFF `uuid` senc) of the sample table and of every fragment
     /// of a track whose first sample entry is protected, and takes them out of the boxes kept
     /// byte-exact. What cannot be carried is said in `encryptionProblem`.
-    mutating func resolveEncryption() throws {
+    mutating func resolveEncryption() {
         guard let entry = sampleTable.sampleEntries.first, let scheme = ProtectionScheme(sampleEntry: entry.bytes) else { return }
         protection = scheme
         var all = SampleEncryption(flags: 0)
@@ -23,23 +23,25 @@ extension Track {
                 return
             }
             let payload = Array(senc.payload)        // (a uuid box's payload starts after its extended type)
-            let parsed = try SampleEncryption.parseSenc(ByteReader(payload, path: path + "/senc"), sizes: sizes, ivSize: scheme.perSampleIVSize)
-            guard parsed.sampleCount == samples else {
-                problem = problem ?? "'senc' in \(path) has \(parsed.sampleCount) entries for \(samples) samples"
-                return
-            }
+            let parsed = try SampleEncryption.parseSenc(ByteReader(payload, path: path + "/senc"), sizes: sizes,
+                                                        ivSize: scheme.perSampleIVSize, expectedCount: samples)
             all.append(contentsOf: parsed)
         }
         if sampleTable.sampleCount > 0, let saio = sampleTable.otherBoxes.first(where: { $0.type == "saio" }),
            let saiz = sampleTable.otherBoxes.first(where: { $0.type == "saiz" }) {
             let path = "trak[\(trackID)]/mdia/minf/stbl"
-            auxiliaryInformationLocation = AuxiliaryInformationLocation(
-                sizes: try SampleEncryption.parseSaiz(ByteReader(Array(saiz.payload), path: path + "/saiz")),
-                offsets: try SampleEncryption.parseSaio(ByteReader(Array(saio.payload), path: path + "/saio")))
+            auxiliaryInformationLocation = try? AuxiliaryInformationLocation(
+                sizes: SampleEncryption.parseSaiz(ByteReader(Array(saiz.payload), path: path + "/saiz")),
+                offsets: SampleEncryption.parseSaio(ByteReader(Array(saio.payload), path: path + "/saio")))
         }
-        try take(&sampleTable.otherBoxes, samples: sampleTable.sampleCount, at: "trak[\(trackID)]/mdia/minf/stbl")
-        for i in fragments.indices {
-            try take(&fragments[i].otherBoxes, samples: fragments[i].sampleCount, at: "moof@\(fragments[i].moofOffset)/traf[\(trackID)]")
+        // Damaged auxiliary information makes the track uncopyable, not the file unreadable.
+        do {
+            try take(&sampleTable.otherBoxes, samples: sampleTable.sampleCount, at: "trak[\(trackID)]/mdia/minf/stbl")
+            for i in fragments.indices {
+                try take(&fragments[i].otherBoxes, samples: fragments[i].sampleCount, at: "moof@\(fragments[i].moofOffset)/traf[\(trackID)]")
+            }
+        } catch {
+            problem = problem ?? "its encryption information is damaged: \((error as? MediaError)?.description ?? "\(error)")"
         }
         if let problem {
             encryptionProblem = problem
