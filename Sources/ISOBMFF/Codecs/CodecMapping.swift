@@ -77,7 +77,10 @@ public enum CodecMapping {
     /// Splice can hand to another container (`tx3g` is converted separately, as text).
     public static func codecParameters(sampleEntry bytes: [UInt8], mediaType: MediaType) -> CodecParameters? {
         guard let entry = try? SampleEntry(bytes: bytes, handler: mediaType.handlerType) else { return nil }
-        let headerLength = mediaType == .video ? 8 + 78 : mediaType == .audio ? 8 + 28 : 8
+        // QuickTime sound descriptions version 1 and 2 (every iPhone recording) have 16 and 36
+        // more bytes of fields before their children than version 0 (QTFF, "Sound Sample Descriptions").
+        let soundVersion = mediaType == .audio && bytes.count >= 18 ? Int(bytes[16]) << 8 | Int(bytes[17]) : 0
+        let headerLength = mediaType == .video ? 8 + 78 : mediaType == .audio ? 8 + 28 + [0, 16, 36][min(max(soundVersion, 0), 2)] : 8
         guard bytes.count >= headerLength else { return nil }
         var boxes = (try? Box.parseAll(Array(bytes[headerLength...]))) ?? []
         if entry.type == "mp4a", let wave = boxes.first(where: { $0.type == "wave" }) {

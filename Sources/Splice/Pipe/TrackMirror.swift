@@ -210,6 +210,14 @@ struct TrackMirror {
     /// QuickTime chapter tracks become the writer's chapters (Matroska, WebM), or are left out
     /// with a warning; returns them (they are not copied as tracks).
     private func carryChapters(into pipe: SamplePipe) -> [AssetTrack] {
+        // The container's own chapters (Matroska's, read through libavformat) go across as they are.
+        if !asset.isISOBMFF, !asset.isComposition, !asset.chapters.isEmpty {
+            if pipe.writer.fileType.holdsChapters {
+                pipe.writer.chapters += asset.chapters
+            } else {
+                pipe.warnings.append("\(asset.chapters.count) chapters are left out: \(pipe.writer.fileType.rawValue) files have no chapters")
+            }
+        }
         let tracks = ChapterTrack.tracks(of: asset)
         for track in tracks {
             if pipe.writer.fileType.holdsChapters {

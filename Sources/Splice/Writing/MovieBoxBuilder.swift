@@ -158,6 +158,11 @@ struct MovieBoxBuilder {
             componentType: fileType.isQuickTime ? "mhlr" : FourCC(rawValue: 0),
             handlerType: input.mediaType.handlerType, name: "", isPascalName: fileType.isQuickTime)
         handler.name = input.name ?? input.passthrough?.handler.name ?? input.mediaType.defaultHandlerName
+        // The name in the target's string form: a Pascal string in QuickTime, a C string in ISO
+        // files (a copied QuickTime name would otherwise show its length byte).
+        handler.isPascalName = fileType.isQuickTime
+        if !fileType.isQuickTime { handler.componentType = FourCC(rawValue: 0) }
+        else if handler.componentType.rawValue == 0 { handler.componentType = "mhlr" }
         return handler
     }
 

@@ -1,0 +1,91 @@
+import Foundation
+import MediaCore
+import Splice
+import Testing
+import TestSupport
+
+/// Real-world container defects: Matroska chapters into Matroska, QuickTime sound descriptions
+/// (version 1/2, `wave`-wrapped `esds`) into Matroska and TS, QuickTime handler names into MP4.
+@Suite("Real-world containers")
+struct RealWorldContainerTests {
+    /// H.264 + AAC, 2 s, as MP4.
+    static let movie: Result<URL, Error> = Result {
+        let url = Fixtures.path("realworld.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi", "-i", "sine=duration=2",
+                         "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", url.path])
+        return url
+    }
+
+    static func streamHash(_ url: URL, _ map: String) throws -> String {
+        try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", map, "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"]).stdout
+    }
+
+    @Test func matroskaChaptersSurviveMatroskaToMatroska() throws {
+        let chapters = try Fixtures.write("realworld-chapters.txt", """
+            ;FFMETADATA1
+            [CHAPTER]
+            TIMEBASE=1/1000
+            START=0
+            END=1200
+            title=Opening
+            [CHAPTER]
+            TIMEBASE=1/1000
+            START=1200
+            END=2000
+            title=Ending
+
+            """)
+        let mkv = Fixtures.path("realworld-chapters.mkv"), out = Fixtures.path("realworld-chapters-out.mkv")
+        try Tool.ffmpeg(["-i", try Self.movie.get().path, "-i", chapters.path, "-map", "0", "-map_chapters", "1", "-c", "copy", mkv.path])
+        let r = try Tool.splice(["remux", mkv.path, out.path, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let list = { (u: URL) in try Tool.check("ffprobe", ["-v", "error", "-show_chapters", "-of", "csv=p=0", u.path]).stdout }
+        let source = try list(mkv)
+        #expect(source.contains("Opening") && source.contains("Ending"))
+        #expect(try list(out) == source)
+        // A container without chapters says so.
+        let ts = try Tool.splice(["remux", mkv.path, Fixtures.path("realworld-chapters.ts").path, "--force"])
+        #expect(ts.status == 0 && ts.stderr.contains("2 chapters are left out: ts files have no chapters"), "\(ts.stderr)")
+    }
+
+    @Test func quickTimeSoundDescriptionsGoToMatroskaAndTS() throws {
+        let mov = Fixtures.path("realworld-sound.mov")
+        try Tool.ffmpeg(["-i", try Self.movie.get().path, "-c", "copy", mov.path])
+        // ffmpeg writes QuickTime's version 1 sound description, its esds inside `wave`.
+        let bytes = [UInt8](try Data(contentsOf: mov))
+        let entry = try #require(Self.find(Array("mp4a".utf8), in: bytes, after: Self.find(Array("stsd".utf8), in: bytes) ?? 0))
+        #expect(Int(bytes[entry + 12]) << 8 | Int(bytes[entry + 13]) == 1, "sound description version")
+        #expect(Self.find(Array("wave".utf8), in: bytes, after: entry) != nil)
+        for ext in ["mkv", "ts"] {
+            let out = Fixtures.path("realworld-sound-out.\(ext)")
+            let r = try Tool.splice(["remux", mov.path, out.path, "--force"])
+            #expect(r.status == 0, "\(ext): \(r.stderr)")
+            #expect(try Tool.check("ffmpeg", ["-v", "error", "-i", out.path, "-map", "0:a", "-f", "null", "-"]).stderr.isEmpty)
+            if ext == "mkv" { #expect(try Self.streamHash(out, "0:a") == Self.streamHash(mov, "0:a")) }
+            let codec = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "stream=codec_name", "-of", "csv=p=0", out.path])
+            #expect(codec.stdout.split(separator: "\n").allSatisfy { $0 == "aac" }, "\(codec.stdout)")   // (TS lists a program's streams too)
+        }
+    }
+
+    @Test func quickTimeHandlerNamesTakeTheTargetsForm() throws {
+        let mov = Fixtures.path("realworld-names.mov"), mp4 = Fixtures.path("realworld-names.mp4"), back = Fixtures.path("realworld-names-back.mov")
+        try Tool.ffmpeg(["-i", try Self.movie.get().path, "-c", "copy", mov.path])
+        #expect(try Tool.splice(["remux", mov.path, mp4.path, "--force"]).status == 0)
+        #expect(try Tool.splice(["remux", mp4.path, back.path, "--force"]).status == 0)
+        let names = { (u: URL) in
+            try Tool.check("ffprobe", ["-v", "error", "-show_entries", "stream_tags=handler_name", "-of", "csv=p=0", u.path]).stdout
+                .split(separator: "\n").map(String.init)
+        }
+        let written = try names(mp4)
+        #expect(written == ["VideoHandler", "SoundHandler"], "\(written)")
+        // Back in QuickTime, a Pascal string (length byte first), as QuickTime writes it.
+        let bytes = [UInt8](try Data(contentsOf: back))
+        let hdlr = try #require(Self.find(Array("hdlr".utf8), in: bytes))
+        #expect(bytes[hdlr + 28] == 12 && Array(bytes[(hdlr + 29)..<(hdlr + 41)]) == Array("VideoHandler".utf8))
+    }
+
+    static func find(_ needle: [UInt8], in bytes: [UInt8], after start: Int = 0) -> Int? {
+        guard bytes.count >= needle.count else { return nil }
+        return (start...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}
