@@ -18,11 +18,28 @@ public enum SubtitleFile {
     /// Reads the cues of an SRT or WebVTT file (by extension, else by content).
     /// - Throws: `SubtitleError` with the file and line of the first problem.
     public static func read(_ url: URL) throws(SubtitleError) -> [SubtitleCue] {
+        try read(url, encoding: nil, warnings: nil)
+    }
+
+    /// Reads the cues of an SRT or WebVTT file in `encoding` (an IANA charset name:
+    /// `windows-1252`, `iso-8859-2`, `cp1251`, `shift_jis`, `gb18030`, …); without one, a file
+    /// that is not UTF-8 or UTF-16 is read as Windows-1252 when `warnings` is given (and told),
+    /// else refused.
+    /// - Throws: `SubtitleError` for an encoding Foundation does not know, text that is not
+    ///   valid in it, or the file and line of the first problem.
+    public static func read(_ url: URL, encoding: String?, warnings: ((String) -> Void)?) throws(SubtitleError) -> [SubtitleCue] {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw SubtitleError(file: url.path, line: nil, message: FileManager.default.fileExists(atPath: url.path) ? "cannot read the file" : "no such file")
         }
-        let text = try TextDecoding.decode(data, file: url.path)
+        var named: (String, String.Encoding)?
+        if let encoding {
+            guard let e = TextDecoding.encoding(named: encoding) else {
+                throw SubtitleError(file: url.path, line: nil, message: "'\(encoding)' is not an encoding Splice knows (windows-1252, iso-8859-2, cp1251, shift_jis, gb18030, …)")
+            }
+            named = (encoding, e)
+        }
+        let text = try TextDecoding.decode(data, file: url.path, encoding: named, fallback: warnings)
         let format = SubtitleFormat(pathExtension: url.pathExtension)
             ?? (text.hasPrefix("WEBVTT") ? .webVTT : .srt)
         return try parse(text, format: format, file: url.path)

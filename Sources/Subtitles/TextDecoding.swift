@@ -1,8 +1,41 @@
+import CoreFoundation
 import Foundation
 
-/// Subtitle files as text: UTF-8 with or without BOM, UTF-16 LE/BE with BOM; line endings
-/// CRLF, LF or CR become `\n`.
+/// Subtitle files as text: UTF-8 with or without BOM, UTF-16 LE/BE with BOM, or a legacy
+/// encoding named by the caller (Windows-1252, ISO-8859-x, CP1251, Shift-JIS, GB18030, …); a
+/// file that is not UTF-8 is read as Windows-1252, with a warning. Line endings CRLF, LF or CR
+/// become `\n`.
 enum TextDecoding {
+    /// The encoding of an IANA charset name (`windows-1252`, `iso-8859-2`, `cp1251`,
+    /// `shift_jis`, `gb18030`), or nil when Foundation has none by that name.
+    static func encoding(named name: String) -> String.Encoding? {
+        let cf = CFStringConvertIANACharSetNameToEncoding(unsafeBitCast(NSString(string: name), to: CFString.self))
+        guard cf != kCFStringEncodingInvalidId else { return nil }
+        return String.Encoding(rawValue: CFStringConvertEncodingToNSStringEncoding(cf))
+    }
+
+    /// The text of `data`: in `encoding` when given, else UTF-8/UTF-16 by BOM, else (with a
+    /// note in `fallback`) Windows-1252.
+    static func decode(_ data: Data, file: String, encoding: (name: String, encoding: String.Encoding)? = nil,
+                       fallback: ((String) -> Void)? = nil) throws(SubtitleError) -> String {
+        if let encoding {
+            guard var text = String(data: data, encoding: encoding.encoding) else {
+                throw SubtitleError(file: file, line: nil, message: "is not valid \(encoding.name) text")
+            }
+            if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+            return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        }
+        do {
+            return try decode(data, file: file)
+        } catch let error where fallback != nil && error.message.hasPrefix("not UTF-8") {
+            // Downloaded subtitles are very often Windows-1252; every byte means something there
+            // but five, which Latin-1 reads.
+            guard let text = String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1) else { throw error }
+            fallback?("\(file): not UTF-8 (\(error.line.map { "line \($0)" } ?? "")); read as Windows-1252 — name another with --encoding")
+            return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        }
+    }
+
     static func decode(_ data: Data, file: String) throws(SubtitleError) -> String {
         let bytes = [UInt8](data)
         var text: String

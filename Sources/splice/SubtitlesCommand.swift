@@ -7,7 +7,7 @@ enum SubtitlesCommand: Command {
     static let abstract = "Add SRT/WebVTT subtitle tracks to a movie, or extract them."
     static let usage = """
         splice subtitles add <input> <subtitle>... -o <output> [--language <code>] [--name <name>]
-                                 [--forced] [--default] [--format tx3g] [--force]
+                                 [--forced] [--default] [--format tx3g] [--encoding <name>] [--force]
                splice subtitles extract <input> -o <output.srt|output.vtt> [--track <id>] [--force]
         """
     static let help = """
@@ -36,6 +36,9 @@ enum SubtitlesCommand: Command {
                                   track of the same language in the group.
           --default               Enable the new track and disable its group-mates.
           --format tx3g           The subtitle format (tx3g; WebVTT-in-MP4 is not supported yet).
+          --encoding <name>       The subtitle files' text encoding (windows-1252, iso-8859-2, cp1251,
+                                  shift_jis, gb18030, …). Default: UTF-8 or UTF-16 (by BOM); a file
+                                  that is not UTF-8 is read as Windows-1252, with a warning.
           --force                 Replace <output> if it exists.
 
         OPTIONS (extract):
@@ -60,7 +63,7 @@ enum SubtitlesCommand: Command {
 
     static func add(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments, flags: ["--forced", "--default", "--force"],
-                                       options: ["-o", "--output", "--language", "--name", "--format"])
+                                       options: ["-o", "--output", "--language", "--name", "--format", "--encoding"])
         guard let outputPath = args.options["-o"] ?? args.options["--output"] else { throw UsageError(message: "missing -o <output>") }
         guard args.positionals.count >= 2 else { throw UsageError(message: "expected <input> and at least one <subtitle>") }
         if let format = args.options["--format"], format != "tx3g" {
@@ -85,7 +88,9 @@ enum SubtitlesCommand: Command {
         for (i, path) in args.positionals.dropFirst().enumerated() {
             let url = URL(fileURLWithPath: path)
             let cues: [SubtitleCue]
-            do { cues = try SubtitleFile.read(url) } catch { throw error.mediaError }
+            do {
+                cues = try SubtitleFile.read(url, encoding: args.options["--encoding"]) { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }
+            } catch { throw error.mediaError }
             let tag = language ?? LanguageTag(fileName: url.lastPathComponent)
             tracks.append(NewSubtitleTrack(cues: cues, language: tag, name: args.options["--name"],
                                            isForced: args.flags.contains("--forced"),

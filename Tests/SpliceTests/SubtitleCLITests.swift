@@ -162,8 +162,25 @@ struct SubtitleCLITests {
 
         let latin1 = Fixtures.path("latin1.srt")
         try (Data("1\n00:00:01,000 --> 00:00:02,000\ncaf".utf8) + Data([0xE9, 0x0A])).write(to: latin1)
+        // Not UTF-8: read as Windows-1252, with a warning; --encoding names the encoding (and is
+        // checked: the same bytes are not valid UTF-8).
         let enc = try Tool.splice(["subtitles", "add", input.path, latin1.path, "-o", output.path])
-        #expect(enc.status == 65 && enc.stderr.contains("latin1.srt:3: not UTF-8"), "\(enc.stderr)")
+        #expect(enc.status == 0 && enc.stderr.contains("latin1.srt: not UTF-8 (line 3); read as Windows-1252"), "\(enc.stderr)")
+        // The added track is the last subtitle stream; ffmpeg writes it out as SRT.
+        let lastSubtitle = { (u: URL) throws -> String in
+            let n = try Tool.ffprobeStreams(u).filter { $0["codec_type"] as? String == "subtitle" }.count
+            return try Tool.check("ffmpeg", ["-v", "error", "-i", u.path, "-map", "0:s:\(n - 1)", "-f", "srt", "-"]).stdout
+        }
+        #expect(try lastSubtitle(output).contains("café"))
+        try? FileManager.default.removeItem(at: output)
+        let strict = try Tool.splice(["subtitles", "add", input.path, latin1.path, "-o", output.path, "--encoding", "utf-8"])
+        #expect(strict.status == 65 && strict.stderr.contains("latin1.srt: is not valid utf-8 text"), "\(strict.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        let cyrillic = Fixtures.path("cp1251.srt")
+        try (Data("1\n00:00:01,000 --> 00:00:02,000\n".utf8) + Data([0xCF, 0xF0, 0xE8, 0xE2, 0xE5, 0xF2, 0x0A])).write(to: cyrillic)
+        #expect(try Tool.splice(["subtitles", "add", input.path, cyrillic.path, "-o", output.path, "--encoding", "cp1251"]).status == 0)
+        #expect(try lastSubtitle(output).contains("Привет"))
+        try? FileManager.default.removeItem(at: output)
 
         let mkv = try Tool.splice(["subtitles", "add", try Fixtures.matroska.get().path, try Fixtures.write("ok.srt", SubtitleCLITests.srt).path, "-o", output.path])
         #expect(mkv.status == 0, "\(mkv.stderr)")
