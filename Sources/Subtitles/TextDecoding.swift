@@ -1,4 +1,3 @@
-import CoreFoundation
 import Foundation
 
 /// Subtitle files as text: UTF-8 with or without BOM, UTF-16 LE/BE with BOM, or a legacy
@@ -7,11 +6,31 @@ import Foundation
 /// become `\n`.
 enum TextDecoding {
     /// The encoding of an IANA charset name (`windows-1252`, `iso-8859-2`, `cp1251`,
-    /// `shift_jis`, `gb18030`), or nil when Foundation has none by that name.
+    /// `shift_jis`, `gb18030`, …), or nil for a name not in the table. Encodings Foundation has
+    /// no constant for are its CoreFoundation ones (0x8000_0000 | the CFStringEncoding).
     static func encoding(named name: String) -> String.Encoding? {
-        let cf = CFStringConvertIANACharSetNameToEncoding(unsafeBitCast(NSString(string: name), to: CFString.self))
-        guard cf != kCFStringEncodingInvalidId else { return nil }
-        return String.Encoding(rawValue: CFStringConvertEncodingToNSStringEncoding(cf))
+        let n = name.lowercased().replacingOccurrences(of: "_", with: "-")
+        let foundation: [String: String.Encoding] = [
+            "utf-8": .utf8, "utf8": .utf8, "utf-16": .utf16, "utf-16le": .utf16LittleEndian, "utf-16be": .utf16BigEndian,
+            "windows-1250": .windowsCP1250, "cp1250": .windowsCP1250, "windows-1251": .windowsCP1251, "cp1251": .windowsCP1251,
+            "windows-1252": .windowsCP1252, "cp1252": .windowsCP1252, "windows-1253": .windowsCP1253, "cp1253": .windowsCP1253,
+            "windows-1254": .windowsCP1254, "cp1254": .windowsCP1254, "iso-8859-1": .isoLatin1, "latin1": .isoLatin1,
+            "iso-8859-2": .isoLatin2, "latin2": .isoLatin2, "shift-jis": .shiftJIS, "sjis": .shiftJIS, "euc-jp": .japaneseEUC,
+            "iso-2022-jp": .iso2022JP, "macintosh": .macOSRoman, "macroman": .macOSRoman, "ascii": .ascii, "us-ascii": .ascii,
+        ]
+        if let e = foundation[n] { return e }
+        let coreFoundation: [String: UInt] = [
+            "windows-1255": 0x0505, "cp1255": 0x0505, "windows-1256": 0x0506, "cp1256": 0x0506, "windows-1257": 0x0507,
+            "cp1257": 0x0507, "windows-1258": 0x0508, "cp1258": 0x0508, "cp932": 0x0421, "windows-31j": 0x0421,
+            "gb18030": 0x0632, "gbk": 0x0631, "cp936": 0x0631, "gb2312": 0x0930, "euc-cn": 0x0930, "big5": 0x0A03,
+            "euc-kr": 0x0940, "cp949": 0x0422, "koi8-r": 0x0A02, "koi8-u": 0x0A08,
+        ]
+        if let cf = coreFoundation[n] { return String.Encoding(rawValue: 0x8000_0000 | cf) }
+        // ISO-8859-3 … -16 are CoreFoundation's 0x0203 … 0x0210.
+        if n.hasPrefix("iso-8859-"), let part = Int(n.dropFirst(9)), (3...16).contains(part), part != 12 {
+            return String.Encoding(rawValue: 0x8000_0000 | UInt(0x0200 + part))
+        }
+        return nil
     }
 
     /// The text of `data`: in `encoding` when given, else UTF-8/UTF-16 by BOM, else (with a
