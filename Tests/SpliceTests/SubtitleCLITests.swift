@@ -181,6 +181,11 @@ struct SubtitleCLITests {
         #expect(try Tool.splice(["subtitles", "add", input.path, cyrillic.path, "-o", output.path, "--encoding", "cp1251"]).status == 0)
         #expect(try lastSubtitle(output).contains("Привет"))
         try? FileManager.default.removeItem(at: output)
+        let chinese = Fixtures.path("gb18030.srt")
+        try (Data("1\n00:00:01,000 --> 00:00:02,000\n".utf8) + Data([0xC4, 0xE3, 0xBA, 0xC3, 0x0A])).write(to: chinese)
+        #expect(try Tool.splice(["subtitles", "add", input.path, chinese.path, "-o", output.path, "--encoding", "GB18030"]).status == 0)
+        #expect(try lastSubtitle(output).contains("你好"))
+        try? FileManager.default.removeItem(at: output)
 
         let mkv = try Tool.splice(["subtitles", "add", try Fixtures.matroska.get().path, try Fixtures.write("ok.srt", SubtitleCLITests.srt).path, "-o", output.path])
         #expect(mkv.status == 0, "\(mkv.stderr)")
