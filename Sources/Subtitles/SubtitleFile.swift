@@ -42,7 +42,7 @@ public enum SubtitleFile {
         let text = try TextDecoding.decode(data, file: url.path, encoding: named, fallback: warnings)
         let format = SubtitleFormat(pathExtension: url.pathExtension)
             ?? (text.hasPrefix("WEBVTT") ? .webVTT : .srt)
-        return try parse(text, format: format, file: url.path)
+        return try parse(text, format: format, file: url.path, warnings: warnings)
     }
 
     /// Parses the bytes of a file (UTF-8 or UTF-16 with BOM, any line endings).
@@ -50,15 +50,21 @@ public enum SubtitleFile {
         try parse(try TextDecoding.decode(data, file: file), format: format, file: file)
     }
 
-    /// Parses decoded text.
-    public static func parse(_ text: String, format: SubtitleFormat, file: String) throws(SubtitleError) -> [SubtitleCue] {
+    /// Parses decoded text. WebVTT follows the W3C's parsing algorithm: malformed blocks are
+    /// left out, each told to `warnings` with `file:line` and why; SRT, which has no such
+    /// specification, is strict: its first malformed block is an error.
+    /// - Throws: `SubtitleError` naming `file:line`, or saying the file has no cues.
+    public static func parse(_ text: String, format: SubtitleFormat, file: String,
+                             warnings: ((String) -> Void)? = nil) throws(SubtitleError) -> [SubtitleCue] {
         var text = text
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let cues: [SubtitleCue]
         switch format {
-        case .srt: return try parseSRT(lines, file: file)
-        case .webVTT: return try parseWebVTT(lines, file: file)
+        case .srt: cues = try parseSRT(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init), file: file)
+        case .webVTT: cues = try parseWebVTT(text, file: file, warnings: warnings)
         }
+        guard !cues.isEmpty else { throw SubtitleError(file: file, line: nil, message: "has no cues") }
+        return cues
     }
 
     /// Blocks of non-blank lines: (first line number, lines).
@@ -138,24 +144,10 @@ public enum SubtitleFile {
         return result
     }
 
-    static func parseWebVTT(_ lines: [String], file: String) throws(SubtitleError) -> [SubtitleCue] {
-        guard let first = lines.first, first.hasPrefix("WEBVTT"),
-              first.count == 6 || first.dropFirst(6).first == " " || first.dropFirst(6).first == "\t" else {
-            throw SubtitleError(file: file, line: 1, message: "not a WebVTT file: the first line must be 'WEBVTT'")
-        }
-        var cues: [SubtitleCue] = []
-        // The header runs to the first blank line.
-        let headerEnd = lines.firstIndex { $0.allSatisfy { $0 == " " || $0 == "\t" } } ?? lines.count
-        for (line, block) in blocks(lines, from: headerEnd) {
-            let head = block[0]
-            if head.hasPrefix("NOTE") || head.hasPrefix("STYLE") || head.hasPrefix("REGION") {
-                if !head.contains("-->") { continue }
-            }
-            guard let t = block.prefix(2).firstIndex(where: { $0.contains("-->") }) else {
-                throw SubtitleError(file: file, line: line, message: "expected a cue timing line such as '00:01.000 --> 00:02.000', found '\(head.prefix(40))'")
-            }
-            cues.append(try cue(block, timingAt: t, line: line, file: file, dialect: .webVTT))
-        }
+    static func parseWebVTT(_ text: String, file: String, warnings: ((String) -> Void)?) throws(SubtitleError) -> [SubtitleCue] {
+        var parser = WebVTTParser(text, file: file)
+        let cues = try parser.parse()
+        for w in parser.warnings { warnings?(w) }
         return cues
     }
 

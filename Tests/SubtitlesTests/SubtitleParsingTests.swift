@@ -93,7 +93,10 @@ struct SubtitleParsingTests {
         expectError(line: 1, containing: "expected a timing line") { _ = try srt("Hello there\nno timing\n") }
         expectError(line: 2, containing: "malformed end time") { _ = try srt("1\n00:00:01,000 --> 00:00:61,000\nx\n") }
         expectError(line: 1, containing: "first line must be 'WEBVTT'") { _ = try vtt("00:01.000 --> 00:02.000\nx\n") }
-        expectError(line: 3, containing: "malformed") { _ = try vtt("WEBVTT\n\n00:01,000 --> 00:02.000\nx\n") }
+        // WebVTT drops a malformed block (W3C); a file left with no cue is an error, as an empty SRT is.
+        expectError(line: nil, containing: "has no cues") { _ = try vtt("WEBVTT\n\n00:01,000 --> 00:02.000\nx\n") }
+        expectError(line: nil, containing: "has no cues") { _ = try vtt("WEBVTT\n\nNOTE nothing here\n") }
+        expectError(line: nil, containing: "has no cues") { _ = try srt("\n\n") }
     }
 
     @Test func encodings() throws {
