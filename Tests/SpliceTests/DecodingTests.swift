@@ -121,12 +121,14 @@ struct DecodingTests {
     }
 
     /// An MPEG-TS made by ffmpeg (starts at 1.4 s): H.264 with a sync sample every second.
-    static func transportStream() throws -> URL {
+    static func transportStream() throws -> URL { try transportStreamFile.get() }
+
+    /// Made once: tests running in parallel read it (checking for the file instead let a test
+    /// read it while another was still writing it — "Invalid data" at open, now and then).
+    private static let transportStreamFile: Result<URL, Error> = Result {
         let url = Fixtures.path("decode.ts")
-        if !FileManager.default.fileExists(atPath: url.path) {
-            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=3", "-c:v", "libx264", "-preset", "ultrafast",
-                             "-bf", "2", "-g", "25", url.path])
-        }
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=3", "-c:v", "libx264", "-preset", "ultrafast",
+                         "-bf", "2", "-g", "25", url.path])
         return url
     }
 
