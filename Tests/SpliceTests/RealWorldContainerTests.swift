@@ -84,6 +84,37 @@ struct RealWorldContainerTests {
         #expect(bytes[hdlr + 28] == 12 && Array(bytes[(hdlr + 29)..<(hdlr + 41)]) == Array("VideoHandler".utf8))
     }
 
+    /// One rule for tracks a target cannot hold: a timecode track is left out of Matroska and TS
+    /// with a warning (it failed the whole job before), and kept in MP4.
+    @Test func aTimecodeTrackIsLeftOutWhereItCannotGo() throws {
+        let mov = Fixtures.path("realworld-timecode.mov")
+        try Tool.ffmpeg(["-i", try Self.movie.get().path, "-c", "copy", "-timecode", "01:00:00:00", mov.path])
+        #expect(try Asset(url: mov).tracks.contains { $0.codec == "tmcd" })
+        for ext in ["mkv", "ts"] {
+            let out = Fixtures.path("realworld-timecode-out.\(ext)")
+            let r = try Tool.splice(["remux", mov.path, out.path, "--force"])
+            #expect(r.status == 0 && r.stderr.contains("track 3 (timecode, 'tmcd') is left out: \(ext) files cannot hold it"), "\(r.stderr)")
+            let types = try Tool.ffprobeStreams(out).compactMap { $0["codec_type"] as? String }
+            #expect(Set(types) == ["video", "audio"], "\(types)")
+            if ext == "mkv" { #expect(try Self.streamHash(out, "0:v") == Self.streamHash(mov, "0:v")) }   // (TS: Annex B)
+        }
+        let mp4 = Fixtures.path("realworld-timecode-out.mp4")
+        #expect(try Tool.splice(["remux", mov.path, mp4.path, "--force"]).status == 0)
+        #expect(try Asset(url: mp4).tracks.contains { $0.codec == "tmcd" })
+    }
+
+    /// Matroska chapters that end a millisecond before the next one starts become MP4 chapters
+    /// without an untitled chapter over the gap.
+    @Test func chapterGapsOfAMillisecondAreClosed() throws {
+        let chapters = try Fixtures.write("realworld-gap.txt", ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=999\ntitle=One\n"
+                                          + "[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=2000\ntitle=Two\n")
+        let mkv = Fixtures.path("realworld-gap.mkv"), mp4 = Fixtures.path("realworld-gap.mp4")
+        try Tool.ffmpeg(["-i", try Self.movie.get().path, "-i", chapters.path, "-map", "0", "-map_chapters", "1", "-c", "copy", mkv.path])
+        #expect(try Tool.splice(["remux", mkv.path, mp4.path, "--force"]).status == 0)
+        let list = try Tool.check("ffprobe", ["-v", "error", "-show_chapters", "-of", "csv=p=0", mp4.path]).stdout.split(separator: "\n")
+        #expect(list.count == 2 && list[0].hasSuffix(",1.000000,One") && list[1].hasSuffix(",Two"), "\(list)")
+    }
+
     static func find(_ needle: [UInt8], in bytes: [UInt8], after start: Int = 0) -> Int? {
         guard bytes.count >= needle.count else { return nil }
         return (start...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }

@@ -47,12 +47,20 @@ final class ChapterSamples: SampleBufferSource, @unchecked Sendable {
     private let lock = NSLock()
     private var samples: [(text: String, start: MediaTime, duration: MediaTime)] = []
 
+    /// Gaps shorter than this between a chapter's end and the next one's start are closed (the
+    /// chapter runs on): Matroska files often end a chapter a millisecond before the next.
+    static let smallestGap = MediaTime(value: 1, timescale: 10)
+
     init(_ chapters: [Asset.Chapter]) {
         var t = MediaTime.zero
-        for c in chapters.sorted(by: { $0.timeRange.start < $1.timeRange.start }) {
+        let sorted = chapters.sorted(by: { $0.timeRange.start < $1.timeRange.start })
+        for (i, c) in sorted.enumerated() {
             let start = max(c.timeRange.start, t)
             if start > t { samples.append(("", t, start - t)) }
-            let end = max(start, c.timeRange.end)
+            var end = max(start, c.timeRange.end)
+            if i + 1 < sorted.count, sorted[i + 1].timeRange.start > end, sorted[i + 1].timeRange.start - end < ChapterSamples.smallestGap {
+                end = sorted[i + 1].timeRange.start
+            }
             samples.append((c.title, start, end - start))
             t = end
         }

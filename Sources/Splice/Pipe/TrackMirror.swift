@@ -38,6 +38,14 @@ struct TrackMirror {
     /// it becomes a track of its own, first.
     var addedComposition: (VideoComposition, VideoOutputSettings, EncodingSettings)?
 
+    /// A track with no picture or sound (timecode `tmcd`, timed metadata) whose MP4 sample entry
+    /// no other container has a codec for.
+    static func isAuxiliaryWithoutMapping(_ track: AssetTrack) -> Bool {
+        guard ![.video, .audio].contains(track.mediaType), !track.mediaType.isLegible,
+              let entry = track.formatDescriptions.first?.sampleEntry else { return false }
+        return CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: track.mediaType) == nil
+    }
+
     /// The tracks a mirror copies: all of them, but the attachments (fonts, covers) of libavformat sources.
     var copiedTracks: [AssetTrack] { asset.tracks.filter { !$0.backing.isAttachment } }
 
@@ -89,7 +97,15 @@ struct TrackMirror {
         for track in asset.tracks where track.backing.isAttachment {
             pipe.warnings.append("track \(track.trackID) (\(track.codecName)\(track.name.map { ", " + $0 } ?? "")) is left out: attachments and data streams are not copied")
         }
-        let chapterTracks = writer.fileType.isISO ? [] : carryChapters(into: pipe)
+        var chapterTracks = writer.fileType.isISO ? [] : carryChapters(into: pipe)
+        // The one rule for tracks the target cannot hold: those without picture or sound
+        // (timecode, timed metadata, data) are left out with a warning; video, audio and
+        // subtitles a target cannot hold fail the job (checkWritable, the muxer), naming them.
+        for track in copiedTracks where !writer.fileType.isISO && TrackMirror.isAuxiliaryWithoutMapping(track) {
+            pipe.warnings.append("track \(track.trackID) (\(track.mediaType), '\(track.codec?.description ?? track.codecName)') is left out: "
+                                 + "\(writer.fileType.rawValue) files cannot hold it")
+            chapterTracks.append(track)        // (skipped below, like chapter tracks)
+        }
         var inputs: [Int: AssetWriterInput] = [:]
         var ordered: [AssetWriterInput] = []
         let ranged = timeRange != .everything
