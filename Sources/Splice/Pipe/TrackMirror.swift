@@ -38,6 +38,23 @@ struct TrackMirror {
     /// it becomes a track of its own, first.
     var addedComposition: (VideoComposition, VideoOutputSettings, EncodingSettings)?
 
+    /// The one rule for tracks the target cannot hold: those without picture or sound (timecode,
+    /// timed metadata, attachments, data) are left out with a warning; video, audio and
+    /// subtitles a target cannot hold fail the job (`checkWritable`, the muxer), naming them.
+    /// Returns the copied tracks left out.
+    private func leaveOutWhatTheTargetCannotHold(_ pipe: SamplePipe) -> [AssetTrack] {
+        for track in asset.tracks where track.backing.isAttachment {
+            pipe.warnings.append("track \(track.trackID) (\(track.codecName)\(track.name.map { ", " + $0 } ?? "")) is left out: attachments and data streams are not copied")
+        }
+        let type = pipe.writer.fileType
+        let left = copiedTracks.filter { !type.isISO && TrackMirror.isAuxiliaryWithoutMapping($0) }
+        for track in left {
+            pipe.warnings.append("track \(track.trackID) (\(track.mediaType), '\(track.codec?.description ?? track.codecName)') is left out: "
+                                 + "\(type.rawValue) files cannot hold it")
+        }
+        return left
+    }
+
     /// A track with no picture or sound (timecode `tmcd`, timed metadata) whose MP4 sample entry
     /// no other container has a codec for.
     static func isAuxiliaryWithoutMapping(_ track: AssetTrack) -> Bool {
@@ -94,18 +111,7 @@ struct TrackMirror {
         // MP4 to MP4 keeps the user data as it is; other pairs carry what Splice can read of it.
         if writer.metadata.isEmpty, !(asset.isISOBMFF && writer.fileType.isISO) { writer.metadata = asset.metadata }
         if !asset.isISOBMFF { pipe.sessionStartTime = asset.startTime }
-        for track in asset.tracks where track.backing.isAttachment {
-            pipe.warnings.append("track \(track.trackID) (\(track.codecName)\(track.name.map { ", " + $0 } ?? "")) is left out: attachments and data streams are not copied")
-        }
-        var chapterTracks = writer.fileType.isISO ? [] : carryChapters(into: pipe)
-        // The one rule for tracks the target cannot hold: those without picture or sound
-        // (timecode, timed metadata, data) are left out with a warning; video, audio and
-        // subtitles a target cannot hold fail the job (checkWritable, the muxer), naming them.
-        for track in copiedTracks where !writer.fileType.isISO && TrackMirror.isAuxiliaryWithoutMapping(track) {
-            pipe.warnings.append("track \(track.trackID) (\(track.mediaType), '\(track.codec?.description ?? track.codecName)') is left out: "
-                                 + "\(writer.fileType.rawValue) files cannot hold it")
-            chapterTracks.append(track)        // (skipped below, like chapter tracks)
-        }
+        let chapterTracks = (writer.fileType.isISO ? [] : carryChapters(into: pipe)) + leaveOutWhatTheTargetCannotHold(pipe)
         var inputs: [Int: AssetWriterInput] = [:]
         var ordered: [AssetWriterInput] = []
         let ranged = timeRange != .everything
