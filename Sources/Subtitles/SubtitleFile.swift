@@ -102,18 +102,17 @@ public enum SubtitleFile {
                 }
                 throw SubtitleError(file: file, line: line, message: "expected a timing line such as '00:00:01,000 --> 00:00:02,000', found '\(block[0].prefix(40))'")
             }
-            cues.append(try cue(block, timingAt: t, line: line, file: file, dialect: .srt))
+            cues.append(try cue(block, timingAt: t, line: line, file: file))
         }
         return cues
     }
 
-    /// The cue of a block whose timing line is at `t`: the lines after it are its text.
-    static func cue(_ block: [String], timingAt t: Int, line: Int, file: String,
-                    dialect: Markup.Dialect) throws(SubtitleError) -> SubtitleCue {
+    /// The SRT cue of a block whose timing line is at `t`: the lines after it are its text.
+    static func cue(_ block: [String], timingAt t: Int, line: Int, file: String) throws(SubtitleError) -> SubtitleCue {
         let timingLine = line + t
-        let (start, end) = try timing(block[t], file: file, line: timingLine, srt: dialect == .srt)
+        let (start, end) = try timing(block[t], file: file, line: timingLine)
         let body = block[(t + 1)...].map { $0.trimmingTrailingWhitespace() }.joined(separator: "\n")
-        let (plain, styles) = Markup.parse(body, dialect)
+        let (plain, styles) = Markup.parse(body, .srt)
         return SubtitleCue(start: start, end: end, text: plain, styles: styles, line: timingLine)
     }
 
@@ -127,7 +126,7 @@ public enum SubtitleFile {
     static func splitMissingBlankLines(_ blocks: [(Int, [String])]) -> [(Int, [String])] {
         var result: [(Int, [String])] = []
         func isTiming(_ line: String) -> Bool {
-            line.contains("-->") && (try? timing(line, file: "", line: 0, srt: true)) != nil
+            line.contains("-->") && (try? timing(line, file: "", line: 0)) != nil
         }
         for (line, block) in blocks {
             var start = 0
@@ -151,18 +150,18 @@ public enum SubtitleFile {
         return cues
     }
 
-    /// `start --> end [settings]` in milliseconds.
-    static func timing(_ line: String, file: String, line number: Int, srt: Bool) throws(SubtitleError) -> (Int64, Int64) {
+    /// An SRT `start --> end [settings]` in milliseconds (WebVTT's is `WebVTTParser.timings`).
+    static func timing(_ line: String, file: String, line number: Int) throws(SubtitleError) -> (Int64, Int64) {
         let parts = line.components(separatedBy: "-->")
         guard parts.count == 2 else {
             throw SubtitleError(file: file, line: number, message: "malformed timing line '\(line.prefix(60))'")
         }
         let startText = parts[0].trimmingCharacters(in: .whitespaces)
         let endText = parts[1].trimmingCharacters(in: .whitespaces).prefix { !$0.isWhitespace }
-        guard let start = timestamp(startText, srt: srt) else {
+        guard let start = timestamp(startText) else {
             throw SubtitleError(file: file, line: number, message: "malformed start time '\(startText.prefix(30))'")
         }
-        guard let end = timestamp(String(endText), srt: srt) else {
+        guard let end = timestamp(String(endText)) else {
             throw SubtitleError(file: file, line: number, message: "malformed end time '\(endText.prefix(30))'")
         }
         if end < start {
@@ -171,9 +170,9 @@ public enum SubtitleFile {
         return (start, end)
     }
 
-    /// `[H…:]MM:SS(,|.)mmm` → milliseconds. SRT also takes a period, WebVTT only a period.
-    static func timestamp(_ s: String, srt: Bool) -> Int64? {
-        let separators: Set<Character> = srt ? [",", "."] : ["."]
+    /// An SRT `[H…:]MM:SS(,|.)mmm` → milliseconds (a period is taken for the comma too).
+    static func timestamp(_ s: String) -> Int64? {
+        let separators: Set<Character> = [",", "."]
         guard let sep = s.lastIndex(where: { separators.contains($0) }) else { return nil }
         let fraction = s[s.index(after: sep)...]
         guard (1...3).contains(fraction.count), fraction.allSatisfy(\.isASCII), let f = Int64(fraction) else { return nil }

@@ -42,7 +42,7 @@ enum TextDecoding {
                 throw SubtitleError(file: file, line: nil, message: "is not valid \(encoding.name) text")
             }
             if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-            return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+            return lineFeeds(text)
         }
         do {
             return try decode(data, file: file)
@@ -51,8 +51,14 @@ enum TextDecoding {
             // but five, which Latin-1 reads.
             guard let text = String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1) else { throw error }
             fallback?("\(file): not UTF-8 (\(error.line.map { "line \($0)" } ?? "")); read as Windows-1252 — name another with --encoding")
-            return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+            return lineFeeds(text)
         }
+    }
+
+    /// `text` with CRLF and CR line endings as LF.
+    static func lineFeeds(_ text: String) -> String {
+        guard text.contains("\r") else { return text }
+        return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
     }
 
     static func decode(_ data: Data, file: String) throws(SubtitleError) -> String {
@@ -86,10 +92,7 @@ enum TextDecoding {
         } else {
             text = try utf8(bytes, file: file, offset: 0)
         }
-        if text.contains("\r") {
-            text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        }
-        return text
+        return lineFeeds(text)
     }
 
     private static func utf8(_ bytes: [UInt8], file: String, offset: Int) throws(SubtitleError) -> String {
