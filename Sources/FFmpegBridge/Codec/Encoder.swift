@@ -245,11 +245,7 @@ public final class Encoder: @unchecked Sendable {
 extension Frame {
     /// A new frame holding a copy of `picture`.
     public static func copying(_ picture: PixelBuffer) throws -> Frame {
-        let f = try Frame()
-        f.pointer.pointee.format = picture.pixelFormat.avFormat.rawValue
-        f.pointer.pointee.width = Int32(picture.width)
-        f.pointer.pointee.height = Int32(picture.height)
-        guard av_frame_get_buffer(f.pointer, 0) >= 0 else { throw MediaError(.io, "out of memory (picture)") }
+        let f = try Frame.allocate(format: picture.pixelFormat.avFormat, width: picture.width, height: picture.height)
         for i in 0..<picture.pixelFormat.planeCount {
             let size = picture.pixelFormat.planeSize(i, width: picture.width, height: picture.height)
             let (dst, dstStride) = f.plane(i)

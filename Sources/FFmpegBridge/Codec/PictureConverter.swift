@@ -33,20 +33,6 @@ public final class PictureConverter: @unchecked Sendable {
 
     deinit { sws_freeContext(sws) }
 
-    /// Bytes across and rows down to point (`x`, `y`) of a picture in plane `plane`.
-    static func planeOffset(_ format: PixelBuffer.PixelFormat, plane: Int, x: Int, y: Int) -> (Int, Int) {
-        switch (format, plane) {
-        case (_, 0) where format == .rgba || format == .bgra: return (x * 4, y)
-        case (.yuv420p10le, 0): return (x * 2, y)
-        case (_, 0): return (x, y)
-        case (.yuv420p, _): return (x / 2, y / 2)
-        case (.yuv420p10le, _): return (x, y / 2)
-        case (.nv12, _): return (x, y / 2)
-        case (.yuv422p, _): return (x / 2, y)
-        default: return (x, y)
-        }
-    }
-
     /// Paints a picture black (video-range or full-range levels).
     private func fillBlack(_ frame: Frame, fullRange: Bool) {
         let f = frame.pointer.pointee
@@ -77,11 +63,7 @@ public final class PictureConverter: @unchecked Sendable {
             return frame
         }
         try prepare(frame, width: width, height: height)
-        let out = try Frame()
-        out.pointer.pointee.format = pixelFormat.avFormat.rawValue
-        out.pointer.pointee.width = width
-        out.pointer.pointee.height = height
-        guard av_frame_get_buffer(out.pointer, 0) >= 0 else { throw MediaError(.io, "out of memory (picture)") }
+        let out = try Frame.allocate(format: pixelFormat.avFormat, width: Int(width), height: Int(height))
         let boxed = inner.width != width || inner.height != height
         if boxed { fillBlack(out, fullRange: (fullRange ?? (f.color_range == AVCOL_RANGE_JPEG))) }
         // The destination planes, moved to the inner rectangle's corner.
@@ -91,7 +73,7 @@ public final class PictureConverter: @unchecked Sendable {
         let dstStride: [Int32] = (0..<4).map { i in withUnsafeBytes(of: out.pointer.pointee.linesize) { $0.load(fromByteOffset: i * 4, as: Int32.self) } }
         if boxed {
             for p in 0..<pixelFormat.planeCount {
-                let (dx, dy) = PictureConverter.planeOffset(pixelFormat, plane: p, x: Int(inner.x), y: Int(inner.y))
+                let (dx, dy) = Frame.byteOffset(pixelFormat.avFormat, plane: p, x: Int(inner.x), y: Int(inner.y))
                 dst[p] = dst[p].map { $0 + dy * Int(dstStride[p]) + dx }
             }
         }

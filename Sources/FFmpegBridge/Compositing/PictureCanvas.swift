@@ -192,7 +192,7 @@ public final class PictureCanvas: @unchecked Sendable {
         var srcStride: [Int32] = [0, 0, 0, 0]
         for p in 0..<min(planes, 4) {
             let (base, stride) = source.mutablePlane(p)
-            let (dx, dy) = PictureCanvas.offset(source.pixelFormat, plane: p, x: c.x, y: c.y)
+            let (dx, dy) = Frame.byteOffset(source.pixelFormat, plane: p, x: c.x, y: c.y)
             src[p] = UnsafePointer((base + dy * stride + dx).assumingMemoryBound(to: UInt8.self))
             srcStride[p] = Int32(stride)
         }
@@ -200,7 +200,7 @@ public final class PictureCanvas: @unchecked Sendable {
         var dstStride: [Int32] = [0, 0, 0, 0]
         for p in 0..<Int(av_pix_fmt_count_planes(target.pixelFormat)) {
             let (base, stride) = target.mutablePlane(p)
-            let (dx, dy) = PictureCanvas.offset(target.pixelFormat, plane: p, x: origin.0, y: origin.1)
+            let (dx, dy) = Frame.byteOffset(target.pixelFormat, plane: p, x: origin.0, y: origin.1)
             dst[p] = (base + dy * stride + dx).assumingMemoryBound(to: UInt8.self)
             dstStride[p] = Int32(stride)
         }
@@ -216,16 +216,4 @@ public final class PictureCanvas: @unchecked Sendable {
     static func hasAlphaChannel(_ format: AVPixelFormat) -> Bool {
         guard let d = av_pix_fmt_desc_get(format) else { return true }
         return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 || format == AV_PIX_FMT_PAL8
-    }
-
-    /// Bytes across and rows down to pixel (`x`, `y`) in plane `p` of `format` (its chroma
-    /// subsampling and bytes per sample, from libavutil's descriptor).
-    static func offset(_ format: AVPixelFormat, plane p: Int, x: Int, y: Int) -> (Int, Int) {
-        guard let d = av_pix_fmt_desc_get(format) else { return (x, y) }
-        let comps = withUnsafeBytes(of: d.pointee.comp) { Array($0.bindMemory(to: AVComponentDescriptor.self)) }
-        guard let k = (0..<Int(d.pointee.nb_components)).first(where: { comps[$0].plane == p }) else { return (x, y) }
-        let chroma = d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && (k == 1 || k == 2)
-        let sx = chroma ? Int(d.pointee.log2_chroma_w) : 0, sy = chroma ? Int(d.pointee.log2_chroma_h) : 0
-        return ((x >> sx) * Int(comps[k].step), y >> sy)
-    }
-}
+    }}

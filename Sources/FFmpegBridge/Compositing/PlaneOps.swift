@@ -27,51 +27,54 @@ enum PlaneOps {
     }
 
     static func blend8(_ b: Blend) {
-        let opacity = b.opacity
         for row in 0..<b.rows {
             let d = (b.dst + row * b.dstStride).assumingMemoryBound(to: UInt8.self)
             let s = (b.src + row * b.srcStride).assumingMemoryBound(to: UInt8.self)
-            guard let alpha = b.alpha else {
-                let a = (255 * opacity + 32768) >> 16
+            guard let alpha = AlphaRow<UInt8>(b, row: row) else {
+                let a = (255 * b.opacity + 32768) >> 16
                 for x in 0..<b.width { d[x] = div255(Int(d[x]) * (255 - a) + Int(s[x]) * a) }
                 continue
             }
-            let a0 = (alpha + min(row * b.alphaStep, b.alphaHeight - 1) * b.alphaStride).assumingMemoryBound(to: UInt8.self)
-            let a1 = (alpha + min(row * b.alphaStep + b.alphaStep - 1, b.alphaHeight - 1) * b.alphaStride).assumingMemoryBound(to: UInt8.self)
             for x in 0..<b.width {
-                var a: Int
-                if b.alphaStep == 1 {
-                    a = Int(a0[x])
-                } else {
-                    let x0 = min(2 * x, b.alphaWidth - 1), x1 = min(2 * x + 1, b.alphaWidth - 1)
-                    a = (Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1]) + 2) >> 2
-                }
-                a = (a * opacity + 32768) >> 16
+                let a = (alpha[x] * b.opacity + 32768) >> 16
                 d[x] = div255(Int(d[x]) * (255 - a) + Int(s[x]) * a)
             }
         }
     }
 
     static func blend16(_ b: Blend, maximum: Int) {
-        let opacity = b.opacity
         for row in 0..<b.rows {
             let d = (b.dst + row * b.dstStride).assumingMemoryBound(to: UInt16.self)
             let s = (b.src + row * b.srcStride).assumingMemoryBound(to: UInt16.self)
-            let a0 = b.alpha.map { ($0 + min(row * b.alphaStep, b.alphaHeight - 1) * b.alphaStride).assumingMemoryBound(to: UInt16.self) }
-            let a1 = b.alpha.map { ($0 + min(row * b.alphaStep + b.alphaStep - 1, b.alphaHeight - 1) * b.alphaStride).assumingMemoryBound(to: UInt16.self) }
+            let alpha = AlphaRow<UInt16>(b, row: row)
             for x in 0..<b.width {
-                var a = maximum
-                if let a0, let a1 {
-                    if b.alphaStep == 1 {
-                        a = Int(a0[x])
-                    } else {
-                        let x0 = min(2 * x, b.alphaWidth - 1), x1 = min(2 * x + 1, b.alphaWidth - 1)
-                        a = (Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1]) + 2) >> 2
-                    }
-                }
-                a = (a * opacity + 32768) >> 16
+                let a = ((alpha?[x] ?? maximum) * b.opacity + 32768) >> 16
                 d[x] = UInt16((Int(d[x]) * (maximum - a) + Int(s[x]) * a + maximum / 2) / maximum)
             }
+        }
+    }
+
+    /// The alpha of each sample of one row of a blend: the alpha plane's own, or for a chroma
+    /// plane subsampled by two, the average of the 2×2 luma alphas it covers (clamped at the
+    /// plane's edges). Nil when the blend has no alpha plane.
+    struct AlphaRow<T: FixedWidthInteger & UnsignedInteger> {
+        let upper: UnsafePointer<T>
+        let lower: UnsafePointer<T>
+        let step: Int
+        let width: Int
+
+        init?(_ b: Blend, row: Int) {
+            guard let alpha = b.alpha else { return nil }
+            upper = (alpha + min(row * b.alphaStep, b.alphaHeight - 1) * b.alphaStride).assumingMemoryBound(to: T.self)
+            lower = (alpha + min(row * b.alphaStep + b.alphaStep - 1, b.alphaHeight - 1) * b.alphaStride).assumingMemoryBound(to: T.self)
+            (step, width) = (b.alphaStep, b.alphaWidth)
+        }
+
+        @inline(__always)
+        subscript(x: Int) -> Int {
+            guard step != 1 else { return Int(upper[x]) }
+            let x0 = min(2 * x, width - 1), x1 = min(2 * x + 1, width - 1)
+            return (Int(upper[x0]) + Int(upper[x1]) + Int(lower[x0]) + Int(lower[x1]) + 2) >> 2
         }
     }
 
@@ -133,6 +136,17 @@ extension Frame {
         let base = withUnsafeBytes(of: pointer.pointee.data) { $0.load(fromByteOffset: i * 8, as: UnsafeMutablePointer<UInt8>?.self) }
         let stride = withUnsafeBytes(of: pointer.pointee.linesize) { $0.load(fromByteOffset: i * 4, as: Int32.self) }
         return (UnsafeMutableRawPointer(base!), Int(stride))
+    }
+
+    /// Bytes across and rows down to pixel (`x`, `y`) in plane `p` of `format` (its chroma
+    /// subsampling and bytes per sample, from libavutil's descriptor).
+    static func byteOffset(_ format: AVPixelFormat, plane p: Int, x: Int, y: Int) -> (Int, Int) {
+        guard let d = av_pix_fmt_desc_get(format) else { return (x, y) }
+        let comps = withUnsafeBytes(of: d.pointee.comp) { Array($0.bindMemory(to: AVComponentDescriptor.self)) }
+        guard let k = (0..<Int(d.pointee.nb_components)).first(where: { comps[$0].plane == p }) else { return (x, y) }
+        let chroma = d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && (k == 1 || k == 2)
+        let sx = chroma ? Int(d.pointee.log2_chroma_w) : 0, sy = chroma ? Int(d.pointee.log2_chroma_h) : 0
+        return ((x >> sx) * Int(comps[k].step), y >> sy)
     }
 
     /// A frame sharing this one's buffers (a new reference).
