@@ -73,16 +73,22 @@ public enum CodecMapping {
         }
     }
 
-    /// FFmpeg's description of the codec in an ISO sample entry, or nil when the entry is not one
-    /// Splice can hand to another container (`tx3g` is converted separately, as text).
-    public static func codecParameters(sampleEntry bytes: [UInt8], mediaType: MediaType) -> CodecParameters? {
-        guard let entry = try? SampleEntry(bytes: bytes, handler: mediaType.handlerType) else { return nil }
+    /// The child boxes of a sample entry (`avcC`, `esds`, `wave`, `sinf`, …), after its fixed
+    /// fields; nil when the entry is shorter than them.
+    static func sampleEntryChildren(_ bytes: [UInt8], mediaType: MediaType) -> [Box]? {
         // QuickTime sound descriptions version 1 and 2 (every iPhone recording) have 16 and 36
         // more bytes of fields before their children than version 0 (QTFF, "Sound Sample Descriptions").
         let soundVersion = mediaType == .audio && bytes.count >= 18 ? Int(bytes[16]) << 8 | Int(bytes[17]) : 0
         let headerLength = mediaType == .video ? 8 + 78 : mediaType == .audio ? 8 + 28 + [0, 16, 36][min(max(soundVersion, 0), 2)] : 8
         guard bytes.count >= headerLength else { return nil }
-        var boxes = (try? Box.parseAll(Array(bytes[headerLength...]))) ?? []
+        return (try? Box.parseAll(Array(bytes[headerLength...]))) ?? []
+    }
+
+    /// FFmpeg's description of the codec in an ISO sample entry, or nil when the entry is not one
+    /// Splice can hand to another container (`tx3g` is converted separately, as text).
+    public static func codecParameters(sampleEntry bytes: [UInt8], mediaType: MediaType) -> CodecParameters? {
+        guard let entry = try? SampleEntry(bytes: bytes, handler: mediaType.handlerType) else { return nil }
+        guard var boxes = sampleEntryChildren(bytes, mediaType: mediaType) else { return nil }
         if entry.type == "mp4a", let wave = boxes.first(where: { $0.type == "wave" }) {
             boxes += (try? Box.parseAll(wave.payload)) ?? []
         }

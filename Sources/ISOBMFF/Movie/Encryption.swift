@@ -21,22 +21,10 @@ public struct ProtectionScheme: Sendable, Hashable {
 
     static let piffTrackEncryption: [UInt8] = [0x89, 0x74, 0xDB, 0xCE, 0x7B, 0xE7, 0x4C, 0x51, 0x84, 0xF9, 0x71, 0x48, 0xF9, 0x88, 0x25, 0x54]
 
-    /// The scheme of a sample entry with a `sinf` child, or nil.
-    public init?(sampleEntry bytes: [UInt8]) {
-        // The entry's fixed fields differ by media type and sound version; `sinf` is the only
-        // child that carries these four letters, with its size just before them.
-        var start: Int?
-        var i = 12
-        while i + 4 <= bytes.count {
-            if bytes[i] == 0x73, bytes[i + 1] == 0x69, bytes[i + 2] == 0x6E, bytes[i + 3] == 0x66 {     // "sinf"
-                let size = Int(bytes[i - 4]) << 24 | Int(bytes[i - 3]) << 16 | Int(bytes[i - 2]) << 8 | Int(bytes[i - 1])
-                if size >= 8, i - 4 + size <= bytes.count { start = i - 4; break }
-            }
-            i += 1
-        }
-        guard let start else { return nil }
-        let size = Int(bytes[start]) << 24 | Int(bytes[start + 1]) << 16 | Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
-        self.init(sinf: ByteReader(Array(bytes[(start + 8)..<(start + size)]), path: "sinf"))
+    /// The scheme of a sample entry (of a track of `mediaType`) with a `sinf` child, or nil.
+    public init?(sampleEntry bytes: [UInt8], mediaType: MediaType) {
+        guard let sinf = CodecMapping.sampleEntryChildren(bytes, mediaType: mediaType)?.first(where: { $0.type == "sinf" }) else { return nil }
+        self.init(sinf: ByteReader(sinf.payload, path: "sinf"))
     }
 
     init?(sinf: ByteReader) {
@@ -215,35 +203,31 @@ extension MovieWriter {
     /// Points each track's `saio` at its `senc` entries, now that the movie box's place in the
     /// file (`moovOffset`) is known: `moov` is the movie box's bytes, as `movieBox` built them.
     public static func patchAuxiliaryInformationOffsets(_ moov: inout [UInt8], moovOffset: UInt64) {
-        func u32(_ at: Int) -> Int { Int(moov[at]) << 24 | Int(moov[at + 1]) << 16 | Int(moov[at + 2]) << 8 | Int(moov[at + 3]) }
-        func type(_ at: Int) -> String { String(decoding: moov[(at + 4)..<(at + 8)], as: UTF8.self) }
-        /// The children (offset, type, size) of the box at `start` whose children begin after `skip` bytes.
-        func children(_ start: Int, _ size: Int, skip: Int = 8) -> [(Int, String, Int)] {
-            var out: [(Int, String, Int)] = []
-            var at = start + skip
-            while at + 8 <= start + size {
-                let s = u32(at)
-                guard s >= 8, at + s <= start + size else { break }
-                out.append((at, type(at), s))
-                at += s
+        /// The payloads of the boxes at `path` below `reader`.
+        func boxes(_ reader: ByteReader, _ path: ArraySlice<FourCC>) -> [ByteReader] {
+            guard let type = path.first else { return [reader] }
+            var it = BoxIterator(reader)
+            var found: [ByteReader] = []
+            while let (h, child) = try? it.next() {
+                if h.type == type { found += boxes(child, path.dropFirst()) }
             }
-            return out
+            return found
         }
-        guard moov.count >= 8 else { return }
-        for (trak, t, s) in children(0, moov.count) where t == "trak" {
-            for (mdia, _, ms) in children(trak, s) where type(mdia) == "mdia" {
-                for (minf, _, ns) in children(mdia, ms) where type(minf) == "minf" {
-                    for (stbl, _, bs) in children(minf, ns) where type(stbl) == "stbl" {
-                        let boxes = children(stbl, bs)
-                        guard let senc = boxes.first(where: { $0.1 == "senc" }), let saio = boxes.first(where: { $0.1 == "saio" }),
-                              saio.2 >= 24 else { continue }
-                        // senc: header, version and flags, sample count, then the entries; saio
-                        // (version 1, one entry): header, version and flags, count, the offset.
-                        let target = moovOffset + UInt64(senc.0 + 16)
-                        for k in 0..<8 { moov[saio.0 + 16 + k] = UInt8(truncatingIfNeeded: target >> (56 - 8 * UInt64(k))) }
-                    }
-                }
+        var patches: [(entries: Int, field: Int)] = []
+        for stbl in boxes(ByteReader(moov), ["moov", "trak", "mdia", "minf", "stbl"]) {
+            var senc: Int?, saio: Int?
+            var it = BoxIterator(stbl)
+            while let (h, child) = try? it.next() {
+                // senc: version and flags, sample count, then the entries; saio (version 1, one
+                // entry): version and flags, entry count, then the offset.
+                if h.type == "senc" { senc = child.position + 8 }
+                if h.type == "saio", child.remaining >= 16 { saio = child.position + 8 }
             }
+            if let senc, let saio { patches.append((senc, saio)) }
+        }
+        for p in patches {
+            let target = moovOffset + UInt64(p.entries)
+            for k in 0..<8 { moov[p.field + k] = UInt8(truncatingIfNeeded: target >> (56 - 8 * UInt64(k))) }
         }
     }
 }

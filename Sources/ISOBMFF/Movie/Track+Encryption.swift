@@ -8,7 +8,7 @@ extension Track {
     /// of a track whose first sample entry is protected, and takes them out of the boxes kept
     /// byte-exact. What cannot be carried is said in `encryptionProblem`.
     mutating func resolveEncryption() {
-        guard let entry = sampleTable.sampleEntries.first, let scheme = ProtectionScheme(sampleEntry: entry.bytes) else { return }
+        guard let entry = sampleTable.sampleEntries.first, let scheme = ProtectionScheme(sampleEntry: entry.bytes, mediaType: mediaType) else { return }
         protection = scheme
         var all = SampleEncryption(flags: 0)
         var problem: String?
@@ -55,10 +55,9 @@ extension Track {
     }
 
     static func isPIFFSampleEncryption(_ box: RawBox) -> Bool {
-        guard box.type == "uuid", box.bytes.count >= 24 else { return false }
-        let large = box.bytes[0] == 0 && box.bytes[1] == 0 && box.bytes[2] == 0 && box.bytes[3] == 1
-        let at = large ? 16 : 8
-        return box.bytes.count >= at + 16 && Array(box.bytes[at..<(at + 16)]) == SampleEncryption.piffSampleEncryption
+        guard box.type == "uuid" else { return false }
+        var r = ByteReader(box.bytes)
+        return (try? BoxHeader.parse(&r, available: UInt64(box.bytes.count), allowToEnd: false))?.userType == SampleEncryption.piffSampleEncryption
     }
 }
 
