@@ -269,6 +269,13 @@ enum JobSupport {
         return p
     }
 
+    /// Whether `--progress json` was given (the only value it takes).
+    static func jsonProgress(_ args: ParsedArguments) throws -> Bool {
+        guard let value = args.options["--progress"] else { return false }
+        guard value == "json" else { throw UsageError(message: "--progress takes 'json'") }
+        return true
+    }
+
     static func checkOutput(_ url: URL, force: Bool) throws {
         if !force && FileManager.default.fileExists(atPath: url.path) {
             throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: url.path)

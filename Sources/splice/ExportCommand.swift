@@ -63,10 +63,7 @@ enum ExportCommand: Command {
         let outputURL = URL(fileURLWithPath: output)
         let force = args.flags.contains("--force")
         try JobSupport.checkOutput(outputURL, force: force)
-        let json = try args.options["--progress"].map { value -> Bool in
-            guard value == "json" else { throw UsageError(message: "--progress takes 'json'") }
-            return true
-        } ?? false
+        let json = try JobSupport.jsonProgress(args)
         let session = try makeSession(args, preset: preset)
         return try JobSupport.export(session, to: outputURL, force: force, faststart: args.flags.contains("--faststart"), json: json)
     }

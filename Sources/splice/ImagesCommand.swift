@@ -56,10 +56,7 @@ enum ImagesCommand: Command {
             throw UsageError(message: "--crossfade \(args.options["--crossfade"]!) is longer than each image is shown (\(Double(perImage) * frameDuration.seconds) s)")
         }
         let preset = try JobSupport.preset(args.options["--preset"])
-        let json = try args.options["--progress"].map { value -> Bool in
-            guard value == "json" else { throw UsageError(message: "--progress takes 'json'") }
-            return true
-        } ?? false
+        let json = try JobSupport.jsonProgress(args)
         let images = try args.positionals.map { path -> StillImage in
             guard FileManager.default.fileExists(atPath: path) else { throw MediaError(.fileNotFound, "no such file", file: path) }
             return try StillImage(contentsOf: URL(fileURLWithPath: path))

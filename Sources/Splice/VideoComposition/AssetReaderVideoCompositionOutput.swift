@@ -35,11 +35,16 @@ public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unche
     public init(videoTracks: [AssetTrack], videoSettings: VideoOutputSettings?) {
         self.videoTracks = videoTracks
         self.videoSettings = videoSettings
-        let format: PixelBuffer.PixelFormat = videoSettings?.pixelFormat == .yuv420p10le ? .yuv420p10le : .yuv420p
+        let format = AssetReaderVideoCompositionOutput.renderFormat(videoSettings)
         outputs = videoTracks.map { AssetReaderTrackOutput(track: $0, outputSettings: .video(VideoOutputSettings(pixelFormat: format))) }
     }
 
     deinit { cursor?.close() }
+
+    /// The format pictures are decoded and composed in: 10-bit when 10-bit pictures are asked for.
+    static func renderFormat(_ settings: VideoOutputSettings?) -> PixelBuffer.PixelFormat {
+        settings?.pixelFormat == .yuv420p10le ? .yuv420p10le : .yuv420p
+    }
 
     /// The next composed picture, or nil at the end (or when reading or rendering failed: the
     /// reader's `status` and `error` say).
@@ -93,8 +98,8 @@ private final class CompositionRenderCursor: SampleCursor {
         if range.end.isNumeric { end = min(end, range.end) }
         self.end = end
         start = range == .everything ? .zero : range.start
-        let format: PixelBuffer.PixelFormat = output.videoSettings?.pixelFormat == .yuv420p10le ? .yuv420p10le : .yuv420p
-        compositor = VideoCompositor(composition: composition, pixelFormat: format, settings: output.videoSettings)
+        compositor = VideoCompositor(composition: composition, pixelFormat: AssetReaderVideoCompositionOutput.renderFormat(output.videoSettings),
+                                     settings: output.videoSettings)
         current = tracks.map { _ in nil }
         upcoming = tracks.map { _ in nil }
         ended = tracks.map { _ in false }
