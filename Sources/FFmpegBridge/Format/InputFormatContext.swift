@@ -31,6 +31,9 @@ public struct StreamInfo: Sendable {
     public var startTime: Int64?
     /// Packets, when the container says (`nb_frames`, or Matroska's statistics tags).
     public var frameCount: Int?
+    /// Video frames per second as the demuxer gives them (`avg_frame_rate`: Matroska's
+    /// `DefaultDuration`, an AVI's rate, or libavformat's estimate), when known.
+    public var frameRate: (num: Int32, den: Int32)?
 
     public var mediaType: MediaType { codec.mediaType }
 }
@@ -140,6 +143,8 @@ extension StreamInfo {
         timeBase = (stream.time_base.num, stream.time_base.den)
         duration = stream.duration != splice_av_nopts_value() ? stream.duration : nil
         startTime = stream.start_time != splice_av_nopts_value() ? stream.start_time : nil
+        let rate = stream.avg_frame_rate
+        if codec.mediaType == .video, rate.num > 0, rate.den > 0 { frameRate = (rate.num, rate.den) }
         if stream.nb_frames > 0 {
             frameCount = Int(stream.nb_frames)
         } else if let tag = tags.first(where: { $0.key.hasPrefix("NUMBER_OF_FRAMES") })?.value {

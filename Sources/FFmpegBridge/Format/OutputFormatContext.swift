@@ -121,14 +121,20 @@ public final class OutputFormatContext: @unchecked Sendable {
     /// Adds a stream of `codec` with `metadata`; returns its index.
     /// - Parameter timeBase: the time base Splice would like (the muxer may pick another; see
     ///   `timeBase(ofStream:)`).
+    /// - Parameter frameRate: frames per second of a constant-rate video stream (Matroska's
+    ///   `DefaultDuration`, from which readers know each block's duration).
     /// - Throws: `.unsupported` when FFmpeg does not know the codec.
-    public func addStream(_ codec: CodecParameters, metadata: StreamMetadata, timeBase: (num: Int32, den: Int32)) throws -> Int {
+    public func addStream(_ codec: CodecParameters, metadata: StreamMetadata, timeBase: (num: Int32, den: Int32),
+                          frameRate: (num: Int32, den: Int32)? = nil) throws -> Int {
         guard let st = avformat_new_stream(context, nil), let par = st.pointee.codecpar else {
             throw MediaError(.io, "cannot add a stream")
         }
         try codec.copy(into: par)
         try codec.writeSideData(to: st)
         st.pointee.time_base = AVRational(num: timeBase.num, den: timeBase.den)
+        if let frameRate, frameRate.num > 0, frameRate.den > 0 {
+            st.pointee.avg_frame_rate = AVRational(num: frameRate.num, den: frameRate.den)
+        }
         if let l = metadata.language { av_dict_set(&st.pointee.metadata, "language", l, 0) }
         if let t = metadata.title, !t.isEmpty { av_dict_set(&st.pointee.metadata, "title", t, 0) }
         var disposition: Int32 = 0
@@ -209,13 +215,21 @@ public final class OutputFormatContext: @unchecked Sendable {
         // Keep timestamps as given (no shifting of negative ones is needed by what Splice sends
         // except where the container cannot store them, which the muxer then handles itself).
         let r = avformat_write_header(context, &options)
-        if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot write the \(formatName) header")) }
+        if r < 0 {
+            let why = lastMessage.map { " (\($0))" } ?? ""
+            throw failure(FFmpegError(code: r, operation: "cannot write the \(formatName) header\(why)"))
+        }
     }
 
     /// The time base the muxer chose for stream `index`.
     public func timeBase(ofStream index: Int) -> (num: Int32, den: Int32) {
         guard let st = context?.pointee.streams[index] else { return (1, 1000) }
         return (st.pointee.time_base.num, st.pointee.time_base.den)
+    }
+
+    /// What the muxer last said in FFmpeg's log (why it refused a packet or the header).
+    public var lastMessage: String? {
+        FFmpegLog.lastMessage(from: formatName)
     }
 
     /// Writes one packet (times in the stream's time base), interleaved by libavformat.

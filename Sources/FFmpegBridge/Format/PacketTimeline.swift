@@ -29,8 +29,13 @@ public struct PacketTimeline: Sendable {
         self.format = format
     }
 
-    /// Packets dropped because their decode time went back (damaged input).
+    /// Packets dropped because their decode time went back by a frame or more (damaged input).
     public private(set) var droppedPackets = 0
+    /// Packets whose times were put in order: a decode time repeated or a little behind the
+    /// previous one, or a presentation time before the decode time (real HLS segments have both).
+    public private(set) var repairedPackets = 0
+    /// The largest change made to a repaired packet's times, in seconds.
+    public private(set) var largestRepair = 0.0
 
     /// The next sample of the stream, or nil at its end.
     public mutating func next(from demuxer: PacketDemuxer) throws -> SampleBuffer? {
@@ -57,8 +62,7 @@ public struct PacketTimeline: Sendable {
         }
         guard !pending.isEmpty else { return nil }
         let e = pending.removeFirst()
-        let dts = e.decodeTime!
-        if let last = lastDecodeTime, dts < last { return .some(nil) }
+        guard var (dts, pts) = inOrder(e) else { return .some(nil) }
         var duration = e.duration
         // Subtitle packets last as long as they say; other samples last until the next one.
         if format.mediaType.isLegible && duration > 0 {
@@ -68,9 +72,6 @@ public struct PacketTimeline: Sendable {
         if duration == 0 { duration = lastDuration }
         lastDuration = duration
         lastDecodeTime = dts
-        // A packet without a presentation time (MPEG-PS writes one per PES packet, not per frame)
-        // keeps the previous packet's distance between the two.
-        let pts = e.presentationTime ?? dts + lastCompositionOffset
         lastCompositionOffset = pts - dts
         let data = conversion == .none ? e.data : Data(conversion.apply([UInt8](e.data)))
         var decodeTime = try time(dts), presentationTime = try time(pts), sampleDuration = try time(duration)
@@ -92,6 +93,30 @@ public struct PacketTimeline: Sendable {
             sample.trimDurationAtEnd = MediaTime(value: Int64(e.skippedAtEnd), timescale: Int32(rate))
         }
         return sample
+    }
+
+    /// The packet's decode and presentation times, put in order as `ffmpeg` does when it writes:
+    /// a decode time at or a little behind the previous one moves one tick past it, and a
+    /// presentation time before the decode time takes the median of the two and that floor.
+    /// Nil for a packet whose decode time goes back by a frame or more (dropped).
+    private mutating func inOrder(_ e: PacketDemuxer.Entry) -> (dts: Int64, pts: Int64)? {
+        var dts = e.decodeTime!
+        // A packet without a presentation time (MPEG-PS writes one per PES packet, not per frame)
+        // keeps the previous packet's distance between the two.
+        var pts = e.presentationTime ?? dts + lastCompositionOffset
+        let floor = lastDecodeTime.map { $0 + 1 } ?? Int64.min
+        if dts < floor {
+            guard floor - dts <= max(lastDuration, 1) else { return nil }
+            dts = floor
+        }
+        if pts < dts { dts = max(pts, floor) }
+        pts = max(pts, dts)
+        let moved = max(abs(dts - e.decodeTime!), abs(pts - (e.presentationTime ?? pts)))
+        if moved > 0 {
+            repairedPackets += 1
+            largestRepair = max(largestRepair, Double(moved) * Double(timeBase.num) / Double(max(1, timeBase.den)))
+        }
+        return (dts, pts)
     }
 
     /// Packets before the first with a decode time get times counted back from it, one

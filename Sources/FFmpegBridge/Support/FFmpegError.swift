@@ -88,6 +88,13 @@ public enum FFmpegLog {
         }
     }
 
+    /// The newest kept message from the component `name` (`[mpegts] …`), without its prefix;
+    /// the messages stay kept.
+    public static func lastMessage(from name: String) -> String? {
+        let prefix = "[\(name)] "
+        return lock.withLock { kept.last { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) } }
+    }
+
     /// Routes FFmpeg's log to `receive`, once, before the first libav call.
     static let installed: Void = {
         av_log_set_level(AV_LOG_WARNING)

@@ -114,6 +114,31 @@ public enum CodecMapping {
         return p
     }
 
+    /// Codings that some containers have no place for, so that a copy there would lose or
+    /// misdescribe them.
+    public enum ExtendedCoding: String, Sendable {
+        /// Multiview HEVC: a second layer (view), configured in `lhvC` (ISO/IEC 14496-15, 9).
+        case mvHEVC = "MV-HEVC (a second view, configured in 'lhvC')"
+        /// xHE-AAC: MPEG-D USAC, audio object type 42, which ADTS headers cannot say.
+        case usac = "xHE-AAC (USAC, audio object type 42)"
+    }
+
+    /// The extended coding of an ISO sample entry, if it has one.
+    public static func extendedCoding(sampleEntry bytes: [UInt8], mediaType: MediaType) -> ExtendedCoding? {
+        guard let boxes = sampleEntryChildren(bytes, mediaType: mediaType) else { return nil }
+        if mediaType == .video, boxes.contains(where: { $0.type == "lhvC" }) {
+            return .mvHEVC
+        }
+        if mediaType == .audio, let p = codecParameters(sampleEntry: bytes, mediaType: mediaType), p.codecName == "aac",
+           let asc = p.extradata.first {
+            // ISO/IEC 14496-3 1.6.2.1: 5 bits of object type; 31 escapes to 32 + the next 6 bits.
+            var type = Int(asc >> 3)
+            if type == 31, p.extradata.count >= 2 { type = 32 + Int(asc & 7) << 3 + Int(p.extradata[1] >> 5) }
+            if type == 42 { return .usac }
+        }
+        return nil
+    }
+
     /// Fills in the codec name and configuration of a sample entry of `type` from its child boxes.
     private static func describe(_ type: FourCC, children boxes: [Box], into p: inout CodecParameters) -> Bool {
         func child(_ t: FourCC) -> [UInt8]? { boxes.first { $0.type == t }?.payload }

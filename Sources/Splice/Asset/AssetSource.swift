@@ -47,8 +47,11 @@ protocol TrackBacking: Sendable {
     var mediaDuration: MediaTime? { get }
     /// How the track's samples are encrypted, when they are.
     var encryption: TrackEncryption? { get }
+    /// Video frames per second the container states, when it states one.
+    var frameRate: (num: Int32, den: Int32)? { get }
 }
 
 extension TrackBacking {
     var encryption: TrackEncryption? { nil }
+    var frameRate: (num: Int32, den: Int32)? { nil }
 }

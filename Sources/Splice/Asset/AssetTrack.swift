@@ -116,6 +116,7 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
 
     /// Samples per second over the track's media (the frame rate of video); 0 when not known.
     public var nominalFrameRate: Float {
+        if sampleCount == nil, let rate = backing.frameRate { return Float(Double(rate.num) / Double(rate.den)) }
         guard let n = sampleCount, n > 0, timeRange.duration.isNumeric, timeRange.duration > .zero else { return 0 }
         return Float(Double(n) / mediaDuration.seconds)
     }

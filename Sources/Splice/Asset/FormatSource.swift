@@ -145,6 +145,7 @@ struct StreamBacking: TrackBacking {
 
     var isoStructure: TrackPassthrough? { nil }
     var isAttachment: Bool { stream.mediaType == .data }
+    var frameRate: (num: Int32, den: Int32)? { stream.frameRate }
     var encryption: TrackEncryption? {
         stream.metadata.encryptionKeyID.map { key in
             TrackEncryption(scheme: "ContentEncryption", originalFormat: nil,

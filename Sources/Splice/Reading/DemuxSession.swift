@@ -36,6 +36,13 @@ final class DemuxSession: ReadSession, @unchecked Sendable {
             let n = cursor.droppedPackets
             warnings.append("track \(trackID): \(n) packet\(n == 1 ? "" : "s") whose decode time went back \(n == 1 ? "was" : "were") left out")
         }
+        for (trackID, cursor) in lock.withLock({ cursors }) {
+            let (n, largest) = cursor.repairs
+            guard n > 0 else { continue }
+            let by = largest < 0.001 ? "less than 1 ms" : "at most \(Int((largest * 1000).rounded())) ms"
+            warnings.append("track \(trackID): \(n) packet\(n == 1 ? " had its" : "s had their") times out of order (a repeated decode time, "
+                            + "or presentation before decode); they were put in order, moved by \(by)")
+        }
         let damaged = demuxer.corruptPacketCount
         if damaged > 0 { warnings.append("\(damaged) damaged packet\(damaged == 1 ? " was" : "s were") copied as read") }
         var lines: [(String, Int)] = []
@@ -61,6 +68,8 @@ final class DemuxedSampleCursor: SampleCursor, @unchecked Sendable {
 
     /// Packets left out because their decode time went back.
     var droppedPackets: Int { lock.withLock { timeline.droppedPackets } }
+    /// Packets whose times were put in order, and the largest change in seconds.
+    var repairs: (count: Int, largest: Double) { lock.withLock { (timeline.repairedPackets, timeline.largestRepair) } }
 
     func next() throws -> SampleBuffer? {
         try lock.withLock { try timeline.next(from: demuxer) }

@@ -99,10 +99,10 @@ extension AssetWriter {
     func enqueue(_ sample: SampleBuffer, to input: AssetWriterInput) throws {
         let state = input.state
         guard !sample.isDecoded else {
-            throw MediaError(.unsupported, "track \(state.index + 1): decoded samples are written through an input with output settings (an encoder)")
+            throw MediaError(.unsupported, "\(state.label): decoded samples are written through an input with output settings (an encoder)")
         }
         guard sample.decodeTimeStamp.isNumeric, sample.presentationTimeStamp.isNumeric else {
-            throw MediaError(.invalidData, "track \(state.index + 1): sample without a numeric decode or presentation time")
+            throw MediaError(.invalidData, "\(state.label): sample without a numeric decode or presentation time")
         }
         if state.timescale == 0 { state.timescale = sample.decodeTimeStamp.timescale }
         let ts = state.timescale
@@ -110,7 +110,7 @@ extension AssetWriter {
         let pts = sample.presentationTimeStamp.convertScale(ts).value
         let duration = sample.duration.isNumeric ? sample.duration.convertScale(ts).value : 0
         if let last = state.lastDecodeTime, dts < last {
-            throw MediaError(.invalidData, "track \(state.index + 1): decode time \(sample.decodeTimeStamp) goes back before the previous sample's")
+            throw MediaError(.invalidData, "\(state.label): decode time \(sample.decodeTimeStamp) goes back before the previous sample's")
         }
         if state.firstDecodeTime == nil { state.firstDecodeTime = dts }
         state.lastDecodeTime = dts

@@ -98,7 +98,7 @@ public final class AssetWriter: @unchecked Sendable {
         try lock.withLock {
             if let reason = refusal(of: input) { throw refuseLocked(reason) }
             input.writer = self
-            input.state = InputState(index: _inputs.count)
+            input.state = InputState(index: _inputs.count, sourceTrackID: input.sourceTrackID)
             _inputs.append(input)
         }
     }
@@ -197,7 +197,7 @@ public final class AssetWriter: @unchecked Sendable {
 
     /// The transform stages of an input: today the text conversion, for text and subtitle inputs.
     private func installStages(_ input: AssetWriterInput, muxer: any Muxer) {
-        if let settings = input.outputSettings { input.state.encoder = EncodingStage(settings: settings, track: input.state.index + 1) }
+        if let settings = input.outputSettings { input.state.encoder = EncodingStage(settings: settings, label: input.state.label) }
         guard input.mediaType == .text || input.mediaType == .subtitle else { return }
         let text = TextConversion(muxerName: fileType.muxerName, containerFormat: muxer.textFormat, isForced: input.isForced)
         input.state.text = text

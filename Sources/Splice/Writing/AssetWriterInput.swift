@@ -64,6 +64,10 @@ public final class AssetWriterInput: @unchecked Sendable {
     var sharesEquivalentDescriptions = false
     /// Boxes and fields carried over from a source MP4/MOV track (see `init(copying:)`).
     var passthrough: TrackPassthrough?
+    /// The source's stated frame rate, for containers that store one (Matroska's `DefaultDuration`).
+    var frameRateHint: (num: Int32, den: Int32)?
+    /// The ID of the track this input copies or re-encodes, which messages name it by.
+    var sourceTrackID: Int?
     /// What the writer keeps of this input while writing, guarded by its lock.
     var state = InputState(index: 0)
 
@@ -87,11 +91,13 @@ public final class AssetWriterInput: @unchecked Sendable {
         mediaTimeScale = track.naturalTimeScale
         segments = track.segments.isEmpty ? nil : track.segments
         passthrough = track.backing.isoStructure
+        frameRateHint = track.backing.frameRate
     }
 
     /// Takes `track`'s language, `elng`, name, enabled and forced flags, accessibility
     /// characteristics, matrix and volume — what a re-encoded copy of the track keeps.
     public func copyProperties(of track: AssetTrack) {
+        sourceTrackID = track.trackID
         languageCode = track.languageCode
         extendedLanguageTag = track.extendedLanguageTag
         name = track.name

@@ -9,7 +9,8 @@ import FFmpegBridge
 /// Runs outside the writer's lock, so that inputs encode concurrently.
 final class EncodingStage: @unchecked Sendable {
     private let settings: EncodingSettings
-    private let track: Int
+    /// "track 2", for messages.
+    private let track: String
     private let lock = NSLock()
     private var encoder: Encoder?
     private var pictures: PictureConverter?
@@ -27,22 +28,22 @@ final class EncodingStage: @unchecked Sendable {
     /// The previous picture's time, for a duration where pictures come without one.
     private var lastPicture: Int64?
 
-    init(settings: EncodingSettings, track: Int) {
+    init(settings: EncodingSettings, label: String) {
         self.settings = settings
-        self.track = track
+        self.track = label
     }
 
     /// The encoded samples `sample` completes.
     func encode(_ sample: SampleBuffer) throws -> [SampleBuffer] {
         try lock.withLock {
             guard sample.isDecoded else {
-                throw MediaError(.invalidData, "track \(track): an input with output settings takes decoded samples "
+                throw MediaError(.invalidData, "\(track): an input with output settings takes decoded samples "
                                  + "(from a reader output with output settings, or a pixel-buffer adaptor)")
             }
             if encoder == nil { try open(for: sample) }
             guard let encoder else { return [] }
             if let picture = sample.imageBuffer {
-                guard let pictures else { throw MediaError(.invalidData, "track \(track): a picture for an audio encoder") }
+                guard let pictures else { throw MediaError(.invalidData, "\(track): a picture for an audio encoder") }
                 let source = try (picture.storage as? Frame) ?? Frame.copying(picture)
                 let frame = try pictures.convert(source)
                 frame.presentationTimestamp = sample.presentationTimeStamp.convertScale(encoder.configuration.timescale).value
@@ -56,7 +57,7 @@ final class EncodingStage: @unchecked Sendable {
                 lastPicture = frame.presentationTimestamp
                 return try packets(encoder.encode(frame))
             }
-            guard let pcm = sample.pcmBuffer, let audio else { throw MediaError(.invalidData, "track \(track): PCM for a video encoder") }
+            guard let pcm = sample.pcmBuffer, let audio else { throw MediaError(.invalidData, "\(track): PCM for a video encoder") }
             if !audioStarted {
                 audioStarted = true
                 audioClock = sample.presentationTimeStamp.convertScale(encoder.configuration.timescale).value
@@ -109,10 +110,10 @@ final class EncodingStage: @unchecked Sendable {
     private func open(for sample: SampleBuffer) throws {
         switch settings {
         case .video(let v):
-            guard let picture = sample.imageBuffer else { throw MediaError(.invalidData, "track \(track): video settings need pictures") }
+            guard let picture = sample.imageBuffer else { throw MediaError(.invalidData, "\(track): video settings need pictures") }
             var width = v.width ?? picture.width, height = v.height ?? picture.height
             if v.pixelFormat.isSubsampled420, width % 2 != 0 || height % 2 != 0 {
-                notes.append("track \(track): \(width)x\(height) rounded to \(width + width % 2)x\(height + height % 2) for \(v.pixelFormat)")
+                notes.append("\(track): \(width)x\(height) rounded to \(width + width % 2)x\(height + height % 2) for \(v.pixelFormat)")
                 width += width % 2
                 height += height % 2
             }
@@ -143,11 +144,11 @@ final class EncodingStage: @unchecked Sendable {
             encoder = try Encoder(c)
             pictures = try PictureConverter(pixelFormat: v.pixelFormat, size: (width, height))
         case .audio(let a):
-            guard let pcm = sample.pcmBuffer else { throw MediaError(.invalidData, "track \(track): audio settings need PCM") }
+            guard let pcm = sample.pcmBuffer else { throw MediaError(.invalidData, "\(track): audio settings need PCM") }
             var rate = a.codec == .opus ? 48000 : (a.sampleRate ?? pcm.format.sampleRate)
             if let rates = Encoder.supportedSampleRates(encoderName: a.codec.encoderName), !rates.contains(rate),
                let nearest = rates.min(by: { abs($0 - rate) < abs($1 - rate) }) {
-                notes.append("track \(track): \(a.codec.encoderName) does not take \(rate) Hz; the audio is resampled to \(nearest) Hz")
+                notes.append("\(track): \(a.codec.encoderName) does not take \(rate) Hz; the audio is resampled to \(nearest) Hz")
                 rate = nearest
             }
             let channels = a.channelCount ?? pcm.format.channelCount
@@ -162,7 +163,7 @@ final class EncodingStage: @unchecked Sendable {
             audio = try AudioConverter(output: PCMBuffer.Format(sampleFormat: format, isPlanar: planar, sampleRate: rate, channelCount: channels))
         }
         if let unused = encoder?.unusedOptions, !unused.isEmpty {
-            notes.append("track \(track): \(encoder!.configuration.encoderName) did not take \(unused.joined(separator: ", "))")
+            notes.append("\(track): \(encoder!.configuration.encoderName) did not take \(unused.joined(separator: ", "))")
         }
     }
 

@@ -77,9 +77,18 @@ final class FormatMuxer: Muxer {
         if s.trimDurationAtEnd > .zero, let rate = input.state.firstFormat?.sampleRate ?? input.sourceFormatHint?.sampleRate {
             skipped = Int(min(1e9, max(0, (s.trimDurationAtEnd.seconds * rate).rounded())))
         }
-        try context.write(data, stream: stream.index, presentationTime: ticks(dts + s.compositionOffset),
-                          decodeTime: ticks(dts), duration: ticks(s.duration), isKeyFrame: s.isSync,
-                          skippedSamplesAtEnd: skipped)
+        do {
+            try context.write(data, stream: stream.index, presentationTime: ticks(dts + s.compositionOffset),
+                              decodeTime: ticks(dts), duration: ticks(s.duration), isKeyFrame: s.isSync,
+                              skippedSamplesAtEnd: skipped)
+        } catch let error as MediaError where error.underlying is FFmpegError {
+            // Name the sample, not libavformat's stream index and errno.
+            let time = { (v: Int64) in String(format: "%.3f s", MediaTime(value: v, timescale: scale).seconds) }
+            // (libavformat's stream index is not one the user knows: the track is named first.)
+            let why = context.lastMessage.map { ": " + $0.replacingOccurrences(of: #" in stream \d+$"#, with: "", options: .regularExpression) } ?? ""
+            throw MediaError(error.code, "\(input.state.label): the \(formatName) muxer refused the sample at decode time \(time(dts)), "
+                             + "presentation time \(time(dts + s.compositionOffset)) (\(data.count) bytes)\(why)")
+        }
     }
 
     func finish(_ inputs: [AssetWriterInput], session: WriterSession) throws {
@@ -92,9 +101,9 @@ final class FormatMuxer: Muxer {
         let assignments = AssetWriterInputGroup.assignments(groups)
         for (i, input) in inputs.enumerated() {
             guard let format = input.state.firstFormat ?? input.sourceFormatHint else {
-                throw MediaError(.invalidOperation, "track \(i + 1) has no samples and no format hint")
+                throw MediaError(.invalidOperation, "\(input.state.label) has no samples and no format hint")
             }
-            let codec = try codecParameters(input, format: format, track: i + 1)
+            let codec = try codecParameters(input, format: format, track: input.state.label)
             var metadata = StreamMetadata()
             metadata.isDefault = assignments[ObjectIdentifier(input)]?.enabled ?? input.marksOutputTrackAsEnabled
             let forcedTarget = inputs.contains { other in other.associations.contains { $0.type == .forcedSubtitlesOnly && $0.input === input } }
@@ -106,7 +115,8 @@ final class FormatMuxer: Muxer {
             if let name = input.name, !MediaType.isDefaultHandlerName(name) { metadata.title = name }
             let scale = input.writtenTimescale(fallback: 1000)
             input.state.timescale = scale
-            let index = try context.addStream(codec, metadata: metadata, timeBase: (1, scale))
+            let index = try context.addStream(codec, metadata: metadata, timeBase: (1, scale),
+                                              frameRate: input.mediaType == .video ? input.frameRateHint ?? constantFrameRate(input) : nil)
             // Presentation on the movie timeline: the first edit's shift, less the session start.
             var shift = MediaTime.zero - session.start
             if let first = input.segments?.first(where: { !$0.isEmpty }), let source = first.source {
@@ -127,30 +137,51 @@ final class FormatMuxer: Muxer {
         for i in streams.indices { streams[i].timeBase = context.timeBase(ofStream: streams[i].index) }
     }
 
+    /// Frames per second when the input's first samples all last the same (at least two of them,
+    /// in its timescale; a shorter last one is allowed): Matroska's `DefaultDuration`.
+    /// Variable-rate video gets none, so that readers take each frame's duration from the
+    /// timestamps, not from a wrong default.
+    private func constantFrameRate(_ input: AssetWriterInput) -> (num: Int32, den: Int32)? {
+        let first = input.state.pending.prefix(64).map(\.duration)
+        let durations = first.count > 2 ? first.dropLast() : first[...]
+        guard durations.count >= 2, let d = durations.first, d > 0, d <= Int64(Int32.max),
+              durations.allSatisfy({ $0 == d }) else { return nil }
+        return (input.state.timescale, Int32(d))
+    }
+
     /// The codec of an input's stream: its text packet format, or what its sample entry (or, for
     /// samples without one, its format's codec parameters) describes.
-    private func codecParameters(_ input: AssetWriterInput, format: FormatDescription, track: Int) throws -> CodecParameters {
+    private func codecParameters(_ input: AssetWriterInput, format: FormatDescription, track: String) throws -> CodecParameters {
         var p: CodecParameters
         if TextConversion.isTimedText(format) || (format.sampleEntry == nil && SubtitlePacketFormat(codecName: format.codecName ?? "") != nil) {
             guard let text = input.state.text?.streamFormat() else {
-                throw MediaError(.unsupported, "track \(track): \(formatName) files cannot hold text subtitles; mkv (SRT) and webm (WebVTT) can")
+                throw MediaError(.unsupported, "\(track): \(formatName) files cannot hold text subtitles; mkv (SRT) and webm (WebVTT) can")
             }
             p = CodecParameters(mediaType: .subtitle, codecName: text.rawValue)
             if text == .ass, format.codecName == "ass" { p.extradata = format.parameters.extradata }
         } else if let entry = format.sampleEntry {
+            switch CodecMapping.extendedCoding(sampleEntry: [UInt8](entry), mediaType: input.mediaType) {
+            case .mvHEVC?:
+                throw MediaError(.unsupported, "\(track): \(CodecMapping.ExtendedCoding.mvHEVC.rawValue) cannot be carried in \(formatName) "
+                                 + "files: they have no place for the second view's configuration, so a copy would lose it; mp4 and mov can")
+            case .usac? where formatName == "mpegts":
+                throw MediaError(.unsupported, "\(track): \(CodecMapping.ExtendedCoding.usac.rawValue) cannot be carried in mpegts files: "
+                                 + "they carry AAC in ADTS headers, which cannot say its object type; mp4, mov and mkv can")
+            default: break
+            }
             guard let c = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: input.mediaType) else {
-                throw MediaError(.unsupported, "track \(track): '\(format.codec)' samples cannot be written to \(formatName)")
+                throw MediaError(.unsupported, "\(track): '\(format.codec)' samples cannot be written to \(formatName)")
             }
             p = c
         } else if format.codecName != nil {
             p = format.parameters
         } else {
-            throw MediaError(.unsupported, "track \(track): '\(format.codec)' samples cannot be written to \(formatName)")
+            throw MediaError(.unsupported, "\(track): '\(format.codec)' samples cannot be written to \(formatName)")
         }
         if let size = input.naturalSize, input.mediaType == .video { p.width = size.width; p.height = size.height }
         guard OutputFormatContext.canHold(p.codecName, formatName: formatName) else {
             let others = FormatMuxer.containers(holding: p.codecName)
-            throw MediaError(.unsupported, "track \(track): \(formatName) files cannot hold \(p.codecName)"
+            throw MediaError(.unsupported, "\(track): \(formatName) files cannot hold \(p.codecName)"
                              + (others.isEmpty ? "" : "; \(others.joined(separator: ", ")) can"))
         }
         return p

@@ -8,6 +8,9 @@ import ISOBMFF
 final class InputState {
     /// The input's position among the writer's inputs (its track is `index + 1`).
     let index: Int
+    /// How messages name the input's track: its source track's ID when it copies one, else its
+    /// position in the output ("track 3").
+    let label: String
     var isFinished = false
 
     // The request block and the queue it runs on (see `AssetWriter.pump`).
@@ -46,7 +49,10 @@ final class InputState {
     /// The text stage among them: tx3g ↔ the container's text packets (passes other samples).
     var text: TextConversion?
 
-    init(index: Int) { self.index = index }
+    init(index: Int, sourceTrackID: Int? = nil) {
+        self.index = index
+        label = "track \(sourceTrackID ?? index + 1)"
+    }
 
     /// Drops the pending samples (the writer failed or was cancelled).
     func discardPending() {

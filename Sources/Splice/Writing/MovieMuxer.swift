@@ -109,7 +109,7 @@ final class TrackTable {
     func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 {
         let format = sample.formatDescription
         if let last, last.format == format { return last.index }
-        let entry = try format.sampleEntry ?? TrackTable.buildEntry(for: sample, track: input.state.index + 1)
+        let entry = try format.sampleEntry ?? TrackTable.buildEntry(for: sample, track: input.state.label)
         let i: UInt32
         let p = format.parameters
         let decoding = "\(format.codec.rawValue) \(p.extradata) \(p.width)x\(p.height) \(p.sampleRate) \(p.channelCount)"
@@ -133,9 +133,9 @@ final class TrackTable {
 
     /// A sample entry from `sample`'s codec parameters, for samples whose bytes are already in
     /// ISO form (length-prefixed NAL units, raw AAC).
-    private static func buildEntry(for sample: SampleBuffer, track: Int) throws -> Data {
+    private static func buildEntry(for sample: SampleBuffer, track: String) throws -> Data {
         let format = sample.formatDescription
-        let cannot = "track \(track): \(format.codecName ?? format.codec.description) samples carry no ISO sample description"
+        let cannot = "\(track): \(format.codecName ?? format.codec.description) samples carry no ISO sample description"
         guard format.codecName != nil else { throw MediaError(.unsupported, cannot + "; writing them to MP4/MOV is not supported yet") }
         let made: (entry: [UInt8], conversion: PacketConversion)
         do { made = try CodecMapping.sampleEntry(for: format.parameters, firstPacket: [UInt8](try sample.loadData())) } catch {
