@@ -1,4 +1,5 @@
 import Foundation
+import ISOBMFF
 import MediaCore
 import Splice
 import Testing
@@ -101,10 +102,19 @@ struct RealWorldTimingTests {
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1", "-c:v", "libx265", "-x265-params", "log-level=error",
                          "-tag:v", "hvc1", "-vf", "setsar=2", hevc.path])
         #expect(try Tool.check(script, ["rename", hevc.path, mvhevc.path, "pasp", "lhvC"]).status == 0)
+        // Messages name the source's track ID (5 here), not the track's position in the output.
+        try MoovPatch.apply(to: mvhevc) { moov in
+            moov.modifyTrack(1) { trak in
+                trak.modifyChild("tkhd") { tkhd in
+                    let o = tkhd.payload[0] == 1 ? 20 : 12
+                    tkhd.payload.replaceSubrange(o..<o + 4, with: [0, 0, 0, 5])
+                }
+            }
+        }
         let refused: [(URL, String, String)] = [
             (usac, "ts", "track 1: xHE-AAC (USAC, audio object type 42) cannot be carried in mpegts files"),
-            (mvhevc, "ts", "track 1: MV-HEVC (a second view, configured in 'lhvC') cannot be carried in mpegts files"),
-            (mvhevc, "mkv", "track 1: MV-HEVC (a second view, configured in 'lhvC') cannot be carried in matroska files"),
+            (mvhevc, "ts", "track 5: MV-HEVC (a second view, configured in 'lhvC') cannot be carried in mpegts files"),
+            (mvhevc, "mkv", "track 5: MV-HEVC (a second view, configured in 'lhvC') cannot be carried in matroska files"),
         ]
         for (source, ext, message) in refused {
             let out = Fixtures.path("timing-refused.\(ext)")
