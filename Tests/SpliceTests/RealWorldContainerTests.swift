@@ -115,6 +115,26 @@ struct RealWorldContainerTests {
         #expect(list.count == 2 && list[0].hasSuffix(",1.000000,One") && list[1].hasSuffix(",Two"), "\(list)")
     }
 
+    /// A subtitle block without a duration at the end of a Matroska track keeps none through
+    /// `subtitles add` and `remux`: it is not given the duration of the cue before it.
+    @Test func aLastSubtitleWithoutDurationIsNotStretched() throws {
+        let srt = try Fixtures.write("realworld-zero.srt", "1\n00:00:00,500 --> 00:00:01,000\nHello\n\n2\n00:00:01,200 --> 00:00:01,200\nZero\n")
+        let added = try Fixtures.write("realworld-zero-fr.srt", "1\n00:00:00,100 --> 00:00:00,900\nBonjour\n")
+        let mkv = Fixtures.path("realworld-zero.mkv")
+        try Tool.ffmpeg(["-i", try Self.movie.get().path, "-i", srt.path, "-map", "0", "-map", "1", "-c", "copy", "-c:s", "srt", mkv.path])
+        let packets = { (u: URL) in
+            try Tool.check("ffprobe", ["-v", "error", "-select_streams", "s:0", "-show_entries", "packet=pts,duration", "-of", "csv=p=0", u.path]).stdout
+        }
+        let source = try packets(mkv)
+        #expect(source.split(separator: "\n").count == 2 && source.hasSuffix(",N/A\n"), "\(source)")
+        let add = Fixtures.path("realworld-zero-add.mkv"), remux = Fixtures.path("realworld-zero-remux.mkv")
+        let r = try Tool.splice(["subtitles", "add", mkv.path, added.path, "-o", add.path, "--language", "fra", "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Tool.splice(["remux", mkv.path, remux.path, "--force"]).status == 0)
+        #expect(try packets(add) == source)
+        #expect(try packets(remux) == source)
+    }
+
     static func find(_ needle: [UInt8], in bytes: [UInt8], after start: Int = 0) -> Int? {
         guard bytes.count >= needle.count else { return nil }
         return (start...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }

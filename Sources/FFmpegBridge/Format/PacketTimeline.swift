@@ -69,7 +69,10 @@ public struct PacketTimeline: Sendable {
         } else if let next = pending.first?.decodeTime, next > dts {
             duration = next - dts
         }
-        if duration == 0 { duration = lastDuration }
+        // A subtitle without a duration lasts until the next one (Matroska's rule for a block
+        // without BlockDuration); the last one keeps none rather than the one before it's.
+        let isLastCue = format.mediaType.isLegible && pending.isEmpty
+        if duration == 0 && !isLastCue { duration = lastDuration }
         lastDuration = duration
         lastDecodeTime = dts
         lastCompositionOffset = pts - dts
