@@ -5,7 +5,7 @@ import Splice
 enum InspectCommand: Command {
     static let name = "inspect"
     static let abstract = "Show a movie's tracks, groups, associations and edits."
-    static let usage = "splice inspect <file> [--json]"
+    static let usage = "splice inspect <file> [--json] [--salvage]"
     static let help = """
         OVERVIEW: \(abstract)
 
@@ -24,7 +24,10 @@ enum InspectCommand: Command {
                                   codec, language, extendedLanguage, enabled,
                                   alternateGroup, name, associations, edits,
                                   sampleCount, …}], groups: [{alternateGroup, tracks,
-                                  defaultTrack}]}.
+                                  defaultTrack}], salvage: [notes]}.
+          --salvage               Read a damaged MP4/MOV for what it still holds: samples
+                                  wholly in the file, tracks that can be read (warnings say
+                                  what is left out), as `remux --salvage` copies it.
           -h, --help              Show help information.
 
         EXIT STATUS: 0 success, 64 usage error, 65 invalid or unsupported file, 66 missing file.
@@ -32,11 +35,14 @@ enum InspectCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--json"])
+        let args = try ParsedArguments(arguments, flags: ["--json", "--salvage"])
         guard args.positionals.count == 1 else {
             throw UsageError(message: args.positionals.isEmpty ? "missing <file>" : "too many arguments; expected one <file>")
         }
-        let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
+        let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]), salvage: args.flags.contains("--salvage"))
+        for note in asset.salvageNotes {
+            FileHandle.standardError.write(Data("warning: \(asset.url.path): \(note)\n".utf8))
+        }
         let report = AssetReport(asset: asset)
         if args.flags.contains("--json") {
             print(try report.json())

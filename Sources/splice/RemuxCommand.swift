@@ -9,7 +9,7 @@ import Glibc
 enum RemuxCommand: Command {
     static let name = "remux"
     static let abstract = "Copy a movie into a new file, losing nothing."
-    static let usage = "splice remux <input> <output> [--faststart] [--force] [--verify] [--verbose]"
+    static let usage = "splice remux <input> <output> [--faststart] [--force] [--verify] [--salvage] [--verbose]"
     static let help = """
         OVERVIEW: \(abstract)
 
@@ -28,6 +28,11 @@ enum RemuxCommand: Command {
         The output is written to a temporary file beside <output> and renamed into
         place only on success.
 
+        A damaged MP4/MOV is refused, saying what is wrong, unless --salvage is given:
+        then a truncated download keeps every sample wholly in the file (the rest are
+        counted in a warning), a track that cannot be read is left out with a warning
+        naming it, a missing movie header is made up, and the output is a valid file.
+
         USAGE: \(usage)
 
         ARGUMENTS:
@@ -40,6 +45,7 @@ enum RemuxCommand: Command {
           --force                 Replace <output> if it exists (it may be <input> itself).
           --verify                Read the output back and compare every sample with the input
                                   (MP4/MOV to MP4/MOV).
+          --salvage               Copy what a damaged MP4/MOV still holds (see above).
           --verbose               Show FFmpeg's messages.
           -h, --help              Show help information.
 
@@ -49,7 +55,7 @@ enum RemuxCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force", "--verify"])
+        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force", "--verify", "--salvage"])
         guard args.positionals.count == 2 else {
             throw UsageError(message: args.positionals.count < 2 ? "expected <input> and <output>" : "too many arguments")
         }
@@ -64,7 +70,10 @@ enum RemuxCommand: Command {
         if !args.flags.contains("--force") && FileManager.default.fileExists(atPath: outputURL.path) {
             throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: outputURL.path)
         }
-        let asset = try Asset(url: inputURL)
+        let asset = try Asset(url: inputURL, salvage: args.flags.contains("--salvage"))
+        for note in asset.salvageNotes {
+            FileHandle.standardError.write(Data("warning: \(inputURL.path): \(note)\n".utf8))
+        }
         if args.flags.contains("--verify") && !(asset.isISOBMFF && outputType.isISO) {
             throw UsageError(message: "--verify compares MP4/MOV files; compare other containers with ffmpeg's streamhash or framemd5")
         }

@@ -8,6 +8,7 @@ struct MovieBuilder {
     var sizes: [UInt32] = [10, 20, 30]
     var stsz: [UInt8]? = nil
     var stsc: [UInt8]? = nil
+    var stco: [UInt8]? = nil
     var extraStbl: [UInt8] = []
     var mvex: [UInt8]? = nil
     var trailing: [UInt8] = []
@@ -24,7 +25,7 @@ struct MovieBuilder {
             w.append(fullBox("stts") { w in w.u32(1); w.u32(UInt32(sizes.count)); w.u32(1024) })
             w.append(stsc ?? fullBox("stsc") { w in w.u32(1); w.u32(1); w.u32(UInt32(sizes.count)); w.u32(1) })
             w.append(stsz ?? fullBox("stsz") { w in w.u32(0); w.u32(UInt32(sizes.count)); for s in sizes { w.u32(s) } })
-            w.append(fullBox("stco") { w in w.u32(1); w.u32(32) })  // mdat payload, after ftyp
+            w.append(stco ?? fullBox("stco") { w in w.u32(1); w.u32(32) })  // mdat payload, after ftyp
             w.append(extraStbl)
         }
     }
@@ -115,6 +116,28 @@ struct MovieFileTests {
         expectError(.invalidData, containing: "chunks hold 1 samples") { _ = try MovieFile(file: try b.write()) }
         b.stsc = fullBox("stsc") { w in w.u32(1); w.u32(1); w.u32(3); w.u32(9) }
         expectError(.invalidData, containing: "sample description index 9") { _ = try MovieFile(file: try b.write()) }
+    }
+
+    /// Entries giving chunks 0 samples (some muxers write them) are empty chunks, as players
+    /// read them; an empty table is named as the fault, not the table that refers to it.
+    @Test func emptyChunksAndEmptyTables() throws {
+        var b = MovieBuilder()
+        b.stsc = fullBox("stsc") { w in w.u32(3); for e: [UInt32] in [[1, 2, 1], [2, 0, 1], [3, 1, 1]] { for v in e { w.u32(v) } } }
+        b.stco = fullBox("stco") { w in w.u32(3); w.u32(32); w.u32(1000); w.u32(62) }
+        let t = try #require(try MovieFile(file: try b.write()).tracks.first)
+        var it = SampleIterator(track: t, trackExtends: nil)
+        var offsets: [UInt64] = []
+        while let s = it.next() { offsets.append(s.offset) }
+        #expect(offsets == [32, 42, 62])
+        b.stsc = fullBox("stsc") { w in w.u32(2); for e: [UInt32] in [[1, 2, 1], [2, 0, 1]] { for v in e { w.u32(v) } } }
+        expectError(.invalidData, containing: "its 3 chunks hold 2 samples, stsz has 3 (1 of its 2 entries give chunks 0 samples)") {
+            _ = try MovieFile(file: try b.write())
+        }
+        b.stsc = nil
+        b.stco = fullBox("stco") { $0.u32(0) }
+        expectError(.invalidData, path: "moov/trak[1]/mdia/minf/stbl/stco", containing: "has no chunk offsets, but the track has 3 samples") {
+            _ = try MovieFile(file: try b.write())
+        }
     }
 
     @Test func negativeCompositionOffsetsAndDependencies() throws {

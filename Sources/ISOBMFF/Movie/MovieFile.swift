@@ -23,6 +23,8 @@ public struct MovieFile: Sendable {
     /// `udta`, `meta` and unknown `moov` children, byte-exact.
     public var otherMovieBoxes: [RawBox] = []
     public var topLevelBoxes: [TopLevelBox] = []
+    /// What a salvage left out or made up (see `init(file:salvage:)`), one line each.
+    public var salvageNotes: [String] = []
 
     /// Largest `moov`/`moof` Splice loads; a real one is far smaller.
     public static let maximumMetadataBoxSize: UInt64 = 1 << 30
@@ -45,24 +47,41 @@ public struct MovieFile: Sendable {
     }
 
     /// Reads the file's structure.
+    /// - Parameter salvage: read what a damaged file still holds instead of refusing it: a box
+    ///   that runs past the end of the file (a truncated download's `mdat`) ends there, samples
+    ///   not wholly in the file are left out, a track that cannot be read is left out, and a
+    ///   missing `mvhd` is made up. `salvageNotes` says what was done. A file with no readable
+    ///   `moov` cannot be salvaged.
     /// - Throws: `MediaError` naming the box path and what is wrong (without the file name; callers add it).
-    public init(file: some RandomAccessBytes) throws {
-        let scan = try TopLevelScan(file)
+    public init(file: some RandomAccessBytes, salvage: Bool = false) throws {
+        let scan = try TopLevelScan(file, salvage: salvage)
         guard let moov = scan.moov else { throw MediaError(.invalidData, "no 'moov' box: not a complete movie") }
         fileType = scan.fileType
         topLevelBoxes = scan.boxes
+        salvageNotes = scan.notes
         movieHeader = MovieHeader(version: 0, creationTime: 0, modificationTime: 0, timescale: 0, duration: 0,
                                   rate: 0, volume: 0, matrix: identityMatrix, nextTrackID: 0)
         tracks = []
-        var tracks = try parseMovieBox(moov)
+        var tracks = try parseMovieBox(moov, salvage: salvage)
         var seen = Set<UInt32>()
+        var emptied = Set<UInt32>()
         for (i, t) in tracks.enumerated() {
             if t.trackID == 0 { throw MediaError(.invalidData, "track ID 0 is not allowed", location: "moov/trak/tkhd") }
             if !seen.insert(t.trackID).inserted {
                 throw MediaError(.invalidData, "track ID \(t.trackID) is used twice", location: "moov/trak/tkhd")
             }
-            try t.sampleTable.checkSampleData(fileSize: file.size, path: "moov/trak[\(i + 1)]/mdia/minf/stbl")
+            if salvage, let note = tracks[i].keepSamplesPresent(fileSize: file.size, movieTimescale: movieHeader.timescale) {
+                movieHeader.duration = 0   // (taken from the tracks that are left)
+                if tracks[i].sampleTable.sampleCount == 0 {
+                    salvageNotes.append("track \(t.trackID) is left out: none of its samples is in the file")
+                    emptied.insert(t.trackID)
+                } else {
+                    salvageNotes.append(note)
+                }
+            }
+            try tracks[i].sampleTable.checkSampleData(fileSize: file.size, path: "moov/trak[\(i + 1)]/mdia/minf/stbl")
         }
+        tracks.removeAll { emptied.contains($0.trackID) }
         for (offset, reader) in scan.moofs {
             let fragment = try MovieFragment.parse(reader, offset: offset, defaults: trackExtends)
             fragments.append(fragment)
@@ -82,7 +101,7 @@ public struct MovieFile: Sendable {
 
     /// Parses the children of `moov`: `mvhd` into `movieHeader`, `mvex` into `trackExtends` and
     /// `fragmentDuration`, the rest kept byte-exact; returns the tracks.
-    private mutating func parseMovieBox(_ moov: ByteReader) throws -> [Track] {
+    private mutating func parseMovieBox(_ moov: ByteReader, salvage: Bool) throws -> [Track] {
         var mvhd: MovieHeader?
         var tracks: [Track] = []
         var it = BoxIterator(moov)
@@ -90,6 +109,13 @@ public struct MovieFile: Sendable {
             var r = child
             switch h.type {
             case "mvhd": mvhd = try MovieHeader.parse(&r)
+            case "trak" where salvage:
+                do {
+                    tracks.append(try Track.parse(child))
+                } catch {
+                    let id = Track.trackID(in: child).map { "track \($0)" } ?? child.path
+                    salvageNotes.append("\(id) is left out: it cannot be read (\(error))")
+                }
             case "trak": tracks.append(try Track.parse(child))
             case "mvex":
                 var inner = BoxIterator(child)
@@ -107,6 +133,13 @@ public struct MovieFile: Sendable {
             default: otherMovieBoxes.append(RawBox(header: h, payload: child))
             }
         }
+        if mvhd == nil || mvhd?.timescale == 0, salvage {
+            // A movie header in milliseconds; durations come from the tracks.
+            salvageNotes.append("moov has \(mvhd == nil ? "no 'mvhd'" : "an 'mvhd' with timescale 0"); a movie header was made up (timescale 1000)")
+            let next = (tracks.map(\.trackID).max() ?? 0) + 1
+            mvhd = MovieHeader(version: 0, creationTime: 0, modificationTime: 0, timescale: 1000, duration: 0,
+                               rate: 0x10000, volume: 0x100, matrix: identityMatrix, nextTrackID: next)
+        }
         guard let mvhd else { throw MediaError(.invalidData, "no 'mvhd' box", location: "moov") }
         if mvhd.timescale == 0 { throw MediaError(.invalidData, "timescale is 0", location: "moov/mvhd") }
         movieHeader = mvhd
@@ -121,8 +154,9 @@ struct TopLevelScan {
     var moov: ByteReader?
     var moofs: [(offset: UInt64, reader: ByteReader)] = []
     var boxes: [TopLevelBox] = []
+    var notes: [String] = []
 
-    init(_ file: some RandomAccessBytes) throws {
+    init(_ file: some RandomAccessBytes, salvage: Bool = false) throws {
         let size = file.size
         if size == 0 { throw MediaError(.invalidData, "file is empty") }
         if !MovieFile.sniff(try file.read(at: 0, count: Int(min(size, 16)))) {
@@ -133,16 +167,27 @@ struct TopLevelScan {
         while offset < size {
             let available = size - offset
             if available < 8 {
+                if salvage { notes.append("\(available) trailing bytes at offset \(offset) are left out"); break }
                 throw MediaError(.truncated, "\(available) trailing bytes at offset \(offset) are too few for a box header")
             }
             if boxes.count >= 1_000_000 { throw MediaError(.unsupported, "more than a million top-level boxes") }
             var r = try window.reader(file, at: offset, Int(min(available, 32)))
-            let header: BoxHeader
+            var header: BoxHeader
             do {
-                header = try BoxHeader.parse(&r, available: available, allowToEnd: true)
+                header = try BoxHeader.parse(&r, available: salvage ? .max : available, allowToEnd: true)
+                if header.size == .max { header.size = available }   // (size 0: to the end)
             } catch var e as MediaError {
                 e.location = "box at offset \(offset)"
                 throw e
+            }
+            if header.size > available {
+                // Salvage: a box cut short by the end of the file (metadata cannot be).
+                guard header.type != "moov" && header.type != "moof" else {
+                    throw MediaError(.truncated, "'\(header.type)' box has size \(header.size) but only \(available) bytes remain: "
+                                     + "its movie header is cut short, so nothing can be salvaged", location: "box at offset \(offset)")
+                }
+                notes.append("'\(header.type)' box at offset \(offset) runs past the end of the file: \(available) of its \(header.size) bytes are there")
+                header.size = available
             }
             boxes.append(TopLevelBox(type: header.type, offset: offset, size: header.size, headerSize: header.headerSize))
             try keep(header, at: offset, of: file)

@@ -53,11 +53,15 @@ public struct SampleIterator: IteratorProtocol, Sendable {
     }
 
     private mutating func startChunk() {
-        guard index < table.sampleCount, chunk < table.chunkOffsets.count else { return }
-        while stscEntry + 1 < table.sampleToChunk.count && Int(table.sampleToChunk[stscEntry + 1].firstChunk) - 1 <= chunk {
-            stscEntry += 1
+        while true {
+            guard index < table.sampleCount, chunk < table.chunkOffsets.count else { return }
+            while stscEntry + 1 < table.sampleToChunk.count && Int(table.sampleToChunk[stscEntry + 1].firstChunk) - 1 <= chunk {
+                stscEntry += 1
+            }
+            leftInChunk = min(Int(table.sampleToChunk[stscEntry].samplesPerChunk), table.sampleCount - index)
+            if leftInChunk > 0 { break }
+            chunk += 1   // an empty chunk
         }
-        leftInChunk = min(Int(table.sampleToChunk[stscEntry].samplesPerChunk), table.sampleCount - index)
         offsetInChunk = table.chunkOffsets[chunk]
         chunkEnd = offsetInChunk
         for i in index..<(index + leftInChunk) { chunkEnd &+= UInt64(table.size(ofSample: i)) }

@@ -210,6 +210,7 @@ public struct SampleTable: Sendable, Hashable {
             }
         }
         try forEachChunk { chunk in
+            guard chunk.sampleCount > 0 else { return }   // (an empty chunk's offset points at nothing)
             var end = chunk.offset
             if constantSampleSize > 0 {
                 end &+= UInt64(chunk.sampleCount) &* UInt64(constantSampleSize)
@@ -245,6 +246,10 @@ public struct SampleTable: Sendable, Hashable {
             }
         }
         if sampleCount == 0 { return }
+        // The fault where it is: a table that is empty, not the one that refers to it.
+        if sampleEntries.isEmpty { throw fail("stsd", "has no sample description, but the track has \(sampleCount) samples") }
+        if chunkOffsets.isEmpty { throw fail("stco", "has no chunk offsets, but the track has \(sampleCount) samples") }
+        if sampleToChunk.isEmpty { throw fail("stsc", "has no entries, but the track has \(sampleCount) samples") }
         guard let first = sampleToChunk.first, first.firstChunk == 1 else {
             throw fail("stsc", "must start at chunk 1")
         }
@@ -257,11 +262,13 @@ public struct SampleTable: Sendable, Hashable {
             if next <= e.firstChunk || Int(e.firstChunk) > chunkOffsets.count {
                 throw fail("stsc", "entry \(i + 1) references chunk \(e.firstChunk), stco has \(chunkOffsets.count) chunks")
             }
-            if e.samplesPerChunk == 0 { throw fail("stsc", "entry \(i + 1) has 0 samples per chunk") }
+            // Entries of 0 samples per chunk (empty chunks) are written by some muxers; players skip them.
             samples += UInt64(next - e.firstChunk) * UInt64(e.samplesPerChunk)
         }
         if samples < UInt64(sampleCount) {
-            throw fail("stsc", "chunks hold \(samples) samples, stsz has \(sampleCount)")
+            let empty = sampleToChunk.filter { $0.samplesPerChunk == 0 }.count
+            throw fail("stsc", "its \(chunkOffsets.count) chunks hold \(samples) samples, stsz has \(sampleCount)"
+                       + (empty > 0 ? " (\(empty) of its \(sampleToChunk.count) entries give chunks 0 samples)" : ""))
         }
     }
 }

@@ -62,10 +62,18 @@ public final class Asset: @unchecked Sendable {
     /// Extensions read natively even when the content does not look like ISO-BMFF (to report why).
     static let isoExtensions: Set<String> = ["mp4", "mov", "m4a", "m4v", "m4b", "3gp", "3g2", "qt"]
 
+    /// What reading a damaged MP4/MOV with `salvage` left out or made up, one line each (empty
+    /// for a sound file).
+    public let salvageNotes: [String]
+
     /// Opens and reads the structure of the movie at `url`.
+    /// - Parameter salvage: read a damaged MP4/MOV for what it still holds instead of refusing it:
+    ///   a truncated download keeps every sample wholly in the file, a track that cannot be read
+    ///   is left out, a missing `mvhd` is made up; `salvageNotes` says what was done. (Other
+    ///   containers are read by libavformat, which reads damaged files as far as it can anyway.)
     /// - Throws: `MediaError` naming the file and what is wrong: `.fileNotFound`, `.invalidData`
     ///   (with the box path), `.truncated`, `.unsupported`.
-    public init(url: URL) throws {
+    public init(url: URL, salvage: Bool = false) throws {
         self.url = url
         let path = url.path
         let loaded: LoadedAsset
@@ -73,7 +81,7 @@ public final class Asset: @unchecked Sendable {
             let file = try ReadOnlyFile(path: path)
             let prefix = try file.read(at: 0, count: Int(min(file.size, 16)))
             if MovieFile.sniff(prefix) || Asset.isoExtensions.contains(url.pathExtension.lowercased()) {
-                loaded = try ISOMovieSource.load(file)
+                loaded = try ISOMovieSource.load(file, salvage: salvage)
             } else {
                 loaded = try FormatSource.load(path)
             }
@@ -85,6 +93,7 @@ public final class Asset: @unchecked Sendable {
         tracks = loaded.tracks
         startTime = loaded.startTime
         source = loaded.source
+        salvageNotes = loaded.salvageNotes
         for t in tracks { t.asset = self }
     }
 
@@ -92,6 +101,7 @@ public final class Asset: @unchecked Sendable {
     init(composition: MutableComposition) throws {
         url = URL(fileURLWithPath: "composition")
         format = "composition"
+        salvageNotes = []
         startTime = .zero
         var layouts: [Int: CompositionSource.Layout] = [:]
         var made: [AssetTrack] = []
@@ -166,6 +176,7 @@ struct LoadedAsset {
     var startTime: MediaTime
     var tracks: [AssetTrack]
     var source: any AssetSource
+    var salvageNotes: [String] = []
 }
 
 /// What Splice shows of its libraries' own messages.

@@ -105,6 +105,8 @@ public struct AssetReport: Encodable, Sendable {
     public var duration: Double
     public var tracks: [Track]
     public var groups: [Group]
+    /// What reading the file with `salvage` left out or made up; nil when nothing was.
+    public var salvage: [String]?
 
     public init(asset: Asset) {
         file = asset.url.path
@@ -129,6 +131,7 @@ public struct AssetReport: Encodable, Sendable {
                     (t.hasMediaCharacteristic(.describesVideoForAccessibility), "visual-impaired")].filter(\.0).map(\.1),
                 encryption: t.encryption)
         }
+        salvage = asset.salvageNotes.isEmpty ? nil : asset.salvageNotes
         groups = asset.trackGroups.map {
             Group(alternateGroup: $0.alternateGroup, tracks: $0.members.map(\.trackID), defaultTrack: $0.defaultTrack?.trackID)
         }

@@ -17,8 +17,8 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
     }
 
     /// Parses the movie in `file` and its tracks.
-    static func load(_ file: ReadOnlyFile) throws -> LoadedAsset {
-        let movie = try MovieFile(file: file)
+    static func load(_ file: ReadOnlyFile, salvage: Bool = false) throws -> LoadedAsset {
+        let movie = try MovieFile(file: file, salvage: salvage)
         guard movie.movieHeader.timescale <= UInt32(Int32.max) else {
             throw MediaError(.unsupported, "timescale \(movie.movieHeader.timescale) is too large", location: "moov/mvhd")
         }
@@ -37,7 +37,8 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
         }
         let brand = movie.fileType?.majorBrand.description ?? ""
         return LoadedAsset(format: brand.hasPrefix("3g") ? "3gp" : FileType(movie.fileType).rawValue, duration: duration,
-                           startTime: .zero, tracks: tracks, source: ISOMovieSource(movie: movie, file: file))
+                           startTime: .zero, tracks: tracks, source: ISOMovieSource(movie: movie, file: file),
+                           salvageNotes: movie.salvageNotes)
     }
 
     private static func properties(of t: Track, path: String, movieScale: Int32) throws -> AssetTrack.Properties {
