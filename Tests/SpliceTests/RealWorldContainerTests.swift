@@ -1,4 +1,5 @@
 import Foundation
+import ISOBMFF
 import MediaCore
 import Splice
 import Testing
@@ -138,5 +139,101 @@ struct RealWorldContainerTests {
     static func find(_ needle: [UInt8], in bytes: [UInt8], after start: Int = 0) -> Int? {
         guard bytes.count >= needle.count else { return nil }
         return (start...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}
+
+extension RealWorldContainerTests {
+    /// VobSub in MP4 as FFmpeg and Nero write it: a `subp` handler and an `mp4s` entry whose
+    /// `esds` says object type 0xE0. It is a subtitle track (not data), copied into MP4 as it is.
+    @Test func vobSubInMP4IsASubtitleTrack() async throws {
+        var esds = BoxWriter()
+        esds.box("esds") { w in
+            w.u32(0)
+            w.u8(0x03); w.u8(23 + 64); w.u16(2); w.u8(0)                               // ES_Descriptor
+            w.u8(0x04); w.u8(15 + 64); w.u8(0xE0); w.u8(0x38 << 2 | 1); w.zeros(11)  // DecoderConfigDescriptor
+            w.u8(0x05); w.u8(64); w.zeros(64)                                          // 16 palette entries
+            w.u8(0x06); w.u8(1); w.u8(2)                                               // SLConfigDescriptor
+        }
+        var entry = BoxWriter()
+        entry.box("mp4s") { w in w.zeros(6); w.u16(1); w.append(esds.bytes) }
+        let format = FormatDescription(mediaType: .subtitle, codec: "mp4s", sampleEntry: Data(entry.bytes))
+        let url = Fixtures.path("realworld-vobsub.mp4")
+        try? FileManager.default.removeItem(at: url)
+        let writer = try AssetWriter(outputURL: url, fileType: .mp4)
+        let input = AssetWriterInput(mediaType: .subtitle, sourceFormatHint: format)
+        try writer.add(input)
+        #expect(writer.startWriting())
+        writer.startSession(atSourceTime: .zero)
+        for k in 0..<3 {
+            let t = MediaTime(value: Int64(k), timescale: 1)
+            #expect(input.append(SampleBuffer(data: Data(repeating: UInt8(k), count: 24), decodeTimeStamp: t, presentationTimeStamp: t,
+                                              duration: MediaTime(value: 1, timescale: 1), isSync: true, formatDescription: format)))
+        }
+        input.markAsFinished()
+        try await writer.finishWriting()
+        // The handler VobSub files have.
+        try MoovPatch.apply(to: url) { moov in
+            moov.modifyTrack(1) { $0.modifyChild("mdia") { $0.modifyChild("hdlr") { $0.payload.replaceSubrange(8..<12, with: Array("subp".utf8)) } } }
+        }
+        let probe = try Tool.ffprobeStreams(url).first
+        #expect(probe?["codec_type"] as? String == "subtitle" && probe?["codec_name"] as? String == "dvd_subtitle")
+        let json = try Tool.splice(["inspect", "--json", url.path])
+        #expect(json.stdout.contains("\"mediaType\" : \"subtitle\"") && json.stdout.contains("\"codecName\" : \"dvd_subtitle\""), "\(json.stdout)")
+        let copy = Fixtures.path("realworld-vobsub-copy.mp4")
+        #expect(try Tool.splice(["remux", url.path, copy.path, "--force"]).status == 0)
+        #expect(try Self.streamHash(copy, "0") == Self.streamHash(url, "0"))
+        let mkv = try Tool.splice(["remux", url.path, Fixtures.path("realworld-vobsub.mkv").path, "--force"])
+        #expect(mkv.status == 65 && mkv.stderr.contains("track 1: VobSub from MP4 ('mp4s') cannot be written to matroska"), "\(mkv.stderr)")
+    }
+}
+
+extension RealWorldContainerTests {
+    /// Sample counts of containers read through libavformat are what the reader hands out:
+    /// counted where the container does not say (Matroska, TS), and an AVI's dropped frames
+    /// (zero-size index entries) are not samples.
+    @Test func sampleCountsAreThePacketsRead() throws {
+        let avi = Fixtures.path("realworld-gaps.avi"), ts = Fixtures.path("realworld-count.ts")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=2", "-vf", "select='not(between(n,10,11))'",
+                         "-fps_mode", "passthrough", "-c:v", "mpeg4", avi.path])
+        try Tool.ffmpeg(["-i", try Self.movie.get().path, "-c", "copy", ts.path])
+        let indexed = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "stream=nb_frames", "-of", "csv=p=0", avi.path]).stdout
+        #expect(indexed.trimmingCharacters(in: .whitespacesAndNewlines) == "50", "the index has the two dropped frames")
+        for url in [avi, ts] {
+            let asset = try Asset(url: url)
+            let read = try Tool.check("ffprobe", ["-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", url.path])
+                .stdout.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                .prefix(asset.tracks.count)   // (TS: ffprobe lists the program's streams again)
+            let counts = try asset.countSamples()
+            #expect(asset.tracks.map { counts[$0.trackID] } == read.map { Optional($0) }, "\(url.lastPathComponent)")
+            let json = try Tool.splice(["inspect", "--json", url.path]).stdout
+            for n in read { #expect(json.contains("\"sampleCount\" : \(n)"), "\(json)") }
+            let reader = try AssetReader(asset: asset)
+            let output = AssetReaderTrackOutput(track: asset.tracks[0], outputSettings: nil)
+            try reader.add(output)
+            #expect(reader.startReading())
+            var n = 0
+            while output.copyNextSampleBuffer() != nil { n += 1 }
+            #expect(n == read.first, "the reader hands out what inspect counts")
+        }
+    }
+
+    /// mkvmerge's WebVTT (`S_TEXT/WEBVTT`), which libavformat 5.1 does not identify, is read as
+    /// WebVTT: shown as such, and copied as text into MP4 and Matroska.
+    @Test func matroskaWebVTTIsReadAsWebVTT() throws {
+        let vtt = try Fixtures.write("realworld.vtt", "WEBVTT\n\n00:00.500 --> 00:01.000\nHello\n\n00:01.200 --> 00:01.800 align:start\nWorld\n")
+        let mkv = Fixtures.path("realworld-webvtt.mkv")
+        try? FileManager.default.removeItem(at: mkv)
+        _ = try Tool.check("mkvmerge", ["-q", "-o", mkv.path, try Self.movie.get().path, vtt.path])
+        #expect(try Tool.check("mkvmerge", ["-J", mkv.path]).stdout.contains("S_TEXT/WEBVTT"))
+        let json = try Tool.splice(["inspect", "--json", mkv.path]).stdout
+        #expect(json.contains("\"codecName\" : \"webvtt\"") && !json.contains("\"none\""), "\(json)")
+        for ext in ["mp4", "mkv"] {
+            let out = Fixtures.path("realworld-webvtt-out.\(ext)")
+            let r = try Tool.splice(["remux", mkv.path, out.path, "--force"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let srt = try Tool.check("ffmpeg", ["-v", "error", "-i", out.path, "-map", "0:s", "-f", "srt", "-"]).stdout
+            #expect(srt.contains("00:00:00,500 --> 00:00:01,000") && srt.contains("Hello") && srt.contains("00:00:01,200 --> 00:00:01,800")
+                    && srt.contains("World"), "\(ext): \(srt)")
+        }
     }
 }

@@ -130,6 +130,13 @@ extension StreamInfo {
     init(stream: AVStream, parameters: AVCodecParameters, index: Int) {
         self.index = index
         codec = CodecParameters(parameters)
+        // Matroska's S_TEXT/WEBVTT (mkvmerge's WebVTT) is a codec libavformat 5.1 does not know;
+        // its CodecPrivate, the file's header, says what it is. (Cue settings and identifiers,
+        // in BlockAdditions, are not carried, as with WebM's WebVTT.)
+        if parameters.codec_id == AV_CODEC_ID_NONE, codec.mediaType == .subtitle,
+           codec.extradata.starts(with: Array("WEBVTT".utf8)) || codec.extradata.starts(with: [0xEF, 0xBB, 0xBF] + Array("WEBVTT".utf8)) {
+            codec.codecName = "webvtt"
+        }
         let tags = Dictionary(stream.metadata)
         metadata = StreamMetadata()
         metadata.language = tags["language"]

@@ -79,7 +79,9 @@ public enum CodecMapping {
         // QuickTime sound descriptions version 1 and 2 (every iPhone recording) have 16 and 36
         // more bytes of fields before their children than version 0 (QTFF, "Sound Sample Descriptions").
         let soundVersion = mediaType == .audio && bytes.count >= 18 ? Int(bytes[16]) << 8 | Int(bytes[17]) : 0
-        let headerLength = mediaType == .video ? 8 + 78 : mediaType == .audio ? 8 + 28 + [0, 16, 36][min(max(soundVersion, 0), 2)] : 8
+        // Other entries: `mp4s` (VobSub) and the like have SampleEntry's own 8 bytes of fields.
+        let isMPEGEntry = bytes.count >= 8 && Array(bytes[4..<8]) == Array("mp4s".utf8)
+        let headerLength = mediaType == .video ? 8 + 78 : mediaType == .audio ? 8 + 28 + [0, 16, 36][min(max(soundVersion, 0), 2)] : isMPEGEntry ? 16 : 8
         guard bytes.count >= headerLength else { return nil }
         return (try? Box.parseAll(Array(bytes[headerLength...]))) ?? []
     }
@@ -147,7 +149,7 @@ public enum CodecMapping {
         case "hvc1", "hev1": p.codecName = "hevc"; p.extradata = child("hvcC") ?? []
         case "av01": p.codecName = "av1"; p.extradata = child("av1C") ?? []
         case "vp09": p.codecName = "vp9"
-        case "mp4v", "mp4a":
+        case "mp4v", "mp4a", "mp4s":
             guard let esds = child("esds"), let d = ESDescriptor(esds), let name = d.codecName else { return false }
             p.codecName = name
             p.extradata = d.specificInfo

@@ -56,6 +56,7 @@ struct ESDescriptor {
         case 0x40, 0x66, 0x67, 0x68: "aac"
         case 0x69: "mp2"
         case 0x6B: "mp3"
+        case 0xE0: "dvd_subtitle"   // (VobSub in `mp4s`, as Nero and FFmpeg write it)
         default: nil
         }
     }

@@ -31,7 +31,7 @@ public enum MediaType: Sendable, Hashable, CustomStringConvertible {
         switch handlerType {
         case "vide", "auxv", "pict": self = .video
         case "soun": self = .audio
-        case "sbtl", "subt": self = .subtitle
+        case "sbtl", "subt", "subp": self = .subtitle
         case "text": self = .text
         case "clcp": self = .closedCaption
         case "tmcd": self = .timecode

@@ -56,6 +56,20 @@ public final class Asset: @unchecked Sendable {
     /// items) and `mvhd` date, or the tags libavformat read.
     public var metadata: [MetadataItem] { source.movieMetadata }
 
+    /// Each track's sample count by track ID: what the file says (`AssetTrack.sampleCount`), and
+    /// for tracks of other containers that do not say, the packets counted in one pass over the
+    /// file (no decoding; it reads the whole file).
+    public func countSamples() throws -> [Int: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: tracks.compactMap { t in t.sampleCount.map { (t.trackID, $0) } })
+        if counts.count < tracks.count, let source = source as? FormatSource {
+            let packets = try source.countPackets()
+            for t in tracks where counts[t.trackID] == nil {
+                if let s = t.backing as? StreamBacking { counts[t.trackID] = packets[s.stream.index] ?? 0 }
+            }
+        }
+        return counts
+    }
+
     /// Whether the file is ISO-BMFF (MP4, MOV, M4A, …), read natively; else libavformat read it.
     public var isISOBMFF: Bool { source is ISOMovieSource }
 

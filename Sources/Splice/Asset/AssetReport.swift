@@ -112,6 +112,8 @@ public struct AssetReport: Encodable, Sendable {
         file = asset.url.path
         format = asset.format
         duration = AssetReport.seconds(asset.duration)
+        // (Counted by reading the file where the container does not say; unknown if that fails.)
+        let counts = (try? asset.countSamples()) ?? [:]
         tracks = asset.tracks.map { t in
             let f = t.formatDescriptions.first
             return Track(
@@ -123,7 +125,7 @@ public struct AssetReport: Encodable, Sendable {
                     Edit(segmentDuration: AssetReport.seconds(s.target.duration),
                          mediaTime: s.source.map { AssetReport.seconds($0.start) }, rate: s.rate)
                 },
-                sampleCount: t.sampleCount, duration: AssetReport.seconds(t.timeRange.duration),
+                sampleCount: counts[t.trackID], duration: AssetReport.seconds(t.timeRange.duration),
                 timescale: Int(t.naturalTimeScale), width: f?.dimensions?.width, height: f?.dimensions?.height,
                 sampleRate: f?.sampleRate, channels: f?.channelCount,
                 flags: asset.isISOBMFF ? nil : [(t.isDefault, "default"), (t.isForced, "forced"),

@@ -34,6 +34,10 @@ final class FormatSource: AssetSource, @unchecked Sendable {
                 let time = MediaTime(value: t * Int64(s.timeBase.num), timescale: s.timeBase.den)
                 start = min(start ?? time, time)
             }
+            var s = s
+            // AVI's count is of index entries, dropped frames (zero-size entries) included; the
+            // packets are counted when asked (see `Asset.countSamples`).
+            if input.formatName == "avi" { s.frameCount = nil }
             let track = makeTrack(s, firstPacket: first[s.index], inputDuration: input.durationSeconds)
             end = max(end, track.timeRange.end)
             tracks.append(track)
@@ -88,6 +92,16 @@ final class FormatSource: AssetSource, @unchecked Sendable {
         if s.codec.bitRate > 0, duration.isNumeric { p.totalSampleDataLength = Int64(Double(s.codec.bitRate) * duration.seconds / 8) }
         p.commonMetadata = .common(title: p.name, language: p.languageCode)
         return AssetTrack(p, backing: backing)
+    }
+
+    /// The packets of each stream, counted in one pass over the file (no decoding).
+    func countPackets() throws -> [Int: Int] {
+        let input: InputFormatContext
+        do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
+        var counts: [Int: Int] = [:]
+        let packet = Packet()
+        while try input.read(into: packet) { counts[packet.streamIndex, default: 0] += 1 }
+        return counts
     }
 
     /// Codecs whose ISO sample entry is read from the first packet when `extradata` does not say.

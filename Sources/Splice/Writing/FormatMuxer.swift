@@ -172,6 +172,10 @@ final class FormatMuxer: Muxer {
             guard let c = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: input.mediaType) else {
                 throw MediaError(.unsupported, "\(track): '\(format.codec)' samples cannot be written to \(formatName)")
             }
+            if c.codecName == "dvd_subtitle" {
+                throw MediaError(.unsupported, "\(track): VobSub from MP4 ('mp4s') cannot be written to \(formatName) files: its palette "
+                                 + "(in 'esds') is not converted to the .idx header they store; mp4 and mov can hold it")
+            }
             p = c
         } else if format.codecName != nil {
             p = format.parameters
