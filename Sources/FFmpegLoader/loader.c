@@ -111,6 +111,9 @@ enum { UTIL = 0, CODEC = 1, FORMAT = 2, RESAMPLE = 3, SCALE = 4, FILTER = 5 };
 
 STUB(UTIL, int, av_strerror, (int errnum, char *errbuf, size_t errbuf_size), (errnum, errbuf, errbuf_size))
 VOID_STUB(UTIL, av_log_set_level, (int level), (level))
+STUB(UTIL, int, av_timecode_init, (AVTimecode *tc, AVRational rate, int flags, int frame_start, void *log_ctx),
+     (tc, rate, flags, frame_start, log_ctx))
+STUB(UTIL, char *, av_timecode_make_string, (const AVTimecode *tc, char *buf, int framenum), (tc, buf, framenum))
 STUB(UTIL, AVDictionaryEntry *, av_dict_get,
      (const AVDictionary *m, const char *key, const AVDictionaryEntry *prev, int flags), (m, key, prev, flags))
 STUB(CODEC, const char *, avcodec_get_name, (enum AVCodecID id), (id))

@@ -16,6 +16,8 @@ public struct StreamMetadata: Sendable, Hashable {
     /// Matroska/WebM ContentEncryption's key ID (libavformat's `enc_key_id`, base64), when the
     /// track's frames are encrypted.
     public var encryptionKeyID: String?
+    /// A start timecode ("01:02:03:04"), which Matroska keeps as the track's TIMECODE tag.
+    public var timecode: String?
     public init() {}
 }
 

@@ -137,6 +137,7 @@ public final class OutputFormatContext: @unchecked Sendable {
         }
         if let l = metadata.language { av_dict_set(&st.pointee.metadata, "language", l, 0) }
         if let t = metadata.title, !t.isEmpty { av_dict_set(&st.pointee.metadata, "title", t, 0) }
+        if let t = metadata.timecode { av_dict_set(&st.pointee.metadata, "timecode", t, 0) }
         var disposition: Int32 = 0
         if metadata.isDefault { disposition |= AV_DISPOSITION_DEFAULT }
         if metadata.isForced { disposition |= AV_DISPOSITION_FORCED }

@@ -41,18 +41,26 @@ struct TrackMirror {
     /// The one rule for tracks the target cannot hold: those without picture or sound (timecode,
     /// timed metadata, attachments, data) are left out with a warning; video, audio and
     /// subtitles a target cannot hold fail the job (`checkWritable`, the muxer), naming them.
-    /// Returns the copied tracks left out.
-    private func leaveOutWhatTheTargetCannotHold(_ pipe: SamplePipe) -> [AssetTrack] {
+    /// A timecode track's start timecode goes into Matroska as a tag. Returns the copied tracks
+    /// left out, and the timecodes to carry.
+    private func leaveOutWhatTheTargetCannotHold(_ pipe: SamplePipe) -> (left: [AssetTrack], timecodes: [(track: AssetTrack, timecode: String)]) {
+        var timecodes: [(track: AssetTrack, timecode: String)] = []
         for track in asset.tracks where track.backing.isAttachment {
             pipe.warnings.append("track \(track.trackID) (\(track.codecName)\(track.name.map { ", " + $0 } ?? "")) is left out: attachments and data streams are not copied")
         }
         let type = pipe.writer.fileType
         let left = copiedTracks.filter { !type.isISO && TrackMirror.isAuxiliaryWithoutMapping($0) }
         for track in left {
+            if [.mkv, .mka, .webm].contains(type), track.mediaType == .timecode, let timecode = TrackMirror.startTimecode(of: track) {
+                timecodes.append((track, timecode))
+                pipe.warnings.append("track \(track.trackID) (timecode \(timecode)) is kept as the TIMECODE tag of the video: "
+                                     + "\(type.rawValue) files have no timecode tracks")
+                continue
+            }
             pipe.warnings.append("track \(track.trackID) (\(track.mediaType), '\(track.codec?.description ?? track.codecName)') is left out: "
                                  + "\(type.rawValue) files cannot hold it")
         }
-        return left
+        return (left, timecodes)
     }
 
     /// A track with no picture or sound (timecode `tmcd`, timed metadata) whose MP4 sample entry
@@ -111,7 +119,8 @@ struct TrackMirror {
         // MP4 to MP4 keeps the user data as it is; other pairs carry what Splice can read of it.
         if writer.metadata.isEmpty, !(asset.isISOBMFF && writer.fileType.isISO) { writer.metadata = asset.metadata }
         if !asset.isISOBMFF { pipe.sessionStartTime = asset.startTime }
-        let chapterTracks = (writer.fileType.isISO ? [] : carryChapters(into: pipe)) + leaveOutWhatTheTargetCannotHold(pipe)
+        let leftOut = leaveOutWhatTheTargetCannotHold(pipe)
+        let chapterTracks = (writer.fileType.isISO ? [] : carryChapters(into: pipe)) + leftOut.left
         var inputs: [Int: AssetWriterInput] = [:]
         var ordered: [AssetWriterInput] = []
         let ranged = timeRange != .everything
@@ -146,6 +155,7 @@ struct TrackMirror {
             inputs[track.trackID] = input
             ordered.append(input)
         }
+        carryTimecodes(leftOut.timecodes, into: inputs)
         let groups = self.groups(inputs)
         if writer.fileType.isISO, !asset.isISOBMFF, !asset.chapters.isEmpty {
             ordered.append(try addChapterTrack(to: pipe, referredToBy: ordered))

@@ -66,6 +66,9 @@ public final class AssetWriterInput: @unchecked Sendable {
     var passthrough: TrackPassthrough?
     /// The source's stated frame rate, for containers that store one (Matroska's `DefaultDuration`).
     var frameRateHint: (num: Int32, den: Int32)?
+    /// A start timecode to store as the track's TIMECODE tag (Matroska), for a timecode track
+    /// the container cannot hold.
+    var timecodeTag: String?
     /// The ID of the track this input copies or re-encodes, which messages name it by.
     var sourceTrackID: Int?
     /// What the writer keeps of this input while writing, guarded by its lock.

@@ -113,6 +113,7 @@ final class FormatMuxer: Muxer {
             metadata.isVisualImpaired = input.mediaCharacteristics.contains(.describesVideoForAccessibility)
             if let l = input.languageCode, l != "und" { metadata.language = isMatroska ? ISO639.bibliographic(l) : l }
             if let name = input.name, !MediaType.isDefaultHandlerName(name) { metadata.title = name }
+            metadata.timecode = input.timecodeTag
             let scale = input.writtenTimescale(fallback: 1000)
             input.state.timescale = scale
             let index = try context.addStream(codec, metadata: metadata, timeBase: (1, scale),

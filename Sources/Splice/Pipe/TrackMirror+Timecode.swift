@@ -1,0 +1,33 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+import FFmpegBridge
+
+/// A QuickTime timecode track into Matroska, which has no timecode tracks: its start timecode
+/// becomes the TIMECODE tag of the video it belongs to, as `ffmpeg` writes it.
+extension TrackMirror {
+    /// The start timecode of a `tmcd` track of an MP4/MOV ("01:02:03:04"; ";" before the frames
+    /// for drop frame): its first sample's frame number, counted as its description says.
+    static func startTimecode(of track: AssetTrack) -> String? {
+        guard let backing = track.backing as? ISOTrackBacking, let file = (track.asset?.source as? ISOMovieSource)?.file,
+              let entry = track.formatDescriptions.first?.sampleEntry,
+              let description = TimecodeDescription(sampleEntry: [UInt8](entry)) else { return nil }
+        var samples = SampleIterator(track: backing.track, trackExtends: nil)
+        guard let first = samples.next(), first.size >= 4, let bytes = try? file.read(at: first.offset, count: 4),
+              description.timescale <= UInt32(Int32.max), description.frameDuration <= UInt32(Int32.max) else { return nil }
+        let frame = Int32(bitPattern: bytes.reduce(0) { $0 << 8 | UInt32($1) })
+        return Timecode.string(frame: frame, rate: (Int32(description.timescale), Int32(description.frameDuration)),
+                               dropFrame: description.isDropFrame, wrapsAt24Hours: description.wrapsAt24Hours)
+    }
+
+    /// Gives each video input the start timecode of the `tmcd` track it refers to (or, with no
+    /// reference, of the first one) as its TIMECODE tag.
+    func carryTimecodes(_ timecodes: [(track: AssetTrack, timecode: String)], into inputs: [Int: AssetWriterInput]) {
+        guard let first = timecodes.first else { return }
+        for track in asset.tracks where track.mediaType == .video {
+            guard let input = inputs[track.trackID] else { continue }
+            let referred = track.associations[.timecode]?.compactMap { id in timecodes.first { $0.track.trackID == id } }.first
+            input.timecodeTag = (referred ?? first).timecode
+        }
+    }
+}
