@@ -248,3 +248,37 @@ extension RealWorldContainerTests {
         }
     }
 }
+
+extension RealWorldContainerTests {
+    /// AAC from another container into MOV is written as QuickTime (and ffmpeg) write it: a
+    /// version 1 sound description with the `esds` inside `wave`; MP4 → MOV keeps the entry.
+    @Test func aacIntoMOVIsWrittenTheQuickTimeWay() throws {
+        let mkv = Fixtures.path("realworld-aac.mkv"), mov = Fixtures.path("realworld-aac.mov"), reference = Fixtures.path("realworld-aac-ffmpeg.mov")
+        try Tool.ffmpeg(["-i", try Self.movie.get().path, "-c", "copy", mkv.path])
+        try Tool.ffmpeg(["-i", mkv.path, "-c", "copy", reference.path])
+        let r = try Tool.splice(["remux", mkv.path, mov.path, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let entry = { (url: URL) throws -> [UInt8] in
+            let bytes = [UInt8](try Data(contentsOf: url))
+            let at = try #require(Self.find(Array("mp4a".utf8), in: bytes, after: Self.find(Array("stsd".utf8), in: bytes) ?? 0)) - 4
+            let size = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            return Array(bytes[at..<(at + size)])
+        }
+        let ours = try entry(mov), ffmpegs = try entry(reference)
+        #expect(ours[16..<18] == [0, 1], "sound description version 1")
+        #expect(Self.find(Array("wave".utf8), in: ours) != nil && Self.find(Array("frma".utf8), in: ours) != nil)
+        // The fixed fields (version 1's included) and the layout of wave are ffmpeg's.
+        #expect(ours.prefix(56) == ffmpegs.prefix(56), "\(ours.prefix(56)) vs \(ffmpegs.prefix(56))")
+        #expect(try Self.streamHash(mov, "0:a") == Self.streamHash(mkv, "0:a"))
+        #expect(try Tool.check("ffmpeg", ["-v", "error", "-i", mov.path, "-map", "0:a", "-f", "null", "-"]).stderr.isEmpty)
+        // And back, and MOV → MOV verified.
+        let back = Fixtures.path("realworld-aac-back.mkv")
+        #expect(try Tool.splice(["remux", mov.path, back.path, "--force"]).status == 0)
+        #expect(try Self.streamHash(back, "0:a") == Self.streamHash(mkv, "0:a"))
+        #expect(try Tool.splice(["remux", "--verify", mov.path, Fixtures.path("realworld-aac-again.mov").path, "--force"]).status == 0)
+        // An MP4's version 0 entry is copied as it is.
+        let fromMP4 = Fixtures.path("realworld-aac-from-mp4.mov")
+        #expect(try Tool.splice(["remux", try Self.movie.get().path, fromMP4.path, "--force"]).status == 0)
+        #expect(try entry(fromMP4)[16..<18] == [0, 0])
+    }
+}

@@ -65,3 +65,37 @@ enum SampleEntryBuilder {
         return w.bytes
     }
 }
+
+extension CodecMapping {
+    /// An `mp4a` entry (version 0, as ISO files have it) as QuickTime writes AAC in a MOV: a
+    /// version 1 sound description (QTFF, "Sound Sample Description (Version 1)": compression
+    /// ID -2, 1024 samples per packet), its `esds` inside `wave` after `frma` and `mp4a`, ended
+    /// by a terminator, and a `chan` layout for mono and stereo. Nil for any other entry.
+    public static func quickTimeSoundEntry(_ entry: [UInt8]) -> [UInt8]? {
+        guard entry.count >= 36, Array(entry[4..<8]) == Array("mp4a".utf8), entry[16] == 0, entry[17] == 0,
+              let children = sampleEntryChildren(entry, mediaType: .audio),
+              let esds = children.first(where: { $0.type == "esds" }) else { return nil }
+        let channels = UInt16(entry[24]) << 8 | UInt16(entry[25])
+        let rate = entry[32..<36]
+        var w = BoxWriter()
+        w.box("mp4a") { w in
+            w.zeros(6); w.u16(1)
+            w.u16(1); w.u16(0); w.u32(0)                  // version 1, revision, vendor
+            w.u16(channels); w.u16(16)
+            w.u16(0xFFFE); w.u16(0)                       // compression ID -2 (compressed), packet size
+            w.append(Array(rate))
+            w.u32(1024); w.u32(0); w.u32(0); w.u32(2)     // samples per packet, bytes per packet/frame/sample
+            w.box("wave") { w in
+                w.box("frma") { $0.fourCC("mp4a") }
+                w.box("mp4a") { $0.u32(0) }
+                w.append(esds.serialized)
+                w.u32(8); w.u32(0)                        // terminator
+            }
+            // Core Audio channel layout tags: mono (100 << 16 | 1), stereo (101 << 16 | 2).
+            if channels == 1 || channels == 2 {
+                w.box("chan") { w in w.u32(0); w.u32(channels == 1 ? 0x0064_0001 : 0x0065_0002); w.u32(0); w.u32(0) }
+            }
+        }
+        return w.bytes
+    }
+}

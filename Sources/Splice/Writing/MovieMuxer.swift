@@ -28,7 +28,7 @@ final class MovieMuxer: Muxer {
         self.groups = groups
         self.movieTimeScale = movieTimeScale > 0 ? movieTimeScale : 1000
         self.fastStart = fastStart
-        tables = (0..<inputCount).map { _ in TrackTable() }
+        tables = (0..<inputCount).map { _ in TrackTable(quickTimeSound: fileType.isQuickTime) }
         var w = BoxWriter()
         if !fastStart { (template.fileType ?? fileType.fileTypeBox).write(to: &w) }
         w.u32(8); w.fourCC("free")
@@ -103,13 +103,18 @@ final class TrackTable {
     private var decodingIndex: [String: UInt32] = [:]
     private var entryCount: UInt32 = 0
     private var last: (format: FormatDescription, index: UInt32)?
+    /// Whether AAC entries not copied from an MP4/MOV track are written as QuickTime writes them.
+    private let quickTimeSound: Bool
+
+    init(quickTimeSound: Bool = false) { self.quickTimeSound = quickTimeSound }
 
     /// The index of `sample`'s sample description, added on first use. A sample without an ISO
     /// sample entry gets one built from its codec parameters (what an encoder produces).
     func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 {
         let format = sample.formatDescription
         if let last, last.format == format { return last.index }
-        let entry = try format.sampleEntry ?? TrackTable.buildEntry(for: sample, track: input.state.label)
+        var entry = try format.sampleEntry ?? TrackTable.buildEntry(for: sample, track: input.state.label)
+        if quickTimeSound, input.passthrough == nil, let qt = CodecMapping.quickTimeSoundEntry([UInt8](entry)) { entry = Data(qt) }
         let i: UInt32
         let p = format.parameters
         let decoding = "\(format.codec.rawValue) \(p.extradata) \(p.width)x\(p.height) \(p.sampleRate) \(p.channelCount)"
