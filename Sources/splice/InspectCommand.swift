@@ -11,7 +11,9 @@ enum InspectCommand: Command {
 
         Shows every track (type, codec, language, enabled flag, alternate group,
         name, track associations, sample count, duration, edit list), then the
-        alternate groups and their default tracks. MP4, MOV, M4A, M4V and 3GP are
+        alternate groups and their default tracks. Sample counts are the packets the
+        reader hands out: where a container does not state them (Matroska, TS), they
+        are counted in one pass over the file. MP4, MOV, M4A, M4V and 3GP are
         read natively; other containers (MKV, WebM, TS, AVI, …) through libavformat.
 
         USAGE: \(usage)
