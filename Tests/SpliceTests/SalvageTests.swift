@@ -24,6 +24,13 @@ struct SalvageTests {
         return url
     }
 
+    /// The same as fragments of 0.2 s (ffmpeg's `frag_keyframe+empty_moov`).
+    static let fragmented: Result<URL, Error> = Result {
+        let url = Fixtures.path("salvage-fragmented.mp4")
+        try Tool.ffmpeg(["-i", try movie.get().path, "-c", "copy", "-movflags", "frag_keyframe+empty_moov", "-frag_duration", "200000", url.path])
+        return url
+    }
+
     /// Each packet's md5 (`framemd5` of a copy), per stream.
     static func packetHashes(_ url: URL, _ map: String) throws -> [Substring] {
         try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", map, "-c", "copy", "-f", "framemd5", "-"]).stdout
@@ -62,6 +69,24 @@ struct SalvageTests {
         #expect(json.status == 0 && json.stdout.contains("\"salvage\""))
         let counts = try Asset(url: cut, salvage: true).tracks.map(\.sampleCount)
         #expect(try Asset(url: out).tracks.map(\.sampleCount) == counts)
+    }
+
+    /// A fragmented recording cut short (in a fragment's media data, or in its header) keeps
+    /// the samples wholly in the file.
+    @Test(arguments: [6, 8])
+    func aCutShortFragmentedRecordingKeepsItsWholeSamples(tenths: Int) throws {
+        let fragmented = try Self.fragmented.get()
+        let bytes = try Data(contentsOf: fragmented)
+        let cut = Fixtures.path("salvage-fragmented-cut-\(tenths).mp4"), out = Fixtures.path("salvage-fragmented-out-\(tenths).mp4")
+        try bytes.prefix(bytes.count * tenths / 10).write(to: cut)
+        #expect(try Tool.splice(["remux", cut.path, out.path, "--force"]).status == 65)
+        let r = try Tool.splice(["remux", "--salvage", cut.path, out.path, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        for map in ["0:v", "0:a"] {
+            let all = try Self.packetHashes(fragmented, map), copied = try Self.packetHashes(out, map)
+            #expect(copied.count > 0 && copied.count < all.count && Array(all.prefix(copied.count)) == copied, "\(map): \(copied.count) of \(all.count)")
+        }
+        #expect(try Tool.check("ffmpeg", ["-v", "error", "-i", out.path, "-f", "null", "-"]).stderr.isEmpty)
     }
 
     @Test func aMissingMovieHeaderIsMadeUp() throws {

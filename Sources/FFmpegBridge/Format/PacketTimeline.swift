@@ -62,7 +62,7 @@ public struct PacketTimeline: Sendable {
         }
         guard !pending.isEmpty else { return nil }
         let e = pending.removeFirst()
-        guard var (dts, pts) = inOrder(e) else { return .some(nil) }
+        guard let (dts, pts) = inOrder(e) else { return .some(nil) }
         var duration = e.duration
         // Subtitle packets last as long as they say; other samples last until the next one.
         if format.mediaType.isLegible && duration > 0 {
@@ -101,13 +101,14 @@ public struct PacketTimeline: Sendable {
     /// The packet's decode and presentation times, put in order as `ffmpeg` does when it writes:
     /// a decode time at or a little behind the previous one moves one tick past it, and a
     /// presentation time before the decode time takes the median of the two and that floor.
-    /// Nil for a packet whose decode time goes back by a frame or more (dropped).
+    /// Nil for a packet whose decode time goes back by a frame or more (dropped). Subtitle cues
+    /// may start together (overlapping cues): theirs may repeat.
     private mutating func inOrder(_ e: PacketDemuxer.Entry) -> (dts: Int64, pts: Int64)? {
         var dts = e.decodeTime!
         // A packet without a presentation time (MPEG-PS writes one per PES packet, not per frame)
         // keeps the previous packet's distance between the two.
         var pts = e.presentationTime ?? dts + lastCompositionOffset
-        let floor = lastDecodeTime.map { $0 + 1 } ?? Int64.min
+        let floor = lastDecodeTime.map { $0 + (format.mediaType.isLegible ? 0 : 1) } ?? Int64.min
         if dts < floor {
             guard floor - dts <= max(lastDuration, 1) else { return nil }
             dts = floor

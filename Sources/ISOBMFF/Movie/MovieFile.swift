@@ -87,12 +87,19 @@ public struct MovieFile: Sendable {
             fragments.append(fragment)
             for traf in fragment.trackFragments {
                 guard let i = tracks.firstIndex(where: { $0.trackID == traf.trackID }) else {
+                    if salvage { continue }   // (a track left out)
                     throw MediaError(.invalidData, "fragment for track \(traf.trackID), which moov does not have", location: reader.path + "/traf/tfhd")
                 }
                 tracks[i].fragments.append(traf)
             }
         }
         for i in tracks.indices {
+            if salvage, let note = tracks[i].keepFragmentSamplesPresent(fileSize: file.size, trackExtends: trackExtends[tracks[i].trackID],
+                                                                        movieTimescale: movieHeader.timescale) {
+                salvageNotes.append(note)
+                fragmentDuration = nil
+                movieHeader.duration = 0
+            }
             tracks[i].resolveEncryption()
             if isFragmented { tracks[i].resolveOpenEndedEdit(movieTimescale: movieHeader.timescale) }
         }
@@ -181,8 +188,13 @@ struct TopLevelScan {
                 throw e
             }
             if header.size > available {
-                // Salvage: a box cut short by the end of the file (metadata cannot be).
-                guard header.type != "moov" && header.type != "moof" else {
+                // Salvage: a box cut short by the end of the file. A fragment's header is left
+                // out with what follows; the movie's own cannot be.
+                if header.type == "moof" {
+                    notes.append("the fragment at offset \(offset) is cut short by the end of the file and is left out")
+                    break
+                }
+                guard header.type != "moov" else {
                     throw MediaError(.truncated, "'\(header.type)' box has size \(header.size) but only \(available) bytes remain: "
                                      + "its movie header is cut short, so nothing can be salvaged", location: "box at offset \(offset)")
                 }

@@ -97,6 +97,7 @@ extension EditList {
         for e in entries {
             if e.isEmpty { out.append(e); continue }
             guard e.mediaTime >= 0, UInt64(e.mediaTime) < mediaDuration, e.rate > 0 else { continue }
+            if e.segmentDuration == 0 { out.append(e); continue }   // (open-ended: to the end of the media)
             let left = Double(mediaDuration - UInt64(e.mediaTime)) / Double(mediaTimescale) / e.rate
             let most = UInt64((left * Double(movieTimescale)).rounded(.down))
             var cut = e
@@ -137,5 +138,35 @@ extension Track {
             if h.type == "tkhd" { return (try? TrackHeader.parse(&r))?.trackID }
         }
         return nil
+    }
+}
+
+extension Track {
+    /// A fragmented track's samples cut to those wholly inside a file of `fileSize` bytes (the
+    /// first one that is not ends the track); returns what was left out, or nil when nothing was.
+    mutating func keepFragmentSamplesPresent(fileSize: UInt64, trackExtends: TrackExtends?, movieTimescale: UInt32) -> String? {
+        guard !fragments.isEmpty else { return nil }
+        let total = sampleCount
+        var samples = SampleIterator(track: self, trackExtends: trackExtends)
+        var present = 0
+        while let s = samples.next() {
+            let (end, overflow) = s.offset.addingReportingOverflow(UInt64(s.size))
+            guard !overflow, end <= fileSize else { break }
+            present += 1
+        }
+        guard present < total else { return nil }
+        var left = max(0, present - sampleTable.sampleCount)
+        for f in fragments.indices {
+            for r in fragments[f].runs.indices {
+                let n = min(left, fragments[f].runs[r].samples.count)
+                fragments[f].runs[r].samples.removeLast(fragments[f].runs[r].samples.count - n)
+                left -= n
+            }
+            fragments[f].runs.removeAll { $0.samples.isEmpty }
+        }
+        fragments.removeAll { $0.runs.isEmpty }
+        editList = editList?.clipped(toMediaDuration: mediaDuration, mediaTimescale: mediaHeader.timescale, movieTimescale: movieTimescale)
+        if editList?.entries.isEmpty == true { editList = nil }
+        return "track \(trackID): \(total - present) of \(total) samples of its fragments run past the end of the file and are left out (\(present) kept)"
     }
 }
