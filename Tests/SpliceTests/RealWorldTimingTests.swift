@@ -93,6 +93,18 @@ struct RealWorldTimingTests {
         }
     }
 
+    /// Subtitle cues that start together are overlapping cues, not a timestamp fault.
+    @Test func cuesStartingTogetherAreNotRepaired() throws {
+        let srt = try Fixtures.write("timing-same.srt", "1\n00:00:00,500 --> 00:00:01,000\nTop\n\n2\n00:00:00,500 --> 00:00:01,500\nBottom\n")
+        let mkv = Fixtures.path("timing-same.mkv"), out = Fixtures.path("timing-same-out.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=2", "-i", srt.path,
+                         "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "srt", mkv.path])
+        let r = try Tool.splice(["remux", mkv.path, out.path, "--force"])
+        #expect(r.status == 0 && !r.stderr.contains("out of order"), "\(r.stderr)")
+        let packets = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries", "packet=pts,duration", "-of", "csv=p=0", out.path])
+        #expect(packets.stdout == "500,500\n500,1000\n", "\(packets.stdout)")
+    }
+
     @Test func codingsAContainerCannotDescribeAreRefusedByName() throws {
         let script = Self.scripts.appendingPathComponent("iso-patch").path
         let aac = Fixtures.path("timing-aac.mp4"), usac = Fixtures.path("timing-usac.mp4")
