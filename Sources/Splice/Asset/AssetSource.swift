@@ -49,9 +49,13 @@ protocol TrackBacking: Sendable {
     var encryption: TrackEncryption? { get }
     /// Video frames per second the container states, when it states one.
     var frameRate: (num: Int32, den: Int32)? { get }
+    /// How far the most negative composition offset puts a sample's presentation before its
+    /// decode (MP4 `ctts` version 1); zero when none does.
+    var presentationLead: MediaTime { get }
 }
 
 extension TrackBacking {
     var encryption: TrackEncryption? { nil }
     var frameRate: (num: Int32, den: Int32)? { nil }
+    var presentationLead: MediaTime { .zero }
 }

@@ -142,6 +142,13 @@ struct ISOTrackBacking: TrackBacking {
     }
     var isoProblem: String? { nil }
     var isAttachment: Bool { false }
+    var presentationLead: MediaTime {
+        let table = track.sampleTable.compositionOffsets?.map(\.offset).min() ?? 0
+        let fragments = track.fragments.flatMap(\.runs).flatMap(\.samples).map(\.compositionOffset).min() ?? 0
+        let lead = -Int64(min(0, table, fragments))
+        guard lead > 0, track.mediaHeader.timescale > 0, track.mediaHeader.timescale <= UInt32(Int32.max) else { return .zero }
+        return MediaTime(value: lead, timescale: Int32(track.mediaHeader.timescale))
+    }
     var encryption: TrackEncryption? {
         track.protection.map { p in
             TrackEncryption(scheme: p.scheme.description.trimmingCharacters(in: .whitespaces), originalFormat: p.originalFormat.description,

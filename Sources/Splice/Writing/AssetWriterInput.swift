@@ -69,6 +69,9 @@ public final class AssetWriterInput: @unchecked Sendable {
     /// A start timecode to store as the track's TIMECODE tag (Matroska), for a timecode track
     /// the container cannot hold.
     var timecodeTag: String?
+    /// How far presentation may come before decode in the source (negative composition
+    /// offsets): containers that store both times, or check them, get decode times that much earlier.
+    var presentationLead = MediaTime.zero
     /// The ID of the track this input copies or re-encodes, which messages name it by.
     var sourceTrackID: Int?
     /// What the writer keeps of this input while writing, guarded by its lock.
@@ -95,6 +98,7 @@ public final class AssetWriterInput: @unchecked Sendable {
         segments = track.segments.isEmpty ? nil : track.segments
         passthrough = track.backing.isoStructure
         frameRateHint = track.backing.frameRate
+        presentationLead = track.backing.presentationLead
     }
 
     /// Takes `track`'s language, `elng`, name, enabled and forced flags, accessibility

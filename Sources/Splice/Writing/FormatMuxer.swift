@@ -12,9 +12,17 @@ final class FormatMuxer: Muxer {
     private let formatName: String
     private let groups: [AssetWriterInputGroup]
     private let chapters: [Asset.Chapter]
-    /// Per input: stream index, time base, and ticks (of the input's timescale) added to its
-    /// times; empty until the header is written.
-    private var streams: [(index: Int, timeBase: (num: Int32, den: Int32), shift: Int64)] = []
+    /// One input's stream: its index, its time base, ticks (of the input's timescale) added to
+    /// its times, and ticks its decode times are moved earlier so that none comes after its
+    /// presentation (negative composition offsets, which libavformat's muxers refuse).
+    private struct Stream {
+        var index: Int
+        var timeBase: (num: Int32, den: Int32)
+        var shift: Int64
+        var lead: Int64
+    }
+    /// Per input; empty until the header is written.
+    private var streams: [Stream] = []
 
     private let metadata: [MetadataItem]
 
@@ -61,7 +69,7 @@ final class FormatMuxer: Muxer {
         for (_, i, k) in order { try write(inputs[i].state.pending[k], of: inputs[i], stream: streams[i]) }
     }
 
-    private func write(_ s: PendingSample, of input: AssetWriterInput, stream: (index: Int, timeBase: (num: Int32, den: Int32), shift: Int64)) throws {
+    private func write(_ s: PendingSample, of input: AssetWriterInput, stream: Stream) throws {
         let scale = input.state.timescale
         func ticks(_ v: Int64) -> Int64 {
             MediaTime(value: v, timescale: scale).ticks(numerator: stream.timeBase.num, denominator: stream.timeBase.den)
@@ -72,13 +80,13 @@ final class FormatMuxer: Muxer {
         case .file(let r): data = try r.file.readData(at: r.offset, count: r.length)
         case .pcm, .pixels: throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
         }
-        let dts = s.decodeTime + stream.shift
+        let dts = s.decodeTime + stream.shift - stream.lead
         var skipped = 0
         if s.trimDurationAtEnd > .zero, let rate = input.state.firstFormat?.sampleRate ?? input.sourceFormatHint?.sampleRate {
             skipped = Int(min(1e9, max(0, (s.trimDurationAtEnd.seconds * rate).rounded())))
         }
         do {
-            try context.write(data, stream: stream.index, presentationTime: ticks(dts + s.compositionOffset),
+            try context.write(data, stream: stream.index, presentationTime: ticks(dts + stream.lead + s.compositionOffset),
                               decodeTime: ticks(dts), duration: ticks(s.duration), isKeyFrame: s.isSync,
                               skippedSamplesAtEnd: skipped)
         } catch let error as MediaError where error.underlying is FFmpegError {
@@ -87,7 +95,7 @@ final class FormatMuxer: Muxer {
             // (libavformat's stream index is not one the user knows: the track is named first.)
             let why = context.lastMessage.map { ": " + $0.replacingOccurrences(of: #" in stream \d+$"#, with: "", options: .regularExpression) } ?? ""
             throw MediaError(error.code, "\(input.state.label): the \(formatName) muxer refused the sample at decode time \(time(dts)), "
-                             + "presentation time \(time(dts + s.compositionOffset)) (\(data.count) bytes)\(why)")
+                             + "presentation time \(time(dts + stream.lead + s.compositionOffset)) (\(data.count) bytes)\(why)")
         }
     }
 
@@ -123,7 +131,8 @@ final class FormatMuxer: Muxer {
             if let first = input.segments?.first(where: { !$0.isEmpty }), let source = first.source {
                 shift = shift + first.target.start - source.start
             }
-            streams.append((index, (1, 1), shift.convertScale(scale).value))
+            let lead = max(input.presentationLead.convertScale(scale).value, -(input.state.pending.map(\.compositionOffset).min() ?? 0))
+            streams.append(Stream(index: index, timeBase: (1, 1), shift: shift.convertScale(scale).value, lead: max(0, lead)))
         }
         if !chapters.isEmpty {
             try context.setChapters(chapters.map { c in
