@@ -16,11 +16,13 @@ public struct TimecodeDescription: Sendable, Hashable {
     /// Reads a `tmcd` sample entry (the whole box); nil for another entry or one too short.
     public init?(sampleEntry bytes: [UInt8]) {
         guard bytes.count >= 34, Array(bytes[4..<8]) == Array("tmcd".utf8) else { return nil }
-        func u32(_ o: Int) -> UInt32 { bytes[o..<(o + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
-        flags = u32(20)
-        timescale = u32(24)
-        frameDuration = u32(28)
-        framesPerSecond = bytes[32]
-        guard timescale > 0, frameDuration > 0 else { return nil }
+        // Box header, SampleEntry's reserved bytes and data reference index, 4 reserved bytes.
+        var r = ByteReader(bytes, range: 20..<bytes.count)
+        guard let flags = try? r.u32(), let timescale = try? r.u32(), let frameDuration = try? r.u32(), let frames = try? r.u8(),
+              timescale > 0, frameDuration > 0 else { return nil }
+        self.flags = flags
+        self.timescale = timescale
+        self.frameDuration = frameDuration
+        framesPerSecond = frames
     }
 }

@@ -3,24 +3,6 @@ import MediaCore
 /// What a damaged movie keeps when it is salvaged: the samples wholly present in the file, the
 /// tracks that can still be read, and a movie header where the file lost its own.
 extension SampleTable {
-    /// How many samples, from the first, lie wholly inside a file of `fileSize` bytes (a track
-    /// has no holes: the count stops at the first sample that does not).
-    public func samplesPresent(fileSize: UInt64) -> Int {
-        var present = 0
-        var stopped = false
-        forEachChunk { chunk in
-            guard !stopped else { return }
-            var end = chunk.offset
-            for i in chunk.firstSample..<(chunk.firstSample + chunk.sampleCount) {
-                let (next, overflow) = end.addingReportingOverflow(UInt64(size(ofSample: i)))
-                guard !overflow, next <= fileSize else { stopped = true; return }
-                end = next
-                present += 1
-            }
-        }
-        return present
-    }
-
     /// The table of the first `count` samples: sizes, times, sync samples, dependencies and
     /// chunks cut where the samples end (the last chunk keeps the samples it still has).
     /// Per-sample boxes kept byte-exact (`sbgp`, `subs`, …) cannot be cut and are left out;
@@ -110,22 +92,61 @@ extension EditList {
 }
 
 extension Track {
+    /// How many of the track's samples, from the first (sample tables, then fragments), lie
+    /// wholly inside a file of `fileSize` bytes: a track has no holes, so the count stops at the
+    /// first sample that does not.
+    func samplesPresent(fileSize: UInt64, trackExtends: TrackExtends?) -> Int {
+        var samples = SampleIterator(track: self, trackExtends: trackExtends)
+        var present = 0
+        while let s = samples.next() {
+            let (end, overflow) = s.offset.addingReportingOverflow(UInt64(s.size))
+            guard !overflow, end <= fileSize else { break }
+            present += 1
+        }
+        return present
+    }
+
+    /// The edit list cut to the media that is left (none when nothing of it is).
+    private mutating func clipEditsToMedia(movieTimescale: UInt32) {
+        editList = editList?.clipped(toMediaDuration: mediaDuration, mediaTimescale: mediaHeader.timescale, movieTimescale: movieTimescale)
+        if editList?.entries.isEmpty == true { editList = nil }
+    }
+
     /// Keeps the samples wholly inside a file of `fileSize` bytes; returns what was left out, for
     /// a warning, or nil when every sample is there.
     mutating func keepSamplesPresent(fileSize: UInt64, movieTimescale: UInt32) -> String? {
         let total = sampleTable.sampleCount
-        let present = sampleTable.samplesPresent(fileSize: fileSize)
+        let present = samplesPresent(fileSize: fileSize, trackExtends: nil)
         guard present < total else { return nil }
         let dropped = sampleTable.keepFirst(present)
-        editList = editList?.clipped(toMediaDuration: sampleTable.totalDuration, mediaTimescale: mediaHeader.timescale,
-                                     movieTimescale: movieTimescale)
-        if editList?.entries.isEmpty == true { editList = nil }
+        clipEditsToMedia(movieTimescale: movieTimescale)
         mediaHeader.duration = sampleTable.totalDuration
         let seconds = mediaHeader.timescale > 0 ? Double(sampleTable.totalDuration) / Double(mediaHeader.timescale) : 0
         var note = "track \(trackID): \(total - present) of \(total) samples run past the end of the file and are left out "
             + "(\(present) kept, \(String(format: "%.3f", seconds)) s)"
         if !dropped.isEmpty { note += "; its \(dropped.map { "'\($0)'" }.joined(separator: ", ")) could not be cut and \(dropped.count == 1 ? "is" : "are") left out too" }
         return note
+    }
+
+    /// A fragmented track's samples cut to those wholly inside a file of `fileSize` bytes (the
+    /// first one that is not ends the track); returns what was left out, or nil when nothing was.
+    mutating func keepFragmentSamplesPresent(fileSize: UInt64, trackExtends: TrackExtends?, movieTimescale: UInt32) -> String? {
+        guard !fragments.isEmpty else { return nil }
+        let total = sampleCount
+        let present = samplesPresent(fileSize: fileSize, trackExtends: trackExtends)
+        guard present < total else { return nil }
+        var left = max(0, present - sampleTable.sampleCount)
+        for f in fragments.indices {
+            for r in fragments[f].runs.indices {
+                let n = min(left, fragments[f].runs[r].samples.count)
+                fragments[f].runs[r].samples.removeLast(fragments[f].runs[r].samples.count - n)
+                left -= n
+            }
+            fragments[f].runs.removeAll { $0.samples.isEmpty }
+        }
+        fragments.removeAll { $0.runs.isEmpty }
+        clipEditsToMedia(movieTimescale: movieTimescale)
+        return "track \(trackID): \(total - present) of \(total) samples of its fragments run past the end of the file and are left out (\(present) kept)"
     }
 }
 
@@ -138,35 +159,5 @@ extension Track {
             if h.type == "tkhd" { return (try? TrackHeader.parse(&r))?.trackID }
         }
         return nil
-    }
-}
-
-extension Track {
-    /// A fragmented track's samples cut to those wholly inside a file of `fileSize` bytes (the
-    /// first one that is not ends the track); returns what was left out, or nil when nothing was.
-    mutating func keepFragmentSamplesPresent(fileSize: UInt64, trackExtends: TrackExtends?, movieTimescale: UInt32) -> String? {
-        guard !fragments.isEmpty else { return nil }
-        let total = sampleCount
-        var samples = SampleIterator(track: self, trackExtends: trackExtends)
-        var present = 0
-        while let s = samples.next() {
-            let (end, overflow) = s.offset.addingReportingOverflow(UInt64(s.size))
-            guard !overflow, end <= fileSize else { break }
-            present += 1
-        }
-        guard present < total else { return nil }
-        var left = max(0, present - sampleTable.sampleCount)
-        for f in fragments.indices {
-            for r in fragments[f].runs.indices {
-                let n = min(left, fragments[f].runs[r].samples.count)
-                fragments[f].runs[r].samples.removeLast(fragments[f].runs[r].samples.count - n)
-                left -= n
-            }
-            fragments[f].runs.removeAll { $0.samples.isEmpty }
-        }
-        fragments.removeAll { $0.runs.isEmpty }
-        editList = editList?.clipped(toMediaDuration: mediaDuration, mediaTimescale: mediaHeader.timescale, movieTimescale: movieTimescale)
-        if editList?.entries.isEmpty == true { editList = nil }
-        return "track \(trackID): \(total - present) of \(total) samples of its fragments run past the end of the file and are left out (\(present) kept)"
     }
 }

@@ -144,7 +144,7 @@ struct ISOTrackBacking: TrackBacking {
     var isAttachment: Bool { false }
     var presentationLead: MediaTime {
         let table = track.sampleTable.compositionOffsets?.map(\.offset).min() ?? 0
-        let fragments = track.fragments.flatMap(\.runs).flatMap(\.samples).map(\.compositionOffset).min() ?? 0
+        let fragments = track.fragments.lazy.flatMap(\.runs).flatMap(\.samples).map(\.compositionOffset).min() ?? 0
         let lead = -Int64(min(0, table, fragments))
         guard lead > 0, track.mediaHeader.timescale > 0, track.mediaHeader.timescale <= UInt32(Int32.max) else { return .zero }
         return MediaTime(value: lead, timescale: Int32(track.mediaHeader.timescale))

@@ -80,13 +80,14 @@ final class FormatMuxer: Muxer {
         case .file(let r): data = try r.file.readData(at: r.offset, count: r.length)
         case .pcm, .pixels: throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
         }
+        let pts = s.decodeTime + stream.shift + s.compositionOffset
         let dts = s.decodeTime + stream.shift - stream.lead
         var skipped = 0
         if s.trimDurationAtEnd > .zero, let rate = input.state.firstFormat?.sampleRate ?? input.sourceFormatHint?.sampleRate {
             skipped = Int(min(1e9, max(0, (s.trimDurationAtEnd.seconds * rate).rounded())))
         }
         do {
-            try context.write(data, stream: stream.index, presentationTime: ticks(dts + stream.lead + s.compositionOffset),
+            try context.write(data, stream: stream.index, presentationTime: ticks(pts),
                               decodeTime: ticks(dts), duration: ticks(s.duration), isKeyFrame: s.isSync,
                               skippedSamplesAtEnd: skipped)
         } catch let error as MediaError where error.underlying is FFmpegError {
@@ -95,7 +96,7 @@ final class FormatMuxer: Muxer {
             // (libavformat's stream index is not one the user knows: the track is named first.)
             let why = context.lastMessage.map { ": " + $0.replacingOccurrences(of: #" in stream \d+$"#, with: "", options: .regularExpression) } ?? ""
             throw MediaError(error.code, "\(input.state.label): the \(formatName) muxer refused the sample at decode time \(time(dts)), "
-                             + "presentation time \(time(dts + stream.lead + s.compositionOffset)) (\(data.count) bytes)\(why)")
+                             + "presentation time \(time(pts)) (\(data.count) bytes)\(why)")
         }
     }
 
