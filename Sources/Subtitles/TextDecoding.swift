@@ -75,7 +75,7 @@ enum TextDecoding {
             units.reserveCapacity(bytes.count / 2 - 1)
             var i = 2
             while i + 1 < bytes.count {
-                units.append(little ? UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8 : UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1]))
+                units.append(little ? UInt16(widening: bytes[i]) | UInt16(widening: bytes[i + 1]) << 8 : UInt16(widening: bytes[i]) << 8 | UInt16(widening: bytes[i + 1]))
                 i += 2
             }
             var out = String.UnicodeScalarView()

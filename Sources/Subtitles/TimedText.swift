@@ -136,12 +136,12 @@ public enum TX3G {
         var b = Bytes()
         let utf8 = Array(text.utf8)
         b.u16(UInt16(clamping: utf8.count))
-        b.append(utf8.prefix(Int(UInt16.max)))
+        b.append(utf8.prefix(Int(widening: UInt16.max)))
         let styled = styles.filter { $0.hasStyle && $0.start < $0.end }
         if !styled.isEmpty {
             b.box("styl") { b in
                 b.u16(UInt16(clamping: styled.count))
-                for s in styled.prefix(Int(UInt16.max)) {
+                for s in styled.prefix(Int(widening: UInt16.max)) {
                     b.u16(UInt16(clamping: s.start)); b.u16(UInt16(clamping: s.end)); b.u16(1)
                     b.u8((s.bold ? 1 : 0) | (s.italic ? 2 : 0) | (s.underline ? 4 : 0))
                     b.u8(18)
@@ -156,7 +156,7 @@ public enum TX3G {
     public static func decode(_ data: Data) -> (text: String, styles: [TextStyle]) {
         let bytes = [UInt8](data)
         guard bytes.count >= 2 else { return ("", []) }
-        let length = min(Int(bytes[0]) << 8 | Int(bytes[1]), bytes.count - 2)
+        let length = min(Int(widening: bytes[0]) << 8 | Int(widening: bytes[1]), bytes.count - 2)
         var textBytes = Array(bytes[2..<(2 + length)])
         // UTF-16 text starts with a byte-order mark.
         var text: String
@@ -164,7 +164,7 @@ public enum TX3G {
             textBytes.removeFirst(2)
             var units: [UInt16] = []
             var i = 0
-            while i + 1 < textBytes.count { units.append(UInt16(textBytes[i]) << 8 | UInt16(textBytes[i + 1])); i += 2 }
+            while i + 1 < textBytes.count { units.append(UInt16(widening: textBytes[i]) << 8 | UInt16(widening: textBytes[i + 1])); i += 2 }
             text = String(decoding: units, as: UTF16.self)
         } else {
             text = String(decoding: textBytes, as: UTF8.self)
@@ -172,16 +172,16 @@ public enum TX3G {
         var styles: [TextStyle] = []
         var p = 2 + length
         while p + 8 <= bytes.count {
-            let size = Int(bytes[p]) << 24 | Int(bytes[p + 1]) << 16 | Int(bytes[p + 2]) << 8 | Int(bytes[p + 3])
+            let size = Int(widening: bytes[p]) << 24 | Int(widening: bytes[p + 1]) << 16 | Int(widening: bytes[p + 2]) << 8 | Int(widening: bytes[p + 3])
             guard size >= 8, p + size <= bytes.count else { break }
             if bytes[(p + 4)..<(p + 8)].elementsEqual("styl".utf8), size >= 10 {
-                let n = Int(bytes[p + 8]) << 8 | Int(bytes[p + 9])
+                let n = Int(widening: bytes[p + 8]) << 8 | Int(widening: bytes[p + 9])
                 var q = p + 10
                 for _ in 0..<n where q + 12 <= p + size {
-                    let start = Int(bytes[q]) << 8 | Int(bytes[q + 1])
-                    let end = Int(bytes[q + 2]) << 8 | Int(bytes[q + 3])
+                    let start = Int(widening: bytes[q]) << 8 | Int(widening: bytes[q + 1])
+                    let end = Int(widening: bytes[q + 2]) << 8 | Int(widening: bytes[q + 3])
                     let face = bytes[q + 6]
-                    let color = UInt32(bytes[q + 8]) << 24 | UInt32(bytes[q + 9]) << 16 | UInt32(bytes[q + 10]) << 8 | UInt32(bytes[q + 11])
+                    let color = UInt32(widening: bytes[q + 8]) << 24 | UInt32(widening: bytes[q + 9]) << 16 | UInt32(widening: bytes[q + 10]) << 8 | UInt32(widening: bytes[q + 11])
                     let style = TextStyle(start: start, end: end, bold: face & 1 != 0, italic: face & 2 != 0,
                                           underline: face & 4 != 0, color: color == 0xFFFF_FFFF ? nil : color)
                     if style.hasStyle && start < end { styles.append(style) }

@@ -8,23 +8,23 @@ extension CodecParameters {
     init(_ par: AVCodecParameters) {
         self.init(mediaType: MediaType(par.codec_type), codecName: String(cString: avcodec_get_name(par.codec_id)))
         codecTag = par.codec_tag != 0 ? FourCC(rawValue: par.codec_tag.byteSwapped) : nil
-        width = Int(max(0, par.width))
-        height = Int(max(0, par.height))
-        sampleRate = Int(max(0, par.sample_rate))
-        channelCount = Int(max(0, par.ch_layout.nb_channels))
+        width = Int(widening: max(0, par.width))
+        height = Int(widening: max(0, par.height))
+        sampleRate = Int(widening: max(0, par.sample_rate))
+        channelCount = Int(widening: max(0, par.ch_layout.nb_channels))
         if par.ch_layout.order == AV_CHANNEL_ORDER_NATIVE { channelLayoutMask = par.ch_layout.u.mask }
-        bitRate = Int(max(0, par.bit_rate))
-        initialPadding = Int(max(0, par.initial_padding))
-        colorPrimaries = Int(par.color_primaries.rawValue)
-        transferCharacteristics = Int(par.color_trc.rawValue)
-        matrixCoefficients = Int(par.color_space.rawValue)
+        bitRate = Int(widening: max(0, par.bit_rate))
+        initialPadding = Int(widening: max(0, par.initial_padding))
+        colorPrimaries = Int(widening: par.color_primaries.rawValue)
+        transferCharacteristics = Int(widening: par.color_trc.rawValue)
+        matrixCoefficients = Int(widening: par.color_space.rawValue)
         isFullRange = par.color_range == AVCOL_RANGE_JPEG ? true : par.color_range == AVCOL_RANGE_MPEG ? false : nil
-        reorderDelay = Int(max(0, par.video_delay))
+        reorderDelay = Int(widening: max(0, par.video_delay))
         if par.sample_aspect_ratio.num > 0, par.sample_aspect_ratio.den > 0 {
-            sampleAspectRatio = (Int(par.sample_aspect_ratio.num), Int(par.sample_aspect_ratio.den))
+            sampleAspectRatio = (Int(widening: par.sample_aspect_ratio.num), Int(widening: par.sample_aspect_ratio.den))
         }
         if let extra = par.extradata, par.extradata_size > 0 {
-            extradata = Array(UnsafeBufferPointer(start: extra, count: Int(par.extradata_size)))
+            extradata = Array(UnsafeBufferPointer(start: extra, count: Int(widening: par.extradata_size)))
         }
     }
 
@@ -38,7 +38,7 @@ extension CodecParameters {
         par.pointee.codec_id = d.pointee.id
         par.pointee.codec_tag = 0
         if !extradata.isEmpty {
-            guard let buffer = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
+            guard let buffer = av_mallocz(extradata.count + Int(widening: AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
                 throw MediaError(.io, "out of memory")
             }
             buffer.update(from: extradata, count: extradata.count)

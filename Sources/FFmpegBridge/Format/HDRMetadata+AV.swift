@@ -7,7 +7,7 @@ extension MasteringDisplay {
     init?(_ m: AVMasteringDisplayMetadata) {
         guard m.has_primaries != 0 || m.has_luminance != 0 else { return nil }
         func steps(_ r: AVRational, _ unit: Int64) -> Int64 {
-            r.den > 0 && r.num >= 0 ? (Int64(r.num) * unit + Int64(r.den) / 2) / Int64(r.den) : 0
+            r.den > 0 && r.num >= 0 ? (Int64(widening: r.num) * unit + Int64(widening: r.den) / 2) / Int64(widening: r.den) : 0
         }
         func c(_ p: (AVRational, AVRational)) -> Chromaticity {
             Chromaticity(x: UInt16(clamping: steps(p.0, 50000)), y: UInt16(clamping: steps(p.1, 50000)))
@@ -21,7 +21,7 @@ extension MasteringDisplay {
     /// Fills libavutil's structure (both parts present).
     func fill(_ m: inout AVMasteringDisplayMetadata) {
         func c(_ v: Chromaticity) -> (AVRational, AVRational) {
-            (AVRational(num: Int32(v.x), den: 50000), AVRational(num: Int32(v.y), den: 50000))
+            (AVRational(num: Int32(widening: v.x), den: 50000), AVRational(num: Int32(widening: v.y), den: 50000))
         }
         m.display_primaries = (c(red), c(green), c(blue))
         m.white_point = c(whitePoint)
@@ -61,7 +61,7 @@ extension CodecParameters {
             try add(value, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, to: st)
         }
         if let c = contentLightLevel {
-            try add(AVContentLightMetadata(MaxCLL: UInt32(c.maxContentLightLevel), MaxFALL: UInt32(c.maxFrameAverageLightLevel)),
+            try add(AVContentLightMetadata(MaxCLL: UInt32(widening: c.maxContentLightLevel), MaxFALL: UInt32(widening: c.maxFrameAverageLightLevel)),
                     AV_PKT_DATA_CONTENT_LIGHT_LEVEL, to: st)
         }
     }

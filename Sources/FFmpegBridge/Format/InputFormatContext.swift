@@ -96,7 +96,7 @@ public final class InputFormatContext: @unchecked Sendable {
     /// Makes the demuxer skip every stream but `keep` (their packets are never returned).
     public func discardStreams(except keep: Set<Int>) {
         guard let ctx = context else { return }
-        for i in 0..<Int(ctx.pointee.nb_streams) where !keep.contains(i) {
+        for i in 0..<Int(widening: ctx.pointee.nb_streams) where !keep.contains(i) {
             ctx.pointee.streams[i]?.pointee.discard = AVDISCARD_ALL
         }
     }
@@ -110,7 +110,7 @@ public final class InputFormatContext: @unchecked Sendable {
 
     public var chapters: [(title: String, start: Int64, end: Int64, timeBase: (num: Int32, den: Int32))] {
         guard let ctx = context, let list = ctx.pointee.chapters else { return [] }
-        return (0..<Int(ctx.pointee.nb_chapters)).compactMap { i in
+        return (0..<Int(widening: ctx.pointee.nb_chapters)).compactMap { i in
             guard let c = list[i]?.pointee else { return nil }
             return (Dictionary(c.metadata)["title"] ?? "", c.start, c.end, (c.time_base.num, c.time_base.den))
         }
@@ -118,7 +118,7 @@ public final class InputFormatContext: @unchecked Sendable {
 
     public var streams: [StreamInfo] {
         guard let ctx = context else { return [] }
-        let n = Int(ctx.pointee.nb_streams)
+        let n = Int(widening: ctx.pointee.nb_streams)
         return (0..<n).compactMap { i in
             guard let stream = ctx.pointee.streams[i], let par = stream.pointee.codecpar else { return nil }
             var info = StreamInfo(stream: stream.pointee, parameters: par.pointee, index: i)
@@ -155,7 +155,7 @@ extension StreamInfo {
         let rate = stream.avg_frame_rate
         if codec.mediaType == .video, rate.num > 0, rate.den > 0 { frameRate = (rate.num, rate.den) }
         if stream.nb_frames > 0 {
-            frameCount = Int(stream.nb_frames)
+            frameCount = Int(widening: stream.nb_frames)
         } else if let tag = tags.first(where: { $0.key.hasPrefix("NUMBER_OF_FRAMES") })?.value {
             frameCount = Int(tag)
         }

@@ -58,7 +58,7 @@ public final class OutputFormatContext: @unchecked Sendable {
         try check(avformat_alloc_output_context2(&ctx, nil, formatName, nil), "no muxer named '\(formatName)'")
         context = ctx
         let size: Int32 = 1 << 16
-        guard let buffer = av_malloc(Int(size))?.assumingMemoryBound(to: UInt8.self) else {
+        guard let buffer = av_malloc(Int(widening: size))?.assumingMemoryBound(to: UInt8.self) else {
             throw FFmpegError(code: splice_averror(ENOMEM), operation: "cannot allocate an I/O buffer")
         }
         let opaque = Unmanaged.passUnretained(sink).toOpaque()
@@ -66,7 +66,7 @@ public final class OutputFormatContext: @unchecked Sendable {
             let sink = Unmanaged<Sink>.fromOpaque(opaque!).takeUnretainedValue()
             guard let buf, count > 0 else { return 0 }
             do {
-                let bytes = UnsafeRawBufferPointer(start: buf, count: Int(count))
+                let bytes = UnsafeRawBufferPointer(start: buf, count: Int(widening: count))
                 if sink.position == sink.file.size {
                     try sink.file.write(bytes)
                 } else {
@@ -85,7 +85,7 @@ public final class OutputFormatContext: @unchecked Sendable {
             case SEEK_SET: guard offset >= 0 else { return Int64(splice_averror(EINVAL)) }; sink.position = UInt64(offset)
             case SEEK_CUR: sink.position = UInt64(max(0, Int64(sink.position) + offset))
             case SEEK_END: sink.position = UInt64(max(0, Int64(sink.file.size) + offset))
-            default: return Int64(splice_averror(EINVAL))
+            default: return Int64(widening: splice_averror(EINVAL))
             }
             return Int64(sink.position)
         })
@@ -149,7 +149,7 @@ public final class OutputFormatContext: @unchecked Sendable {
         if formatName == "avi", codec.codecName == "h264" || codec.codecName == "hevc", codec.extradata.first == 1 {
             try addFilter("\(codec.codecName)_mp4toannexb", stream: st)
         }
-        return Int(st.pointee.index)
+        return Int(widening: st.pointee.index)
     }
 
     private func addFilter(_ name: String, stream st: UnsafeMutablePointer<AVStream>) throws {
@@ -157,7 +157,7 @@ public final class OutputFormatContext: @unchecked Sendable {
         var ctx: UnsafeMutablePointer<AVBSFContext>?
         var r = av_bsf_alloc(filter, &ctx)
         guard r >= 0, let ctx else { throw FFmpegError(code: r, operation: "cannot start the \(name) filter").mediaError }
-        filters[Int(st.pointee.index)] = ctx
+        filters[Int(widening: st.pointee.index)] = ctx
         r = avcodec_parameters_copy(ctx.pointee.par_in, st.pointee.codecpar)
         if r >= 0 {
             ctx.pointee.time_base_in = st.pointee.time_base
@@ -194,7 +194,7 @@ public final class OutputFormatContext: @unchecked Sendable {
             guard let chapter = av_mallocz(MemoryLayout<AVChapter>.stride)?.assumingMemoryBound(to: AVChapter.self) else {
                 throw MediaError(.io, "out of memory")
             }
-            chapter.pointee.id = Int64(i + 1)
+            chapter.pointee.id = Int64(widening: i + 1)
             chapter.pointee.time_base = AVRational(num: 1, den: timescale)
             chapter.pointee.start = c.start
             chapter.pointee.end = c.end

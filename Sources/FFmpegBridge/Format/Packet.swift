@@ -18,7 +18,7 @@ public final class Packet: @unchecked Sendable {
 
     func unref() { av_packet_unref(pointer) }
 
-    public var streamIndex: Int { Int(pointer.pointee.stream_index) }
+    public var streamIndex: Int { Int(widening: pointer.pointee.stream_index) }
     /// In the stream's time base; nil when the container does not say.
     public var presentationTime: Int64? { pointer.pointee.pts == splice_av_nopts_value() ? nil : pointer.pointee.pts }
     public var decodeTime: Int64? { pointer.pointee.dts == splice_av_nopts_value() ? nil : pointer.pointee.dts }
@@ -29,18 +29,18 @@ public final class Packet: @unchecked Sendable {
     public var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
     /// The packet is to be decoded but not shown (Matroska/WebM).
     public var isDiscardable: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
-    public var size: Int { Int(pointer.pointee.size) }
+    public var size: Int { Int(widening: pointer.pointee.size) }
     /// Audio samples the decoder drops from the start and the end of this packet (Matroska's
     /// codec delay and DiscardPadding), when the demuxer says.
     public var skippedSamples: (start: Int, end: Int)? {
         var size = 0
         guard let d = av_packet_get_side_data(pointer, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 8 else { return nil }
-        func le32(_ i: Int) -> Int { Int(UInt32(d[i]) | UInt32(d[i + 1]) << 8 | UInt32(d[i + 2]) << 16 | UInt32(d[i + 3]) << 24) }
+        func le32(_ i: Int) -> Int { Int(widening: UInt32(widening: d[i]) | UInt32(widening: d[i + 1]) << 8 | UInt32(widening: d[i + 2]) << 16 | UInt32(widening: d[i + 3]) << 24) }
         return (le32(0), le32(4))
     }
     /// A copy of the packet's bytes.
     public var data: Data {
         guard let d = pointer.pointee.data, pointer.pointee.size > 0 else { return Data() }
-        return Data(bytes: d, count: Int(pointer.pointee.size))
+        return Data(bytes: d, count: Int(widening: pointer.pointee.size))
     }
 }

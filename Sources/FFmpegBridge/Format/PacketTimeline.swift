@@ -80,7 +80,7 @@ public struct PacketTimeline: Sendable {
         var decodeTime = try time(dts), presentationTime = try time(pts), sampleDuration = try time(duration)
         if first, initialPadding > 0, dts == pts, let rate = format.sampleRate, rate >= 1, rate <= Double(Int32.max) {
             let delay = MediaTime(value: -Int64(initialPadding), timescale: Int32(rate))
-            let tick = MediaTime(value: Int64(timeBase.num), timescale: timeBase.den)
+            let tick = MediaTime(value: Int64(widening: timeBase.num), timescale: timeBase.den)
             let gap = decodeTime - delay
             if decodeTime < .zero, gap <= tick, MediaTime.zero - gap <= tick {
                 sampleDuration = sampleDuration + gap
@@ -152,7 +152,7 @@ public struct PacketTimeline: Sendable {
     }
 
     private func time(_ value: Int64) throws -> MediaTime {
-        let (v, overflow) = value.multipliedReportingOverflow(by: Int64(timeBase.num))
+        let (v, overflow) = value.multipliedReportingOverflow(by: Int64(widening: timeBase.num))
         guard !overflow, timeBase.den > 0 else {
             throw MediaError(.invalidData, "timestamp \(value) does not fit", location: "stream \(stream)")
         }

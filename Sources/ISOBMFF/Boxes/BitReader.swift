@@ -27,7 +27,7 @@ struct BitReader {
         guard position < bytes.count * 8 else { isOverrun = true; position += 1; return 0 }
         let b = (bytes[position >> 3] >> (7 - UInt8(position & 7))) & 1
         position += 1
-        return UInt32(b)
+        return UInt32(widening: b)
     }
 
     mutating func bits(_ n: Int) -> UInt32 {

@@ -21,7 +21,7 @@ public struct BoxHeader: Sendable, Hashable {
     public static func parse(_ reader: inout ByteReader, available: UInt64, allowToEnd: Bool) throws -> BoxHeader {
         let size32 = try reader.u32("box size")
         let type = try reader.fourCC("box type")
-        var header = BoxHeader(type: type, size: UInt64(size32), headerSize: 8, userType: nil)
+        var header = BoxHeader(type: type, size: UInt64(widening: size32), headerSize: 8, userType: nil)
         let name = "'\(type)' box"
         switch size32 {
         case 0:

@@ -41,7 +41,7 @@ public struct BoxWriter: Sendable {
 
     private mutating func patchSize(at start: Int) {
         let size = bytes.count - start
-        if size <= Int(UInt32.max) {
+        if size <= Int(widening: UInt32.max) {
             let s = UInt32(size)
             bytes[start] = UInt8(s >> 24); bytes[start + 1] = UInt8((s >> 16) & 0xFF)
             bytes[start + 2] = UInt8((s >> 8) & 0xFF); bytes[start + 3] = UInt8(s & 0xFF)

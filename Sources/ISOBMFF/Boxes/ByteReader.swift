@@ -56,13 +56,13 @@ public struct ByteReader: Sendable {
     public mutating func u16(_ what: @autoclosure () -> String = "field") throws -> UInt16 {
         try need(2, what())
         defer { position += 2 }
-        return UInt16(bytes[position]) << 8 | UInt16(bytes[position + 1])
+        return UInt16(widening: bytes[position]) << 8 | UInt16(widening: bytes[position + 1])
     }
 
     public mutating func u24(_ what: @autoclosure () -> String = "field") throws -> UInt32 {
         try need(3, what())
         defer { position += 3 }
-        return UInt32(bytes[position]) << 16 | UInt32(bytes[position + 1]) << 8 | UInt32(bytes[position + 2])
+        return UInt32(widening: bytes[position]) << 16 | UInt32(widening: bytes[position + 1]) << 8 | UInt32(widening: bytes[position + 2])
     }
 
     public mutating func u32(_ what: @autoclosure () -> String = "field") throws -> UInt32 {
@@ -74,7 +74,7 @@ public struct ByteReader: Sendable {
     public mutating func u64(_ what: @autoclosure () -> String = "field") throws -> UInt64 {
         try need(8, what())
         defer { position += 8 }
-        return UInt64(readU32(position)) << 32 | UInt64(readU32(position + 4))
+        return UInt64(widening: readU32(position)) << 32 | UInt64(widening: readU32(position + 4))
     }
 
     public mutating func i16(_ what: @autoclosure () -> String = "field") throws -> Int16 { Int16(bitPattern: try u16(what())) }
@@ -105,8 +105,8 @@ public struct ByteReader: Sendable {
     /// so a table is never allocated from a count the box cannot hold.
     public mutating func count(entrySize: Int, _ what: String = "entry count") throws -> Int {
         let n = try u32(what)
-        try check(count: UInt64(n), entrySize: entrySize, what)
-        return Int(n)
+        try check(count: UInt64(widening: n), entrySize: entrySize, what)
+        return Int(widening: n)
     }
 
     public func check(count: UInt64, entrySize: Int, _ what: String = "entry count") throws {
@@ -118,7 +118,7 @@ public struct ByteReader: Sendable {
 
     @inline(__always)
     private func readU32(_ i: Int) -> UInt32 {
-        UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
+        UInt32(widening: bytes[i]) << 24 | UInt32(widening: bytes[i + 1]) << 16 | UInt32(widening: bytes[i + 2]) << 8 | UInt32(widening: bytes[i + 3])
     }
 }
 

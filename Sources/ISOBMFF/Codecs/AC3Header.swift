@@ -40,10 +40,10 @@ enum AC3Header {
         if fscod == 3 {
             let fscod2 = r.bits(2)
             guard fscod2 < 3 else { throw MediaError(.invalidData, "E-AC-3 frame header cannot be read") }
-            rate = rates[Int(fscod2)] / 2
+            rate = rates[Int(widening: fscod2)] / 2
         } else {
-            rate = rates[Int(fscod)]
-            blocks = [1, 2, 3, 6][Int(r.bits(2))]
+            rate = rates[Int(widening: fscod)]
+            blocks = [1, 2, 3, 6][Int(widening: r.bits(2))]
         }
         let acmod = r.bits(3), lfeon = r.bit(), bsid = r.bits(5)
         guard !r.isOverrun else { throw MediaError(.invalidData, "E-AC-3 frame header cannot be read") }

@@ -32,7 +32,7 @@ enum AV1Configuration {
                 var v = 0, shift = 0
                 while i < b.count, shift < 56 {
                     let byte = b[i]; i += 1
-                    v |= Int(byte & 0x7F) << shift
+                    v |= Int(widening: byte & 0x7F) << shift
                     shift += 7
                     if byte & 0x80 == 0 { break }
                 }
@@ -57,7 +57,7 @@ enum AV1Configuration {
             r.skip(1)                               // still_picture
             let reduced = r.flag()
             if reduced { level = r.bits(5) } else { readOperatingPoints(&r) }
-            let widthBits = Int(r.bits(4)) + 1, heightBits = Int(r.bits(4)) + 1
+            let widthBits = Int(widening: r.bits(4)) + 1, heightBits = Int(widening: r.bits(4)) + 1
             r.skip(widthBits + heightBits)
             if !reduced, r.flag() { r.skip(7) }     // frame ids
             r.skip(3)                               // 128x128, filter intra, intra edge
@@ -76,12 +76,12 @@ enum AV1Configuration {
                 if r.flag() { _ = r.uvlc() }
                 decoderModel = r.flag()
                 if decoderModel {
-                    bufferDelayLength = Int(r.bits(5)) + 1
+                    bufferDelayLength = Int(widening: r.bits(5)) + 1
                     r.skip(32 + 5 + 5)
                 }
             }
             let initialDisplayDelay = r.flag()
-            let points = Int(r.bits(5)) + 1
+            let points = Int(widening: r.bits(5)) + 1
             for k in 0..<points {
                 r.skip(12)
                 let l = r.bits(5)

@@ -44,7 +44,7 @@ public enum CodecMapping {
             }
             var q = p
             if q.sampleRate == 0 { q.sampleRate = adts.sampleRate }
-            if q.channelCount == 0 { q.channelCount = Int(adts.channelConfiguration) }
+            if q.channelCount == 0 { q.channelCount = Int(widening: adts.channelConfiguration) }
             return (SampleEntryBuilder.audio("mp4a", q, ESDescriptor.box(objectType: 0x40, streamType: 5, q, specificInfo: adts.audioSpecificConfig)), .stripADTS)
         case "mp3":
             return (SampleEntryBuilder.audio("mp4a", p, ESDescriptor.box(objectType: 0x6B, streamType: 5, p, specificInfo: [])), .none)
@@ -78,7 +78,7 @@ public enum CodecMapping {
     static func sampleEntryChildren(_ bytes: [UInt8], mediaType: MediaType) -> [Box]? {
         // QuickTime sound descriptions version 1 and 2 (every iPhone recording) have 16 and 36
         // more bytes of fields before their children than version 0 (QTFF, "Sound Sample Descriptions").
-        let soundVersion = mediaType == .audio && bytes.count >= 18 ? Int(bytes[16]) << 8 | Int(bytes[17]) : 0
+        let soundVersion = mediaType == .audio && bytes.count >= 18 ? Int(widening: bytes[16]) << 8 | Int(widening: bytes[17]) : 0
         // Other entries: `mp4s` (VobSub) and the like have SampleEntry's own 8 bytes of fields.
         let isMPEGEntry = bytes.count >= 8 && Array(bytes[4..<8]) == Array("mp4s".utf8)
         let headerLength = mediaType == .video ? 8 + 78 : mediaType == .audio ? 8 + 28 + [0, 16, 36][min(max(soundVersion, 0), 2)] : isMPEGEntry ? 16 : 8
@@ -98,17 +98,17 @@ public enum CodecMapping {
         p.codecTag = entry.type
         p.width = entry.width ?? 0
         p.height = entry.height ?? 0
-        p.sampleRate = Int(entry.sampleRate ?? 0)
+        p.sampleRate = entry.sampleRate.flatMap { Int(exactly: $0.rounded(.down)) } ?? 0
         p.channelCount = entry.channelCount ?? 0
         guard describe(entry.type, children: boxes, into: &p) else { return nil }
         if let pasp = boxes.first(where: { $0.type == "pasp" })?.payload, pasp.count >= 8 {
-            let h = pasp[0..<4].reduce(0) { $0 << 8 | Int($1) }, v = pasp[4..<8].reduce(0) { $0 << 8 | Int($1) }
+            let h = pasp[0..<4].reduce(0) { $0 << 8 | Int(widening: $1) }, v = pasp[4..<8].reduce(0) { $0 << 8 | Int(widening: $1) }
             if h > 0, v > 0 { p.sampleAspectRatio = (h, v) }
         }
         if let colr = boxes.first(where: { $0.type == "colr" })?.payload, colr.count >= 11, Array(colr[0..<4]) == Array("nclx".utf8) {
-            p.colorPrimaries = Int(colr[4]) << 8 | Int(colr[5])
-            p.transferCharacteristics = Int(colr[6]) << 8 | Int(colr[7])
-            p.matrixCoefficients = Int(colr[8]) << 8 | Int(colr[9])
+            p.colorPrimaries = Int(widening: colr[4]) << 8 | Int(widening: colr[5])
+            p.transferCharacteristics = Int(widening: colr[6]) << 8 | Int(widening: colr[7])
+            p.matrixCoefficients = Int(widening: colr[8]) << 8 | Int(widening: colr[9])
             p.isFullRange = colr[10] & 0x80 != 0
         }
         p.masteringDisplay = boxes.first { $0.type == "mdcv" }.flatMap { MasteringDisplay(mdcvPayload: $0.payload) }
@@ -134,8 +134,8 @@ public enum CodecMapping {
         if mediaType == .audio, let p = codecParameters(sampleEntry: bytes, mediaType: mediaType), p.codecName == "aac",
            let asc = p.extradata.first {
             // ISO/IEC 14496-3 1.6.2.1: 5 bits of object type; 31 escapes to 32 + the next 6 bits.
-            var type = Int(asc >> 3)
-            if type == 31, p.extradata.count >= 2 { type = 32 + Int(asc & 7) << 3 + Int(p.extradata[1] >> 5) }
+            var type = Int(widening: asc >> 3)
+            if type == 31, p.extradata.count >= 2 { type = 32 + Int(widening: asc & 7) << 3 + Int(widening: p.extradata[1] >> 5) }
             if type == 42 { return .usac }
         }
         return nil

@@ -22,7 +22,7 @@ struct ESDescriptor {
         try r.skip(2, "ES_ID")
         let flags = try r.u8("ES flags")
         if flags & 0x80 != 0 { try r.skip(2, "dependsOn_ES_ID") }
-        if flags & 0x40 != 0 { try r.skip(Int(try r.u8("URL length")), "URL") }
+        if flags & 0x40 != 0 { try r.skip(Int(widening: try r.u8("URL length")), "URL") }
         if flags & 0x20 != 0 { try r.skip(2, "OCR_ES_ID") }
         guard try r.u8("DecoderConfigDescriptor tag") == 4 else { throw r.fail("no DecoderConfigDescriptor") }
         let configEnd = r.position + (try length(&r))
@@ -41,7 +41,7 @@ struct ESDescriptor {
         var n = 0
         for _ in 0..<4 {
             let b = try r.u8("descriptor length")
-            n = n << 7 | Int(b & 0x7F)
+            n = n << 7 | Int(widening: b & 0x7F)
             if b & 0x80 == 0 { break }
         }
         return n

@@ -11,7 +11,7 @@ enum HEVCConfiguration {
         }
         var r = BitReader(rbsp: first.dropFirst(2))
         r.skip(4)                                   // sps_video_parameter_set_id
-        let maxSubLayersMinus1 = Int(r.bits(3))
+        let maxSubLayersMinus1 = Int(widening: r.bits(3))
         let temporalIdNested = r.bit()
         // profile_tier_level(1, maxSubLayersMinus1): the general part is copied whole (12 bytes).
         var general: [UInt8] = []
@@ -29,7 +29,7 @@ enum HEVCConfiguration {
         _ = r.ue(); _ = r.ue()                      // picture size
         if r.flag() { for _ in 0..<4 { _ = r.ue() } }
         // Exp-Golomb values from the file can be near 2^32: add in Int.
-        let lumaDepth = Int(r.ue()) + 8, chromaDepth = Int(r.ue()) + 8
+        let lumaDepth = Int(widening: r.ue()) + 8, chromaDepth = Int(widening: r.ue()) + 8
         guard !r.isOverrun, chromaFormat <= 3, lumaDepth <= 16, chromaDepth <= 16 else {
             throw MediaError(.invalidData, "HEVC sequence parameter set cannot be read")
         }

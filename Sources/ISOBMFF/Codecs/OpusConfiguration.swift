@@ -20,7 +20,7 @@ struct OpusConfiguration {
         h += [UInt8(gain & 0xFF), UInt8(gain >> 8), family]
         if family != 0 { h += r.rest() }       // the channel mapping table
         head = h
-        preSkip = Int(skip)
+        preSkip = Int(widening: skip)
     }
 
     /// `dOps` from FFmpeg's `OpusHead` extradata, or — without one — for a mono or stereo stream.
@@ -31,12 +31,12 @@ struct OpusConfiguration {
             let family = h[18]
             w.box("dOps") { w in
                 w.u8(0); w.u8(h[9])
-                w.u16(UInt16(h[10]) | UInt16(h[11]) << 8)
-                w.u32(UInt32(h[12]) | UInt32(h[13]) << 8 | UInt32(h[14]) << 16 | UInt32(h[15]) << 24)
-                w.u16(UInt16(h[16]) | UInt16(h[17]) << 8)
+                w.u16(UInt16(widening: h[10]) | UInt16(widening: h[11]) << 8)
+                w.u32(UInt32(widening: h[12]) | UInt32(widening: h[13]) << 8 | UInt32(widening: h[14]) << 16 | UInt32(widening: h[15]) << 24)
+                w.u16(UInt16(widening: h[16]) | UInt16(widening: h[17]) << 8)
                 w.u8(family)
                 if family != 0 {
-                    let n = 2 + Int(h[9])
+                    let n = 2 + Int(widening: h[9])
                     if h.count >= 19 + n { w.append(h[19..<(19 + n)]) }
                 }
             }

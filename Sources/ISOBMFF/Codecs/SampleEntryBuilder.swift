@@ -75,7 +75,7 @@ extension CodecMapping {
         guard entry.count >= 36, Array(entry[4..<8]) == Array("mp4a".utf8), entry[16] == 0, entry[17] == 0,
               let children = sampleEntryChildren(entry, mediaType: .audio),
               let esds = children.first(where: { $0.type == "esds" }) else { return nil }
-        let channels = UInt16(entry[24]) << 8 | UInt16(entry[25])
+        let channels = UInt16(widening: entry[24]) << 8 | UInt16(widening: entry[25])
         let rate = entry[32..<36]
         var w = BoxWriter()
         w.box("mp4a") { w in

@@ -16,7 +16,7 @@ public struct ProtectionScheme: Sendable, Hashable {
     /// The key ID as 32 hex digits.
     public var keyIDHex: String {
         let digits = Array("0123456789abcdef")
-        return String(keyID.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+        return String(keyID.flatMap { [digits[Int(widening: $0 >> 4)], digits[Int(widening: $0 & 15)]] })
     }
 
     static let piffTrackEncryption: [UInt8] = [0x89, 0x74, 0xDB, 0xCE, 0x7B, 0xE7, 0x4C, 0x51, 0x84, 0xF9, 0x71, 0x48, 0xF9, 0x88, 0x25, 0x54]
@@ -46,11 +46,11 @@ public struct ProtectionScheme: Sendable, Hashable {
                     if ih.type == "tenc" {
                         guard (try? b.skip(6)) != nil, let p = try? b.u8("isProtected"), let iv = try? b.u8("per-sample IV size"),
                               let kid = try? b.bytes(16, "key ID") else { continue }
-                        (isProtected, perSampleIVSize, keyID, sawTenc) = (p != 0, Int(iv), kid, true)
+                        (isProtected, perSampleIVSize, keyID, sawTenc) = (p != 0, Int(widening: iv), kid, true)
                     } else if ih.type == "uuid", let id = try? b.bytes(16, "uuid"), id == ProtectionScheme.piffTrackEncryption {
                         guard (try? b.skip(4)) != nil, let algorithm = try? b.bytes(3, "algorithm"), let iv = try? b.u8("IV size"),
                               let kid = try? b.bytes(16, "key ID") else { continue }
-                        (isProtected, perSampleIVSize, keyID, sawTenc) = (algorithm != [0, 0, 0], Int(iv), kid, true)
+                        (isProtected, perSampleIVSize, keyID, sawTenc) = (algorithm != [0, 0, 0], Int(widening: iv), kid, true)
                     }
                 }
             default: break
@@ -76,7 +76,7 @@ public struct SampleEncryption: Sendable, Hashable {
     public var sampleCount: Int { sizes.count }
 
     /// Sample `i`'s entry.
-    public func entry(_ i: Int) -> ArraySlice<UInt8> { data[offsets[i]..<(offsets[i] + Int(sizes[i]))] }
+    public func entry(_ i: Int) -> ArraySlice<UInt8> { data[offsets[i]..<(offsets[i] + Int(widening: sizes[i]))] }
 
     mutating func append(_ entry: ArraySlice<UInt8>) {
         offsets.append(data.count)
@@ -98,7 +98,7 @@ public struct SampleEncryption: Sendable, Hashable {
         let flags = try r.u24("flags")
         if flags & 1 != 0 { try r.skip(8, "aux info type") }
         let defaultSize = try r.u8("default sample info size")
-        let count = Int(try r.u32("sample count"))
+        let count = Int(widening: try r.u32("sample count"))
         if defaultSize != 0 {
             guard count <= 10_000_000 else { throw r.fail("sample count \(count) is more than Splice reads") }
             return [UInt8](repeating: defaultSize, count: count)
@@ -113,16 +113,16 @@ public struct SampleEncryption: Sendable, Hashable {
         let version = try r.u8("version")
         let flags = try r.u24("flags")
         if flags & 1 != 0 { try r.skip(8, "aux info type") }
-        let count = Int(try r.u32("entry count"))
+        let count = Int(widening: try r.u32("entry count"))
         try r.check(count: UInt64(count), entrySize: version == 0 ? 4 : 8)
-        return try (0..<count).map { _ in version == 0 ? UInt64(try r.u32("offset")) : try r.u64("offset") }
+        return try (0..<count).map { _ in version == 0 ? UInt64(widening: try r.u32("offset")) : try r.u64("offset") }
     }
 
     /// The entries `sizes` and `offsets` (one run: every sample's information back to back)
     /// point at in `file` — how a player finds them; nil when there is not one run.
     public static func read(sizes: [UInt8], offsets: [UInt64], from file: some RandomAccessBytes) throws -> SampleEncryption? {
         guard offsets.count == 1 else { return nil }
-        let total = sizes.reduce(0) { $0 + Int($1) }
+        let total = sizes.reduce(0) { $0 + Int(widening: $1) }
         guard offsets[0] + UInt64(total) <= file.size else {
             throw MediaError(.invalidData, "'saio' points at \(total) bytes at \(offsets[0]), past the end of the file")
         }
@@ -130,8 +130,8 @@ public struct SampleEncryption: Sendable, Hashable {
         var out = SampleEncryption(flags: 0)
         var at = 0
         for s in sizes {
-            out.append(bytes[at..<(at + Int(s))])
-            at += Int(s)
+            out.append(bytes[at..<(at + Int(widening: s))])
+            at += Int(widening: s)
         }
         return out
     }
@@ -146,20 +146,20 @@ public struct SampleEncryption: Sendable, Hashable {
         var iv = ivSize
         if flags & 1 != 0 {
             try r.skip(3, "algorithm ID")
-            iv = Int(try r.u8("IV size"))
+            iv = Int(widening: try r.u8("IV size"))
             try r.skip(16, "key ID")
         }
-        let count = Int(try r.u32("sample count"))
+        let count = Int(widening: try r.u32("sample count"))
         guard count == expectedCount else { throw r.fail("\(count) entries for \(expectedCount) samples") }
         var out = SampleEncryption(flags: flags & 0x2)
         if let sizes, sizes.count == count {
-            let total = sizes.reduce(0) { $0 + Int($1) }
+            let total = sizes.reduce(0) { $0 + Int(widening: $1) }
             guard total <= r.remaining else { throw r.fail("'saiz' sizes add up to \(total) bytes, more than the \(r.remaining) 'senc' holds") }
             let all = try r.bytes(total, "sample auxiliary information")
             var at = 0
             for s in sizes {
-                out.append(all[at..<(at + Int(s))])
-                at += Int(s)
+                out.append(all[at..<(at + Int(widening: s))])
+                at += Int(widening: s)
             }
             return out
         }
@@ -170,7 +170,7 @@ public struct SampleEncryption: Sendable, Hashable {
             var entry = try r.bytes(iv, "IV")
             if flags & 2 != 0 {
                 let n = try r.u16("subsample count")
-                try r.check(count: UInt64(n), entrySize: 6, "subsample count")
+                try r.check(count: UInt64(widening: n), entrySize: 6, "subsample count")
                 entry += [UInt8(n >> 8), UInt8(n & 0xFF)] + (try r.bytes(Int(n) * 6, "subsamples"))
             }
             guard entry.count <= 255 else { throw r.fail("a sample's auxiliary information is \(entry.count) bytes, more than 'saiz' can say") }

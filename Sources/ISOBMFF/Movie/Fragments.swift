@@ -49,7 +49,7 @@ public struct TrackFragment: Sendable, Hashable {
     public var otherBoxes: [RawBox]
 
     public var sampleCount: Int { runs.reduce(0) { $0 + $1.samples.count } }
-    public var duration: UInt64 { runs.reduce(0) { $0 + $1.samples.reduce(0) { $0 + UInt64($1.duration) } } }
+    public var duration: UInt64 { runs.reduce(0) { $0 + $1.samples.reduce(0) { $0 + UInt64(widening: $1.duration) } } }
 }
 
 /// One `moof` and where it sits in the file.
@@ -107,7 +107,7 @@ public struct MovieFragment: Sendable, Hashable {
                 guard sawHeader else { throw r.fail("'tfdt' before 'tfhd'") }
                 let version = try r.u8("version")
                 try r.skip(3)
-                traf.baseMediaDecodeTime = version == 1 ? try r.u64("decode time") : UInt64(try r.u32("decode time"))
+                traf.baseMediaDecodeTime = version == 1 ? try r.u64("decode time") : UInt64(widening: try r.u32("decode time"))
             case "trun":
                 guard sawHeader else { throw r.fail("'trun' before 'tfhd'") }
                 let version = try r.u8("version")
@@ -116,11 +116,11 @@ public struct MovieFragment: Sendable, Hashable {
                 let dataOffset: Int32? = flags & 0x1 != 0 ? try r.i32("data offset") : nil
                 let firstFlags: UInt32? = flags & 0x4 != 0 ? try r.u32("first sample flags") : nil
                 let perSample = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
-                if perSample > 0 { try r.check(count: UInt64(n), entrySize: perSample, "sample count") }
+                if perSample > 0 { try r.check(count: UInt64(widening: n), entrySize: perSample, "sample count") }
                 else if n > 1_000_000 { throw r.fail(.unsupported, "sample count \(n) with no per-sample fields is more than Splice reads in one run") }
                 var samples: [TrackRun.Sample] = []
-                samples.reserveCapacity(Int(n))
-                for i in 0..<Int(n) {
+                samples.reserveCapacity(Int(widening: n))
+                for i in 0..<Int(widening: n) {
                     let d = flags & 0x100 != 0 ? try r.u32("sample duration") : defaultDuration
                     let s = flags & 0x200 != 0 ? try r.u32("sample size") : defaultSize
                     var f = flags & 0x400 != 0 ? try r.u32("sample flags") : defaultFlags

@@ -22,7 +22,7 @@ public enum Language {
     /// ISO 639-2 from the 16-bit `mdhd` language field: packed letters, or a Macintosh code below 0x400.
     public static func iso639(fromPacked code: UInt16) -> String {
         if code < 0x400 {
-            let i = Int(code)
+            let i = Int(widening: code)
             return i < macintosh.count && !macintosh[i].isEmpty ? macintosh[i] : "und"
         }
         if code == 0x7FFF { return "und" }

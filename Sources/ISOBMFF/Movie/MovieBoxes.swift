@@ -36,9 +36,9 @@ enum HeaderTimes {
         if version == 1 {
             return (try r.u64("creation time"), try r.u64("modification time"), try r.u32("timescale"), try r.u64("duration"))
         }
-        let creation = UInt64(try r.u32("creation time")), modification = UInt64(try r.u32("modification time"))
+        let creation = UInt64(widening: try r.u32("creation time")), modification = UInt64(widening: try r.u32("modification time"))
         let timescale = try r.u32("timescale"), d = try r.u32("duration")
-        return (creation, modification, timescale, d == .max ? .max : UInt64(d))
+        return (creation, modification, timescale, d == .max ? .max : UInt64(widening: d))
     }
 }
 
@@ -137,12 +137,12 @@ public struct TrackHeader: Sendable, Hashable {
             try r.skip(4)
             h.duration = try r.u64("duration")
         } else {
-            h.creationTime = UInt64(try r.u32("creation time"))
-            h.modificationTime = UInt64(try r.u32("modification time"))
+            h.creationTime = UInt64(widening: try r.u32("creation time"))
+            h.modificationTime = UInt64(widening: try r.u32("modification time"))
             h.trackID = try r.u32("track ID")
             try r.skip(4)
             let d = try r.u32("duration")
-            h.duration = d == .max ? .max : UInt64(d)
+            h.duration = d == .max ? .max : UInt64(widening: d)
         }
         try r.skip(8)
         h.layer = try r.i16("layer")
@@ -202,7 +202,7 @@ public struct EditListEntry: Sendable, Hashable {
 
     /// The media rate: integer and fraction together are one signed 16.16 fixed-point number.
     public var rate: Double {
-        Double(Int32(rateInteger) << 16 | Int32(UInt16(bitPattern: rateFraction))) / 65536
+        Double(Int32(widening: rateInteger) << 16 | Int32(widening: UInt16(bitPattern: rateFraction))) / 65536
     }
 
     /// Splits a rate into the two 16-bit halves of its 16.16 fixed-point form.
@@ -234,8 +234,8 @@ public struct EditList: Sendable, Hashable {
                 d = try r.u64("segment duration")
                 t = try r.i64("media time")
             } else {
-                d = UInt64(try r.u32("segment duration"))
-                t = Int64(try r.i32("media time"))
+                d = UInt64(widening: try r.u32("segment duration"))
+                t = Int64(widening: try r.i32("media time"))
             }
             entries.append(EditListEntry(segmentDuration: d, mediaTime: t,
                                          rateInteger: try r.i16("rate"), rateFraction: try r.i16("rate fraction")))
@@ -305,11 +305,11 @@ public struct HandlerBox: Sendable, Hashable {
         let raw = r.rest()
         var pascal = false
         var nameBytes: ArraySlice<UInt8> = raw[...]
-        if let first = raw.first, Int(first) > 0, Int(first) <= raw.count - 1,
-           component.rawValue != 0 || Int(first) == raw.count - 1 || (Int(first) == raw.count - 2 && raw.last == 0) {
+        if let first = raw.first, Int(widening: first) > 0, Int(widening: first) <= raw.count - 1,
+           component.rawValue != 0 || Int(widening: first) == raw.count - 1 || (Int(widening: first) == raw.count - 2 && raw.last == 0) {
             // A QuickTime Pascal string: a length byte, then the text.
             pascal = true
-            nameBytes = raw[1..<(1 + Int(first))]
+            nameBytes = raw[1..<(1 + Int(widening: first))]
         } else if raw.first == 0 && component.rawValue != 0 {
             pascal = true
             nameBytes = []

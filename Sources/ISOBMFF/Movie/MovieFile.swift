@@ -42,7 +42,7 @@ public struct MovieFile: Sendable {
     /// Whether `prefix` (the first bytes of a file) looks like ISO-BMFF.
     public static func sniff(_ prefix: [UInt8]) -> Bool {
         guard prefix.count >= 8 else { return false }
-        let type = FourCC(rawValue: UInt32(prefix[4]) << 24 | UInt32(prefix[5]) << 16 | UInt32(prefix[6]) << 8 | UInt32(prefix[7]))
+        let type = FourCC(rawValue: UInt32(widening: prefix[4]) << 24 | UInt32(widening: prefix[5]) << 16 | UInt32(widening: prefix[6]) << 8 | UInt32(widening: prefix[7]))
         return leadingBoxTypes.contains(type)
     }
 
@@ -134,7 +134,7 @@ public struct MovieFile: Sendable {
                     } else if eh.type == "mehd" {
                         let version = try er.u8("version")
                         try er.skip(3)
-                        fragmentDuration = version == 1 ? try er.u64() : UInt64(try er.u32())
+                        fragmentDuration = version == 1 ? try er.u64() : UInt64(widening: try er.u32())
                     }
                 }
             default: otherMovieBoxes.append(RawBox(header: h, payload: child))

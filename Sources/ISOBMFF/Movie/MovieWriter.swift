@@ -16,13 +16,21 @@ public enum MovieWriter {
         return w.bytes
     }
 
-    static func needs64(_ values: UInt64...) -> Bool { values.contains { $0 > UInt64(UInt32.max) && $0 != .max } }
+    /// Whether a header needs version 1: a creation or modification time that does not fit 32
+    /// bits (all ones included: a version-1 time stays 64-bit), or a duration that does not, but
+    /// for all ones ("unknown"), which version 0 writes as its own all ones.
+    static func needs64(creation: UInt64, modification: UInt64, duration: UInt64) -> Bool {
+        creation > UInt64(widening: UInt32.max) || modification > UInt64(widening: UInt32.max) || (duration > UInt64(widening: UInt32.max) && duration != .max)
+    }
+
+    /// A version-0 field: `value` when it fits 32 bits (what `needs64` said), else all ones.
+    static func u32(_ value: UInt64) -> UInt32 { UInt32(exactly: value) ?? .max }
 
     public static func write(_ h: MovieHeader, to w: inout BoxWriter) {
-        let v1 = needs64(h.creationTime, h.modificationTime, h.duration)
+        let v1 = needs64(creation: h.creationTime, modification: h.modificationTime, duration: h.duration)
         w.fullBox("mvhd", version: v1 ? 1 : 0, flags: 0) { w in
             if v1 { w.u64(h.creationTime); w.u64(h.modificationTime); w.u32(h.timescale); w.u64(h.duration) }
-            else { w.u32(UInt32(h.creationTime)); w.u32(UInt32(h.modificationTime)); w.u32(h.timescale); w.u32(UInt32(truncatingIfNeeded: h.duration)) }
+            else { w.u32(u32(h.creationTime)); w.u32(u32(h.modificationTime)); w.u32(h.timescale); w.u32(u32(h.duration)) }
             w.i32(h.rate); w.i16(h.volume); w.zeros(10)
             for v in h.matrix { w.i32(v) }
             w.zeros(24)
@@ -74,10 +82,10 @@ public enum MovieWriter {
     }()
 
     public static func write(_ h: TrackHeader, to w: inout BoxWriter) {
-        let v1 = needs64(h.creationTime, h.modificationTime, h.duration)
+        let v1 = needs64(creation: h.creationTime, modification: h.modificationTime, duration: h.duration)
         w.fullBox("tkhd", version: v1 ? 1 : 0, flags: h.flags) { w in
             if v1 { w.u64(h.creationTime); w.u64(h.modificationTime); w.u32(h.trackID); w.u32(0); w.u64(h.duration) }
-            else { w.u32(UInt32(h.creationTime)); w.u32(UInt32(h.modificationTime)); w.u32(h.trackID); w.u32(0); w.u32(UInt32(truncatingIfNeeded: h.duration)) }
+            else { w.u32(u32(h.creationTime)); w.u32(u32(h.modificationTime)); w.u32(h.trackID); w.u32(0); w.u32(u32(h.duration)) }
             w.zeros(8)
             w.i16(h.layer); w.i16(h.alternateGroup); w.i16(h.volume); w.zeros(2)
             for v in h.matrix { w.i32(v) }
@@ -86,7 +94,7 @@ public enum MovieWriter {
     }
 
     public static func write(_ e: EditList, to w: inout BoxWriter) {
-        let v1 = e.entries.contains { $0.segmentDuration > UInt64(UInt32.max) || $0.mediaTime > Int64(Int32.max) || $0.mediaTime < Int64(Int32.min) }
+        let v1 = e.entries.contains { $0.segmentDuration > UInt64(widening: UInt32.max) || $0.mediaTime > Int64(widening: Int32.max) || $0.mediaTime < Int64(widening: Int32.min) }
         w.fullBox("elst", version: v1 ? 1 : 0, flags: 0) { w in
             w.u32(UInt32(e.entries.count))
             for x in e.entries {
@@ -98,10 +106,10 @@ public enum MovieWriter {
     }
 
     public static func write(_ h: MediaHeader, to w: inout BoxWriter) {
-        let v1 = needs64(h.creationTime, h.modificationTime, h.duration)
+        let v1 = needs64(creation: h.creationTime, modification: h.modificationTime, duration: h.duration)
         w.fullBox("mdhd", version: v1 ? 1 : 0, flags: 0) { w in
             if v1 { w.u64(h.creationTime); w.u64(h.modificationTime); w.u32(h.timescale); w.u64(h.duration) }
-            else { w.u32(UInt32(h.creationTime)); w.u32(UInt32(h.modificationTime)); w.u32(h.timescale); w.u32(UInt32(truncatingIfNeeded: h.duration)) }
+            else { w.u32(u32(h.creationTime)); w.u32(u32(h.modificationTime)); w.u32(h.timescale); w.u32(u32(h.duration)) }
             w.u16(h.languageCode); w.u16(h.quality)
         }
     }
@@ -153,7 +161,7 @@ public enum MovieWriter {
                 w.u32(UInt32(t.sampleCount))
                 if t.constantSampleSize == 0 { for s in t.sampleSizes { w.u32(s) } }
             }
-            let wide = t.chunkOffsets.contains { $0 > UInt64(UInt32.max) }
+            let wide = t.chunkOffsets.contains { $0 > UInt64(widening: UInt32.max) }
             w.fullBox(wide ? "co64" : "stco", version: 0, flags: 0) { w in
                 w.u32(UInt32(t.chunkOffsets.count))
                 for o in t.chunkOffsets { if wide { w.u64(o) } else { w.u32(UInt32(o)) } }
@@ -187,7 +195,7 @@ public struct SampleTableBuilder: Sendable {
                                    isSync: Bool, dependency: UInt8?) throws {
         if let previous = previousDecodeTime {
             let delta = decodeTime - previous
-            guard delta >= 0, delta <= Int64(UInt32.max) else {
+            guard delta >= 0, delta <= Int64(widening: UInt32.max) else {
                 throw MediaError(.invalidData, "decode time \(decodeTime) after \(previous): decode times must increase")
             }
             appendDelta(UInt32(delta))

@@ -23,7 +23,7 @@ extension SampleTable {
         sampleToChunk = stsc
         timeToSample = Self.prefix(timeToSample, count, \.count) { e, n in TimeToSample(count: n, delta: e.delta) }
         compositionOffsets = compositionOffsets.map { Self.prefix($0, count, \.count) { e, n in CompositionOffset(count: n, offset: e.offset) } }
-        syncSamples = syncSamples?.filter { Int($0) <= count }
+        syncSamples = syncSamples?.filter { Int(widening: $0) <= count }
         dependencies = dependencies.map { Array($0.prefix(count)) }
         if constantSampleSize == 0 { sampleSizes = Array(sampleSizes.prefix(count)) }
         sampleCount = count
@@ -62,7 +62,7 @@ extension SampleTable {
         var out: [E] = []
         var left = count
         for e in runs where left > 0 {
-            let n = min(Int(e[keyPath: length]), left)
+            let n = min(Int(widening: e[keyPath: length]), left)
             out.append(make(e, UInt32(n)))
             left -= n
         }
@@ -99,7 +99,7 @@ extension Track {
         var samples = SampleIterator(track: self, trackExtends: trackExtends)
         var present = 0
         while let s = samples.next() {
-            let (end, overflow) = s.offset.addingReportingOverflow(UInt64(s.size))
+            let (end, overflow) = s.offset.addingReportingOverflow(UInt64(widening: s.size))
             guard !overflow, end <= fileSize else { break }
             present += 1
         }

@@ -27,21 +27,22 @@ public struct SampleEntry: Sendable, Hashable {
         case .video:
             guard r.remaining >= 70 else { return }
             try r.skip(16)
-            width = Int(try r.u16("width"))
-            height = Int(try r.u16("height"))
+            width = Int(widening: try r.u16("width"))
+            height = Int(widening: try r.u16("height"))
         case .audio:
             guard r.remaining >= 20 else { return }
             let soundVersion = try r.u16("sound version")
             try r.skip(6)
-            var channels = Int(try r.u16("channel count"))
+            var channels = Int(widening: try r.u16("channel count"))
             try r.skip(6)
             var rate = Double(try r.u32("sample rate")) / 65536
             if soundVersion == 2, r.remaining >= 20 {
                 try r.skip(4)
                 rate = Double(bitPattern: try r.u64("sample rate"))
-                channels = Int(try r.u32("channel count"))
+                channels = Int(widening: try r.u32("channel count"))
             }
-            sampleRate = rate
+            // A version-2 rate is a float64 from the file: NaN, infinite or negative is no rate.
+            sampleRate = rate.isFinite && rate >= 0 && rate <= Double(UInt32.max) ? rate : nil
             channelCount = channels
         default:
             break
@@ -52,7 +53,7 @@ public struct SampleEntry: Sendable, Hashable {
     /// type, `codecName` FFmpeg's name for the codec when Splice knows it.
     public func formatDescription(mediaType: MediaType) -> FormatDescription {
         if var p = CodecMapping.codecParameters(sampleEntry: bytes, mediaType: mediaType) {
-            if p.sampleRate == 0, let rate = sampleRate { p.sampleRate = Int(rate.rounded()) }
+            if p.sampleRate == 0, let rate = sampleRate { p.sampleRate = Int(exactly: rate.rounded()) ?? 0 }
             return FormatDescription(parameters: p, codec: type, sampleEntry: .init(bytes))
         }
         return FormatDescription(

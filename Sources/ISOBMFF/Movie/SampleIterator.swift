@@ -15,7 +15,7 @@ public struct SampleInfo: Sendable, Hashable {
     /// Bytes from this sample's start to the end of its chunk (or run): what one read can fetch.
     public var contiguousBytes: UInt64
 
-    public var presentationTime: Int64 { decodeTime + Int64(compositionOffset) }
+    public var presentationTime: Int64 { decodeTime + Int64(widening: compositionOffset) }
 }
 
 /// Walks a track's samples in decode order — the `stbl` tables, then its fragments —
@@ -55,16 +55,16 @@ public struct SampleIterator: IteratorProtocol, Sendable {
     private mutating func startChunk() {
         while true {
             guard index < table.sampleCount, chunk < table.chunkOffsets.count else { return }
-            while stscEntry + 1 < table.sampleToChunk.count && Int(table.sampleToChunk[stscEntry + 1].firstChunk) - 1 <= chunk {
+            while stscEntry + 1 < table.sampleToChunk.count && Int(widening: table.sampleToChunk[stscEntry + 1].firstChunk) - 1 <= chunk {
                 stscEntry += 1
             }
-            leftInChunk = min(Int(table.sampleToChunk[stscEntry].samplesPerChunk), table.sampleCount - index)
+            leftInChunk = min(Int(widening: table.sampleToChunk[stscEntry].samplesPerChunk), table.sampleCount - index)
             if leftInChunk > 0 { break }
             chunk += 1   // an empty chunk
         }
         offsetInChunk = table.chunkOffsets[chunk]
         chunkEnd = offsetInChunk
-        for i in index..<(index + leftInChunk) { chunkEnd &+= UInt64(table.size(ofSample: i)) }
+        for i in index..<(index + leftInChunk) { chunkEnd &+= UInt64(widening: table.size(ofSample: i)) }
     }
 
     public mutating func next() -> SampleInfo? {
@@ -90,7 +90,7 @@ public struct SampleIterator: IteratorProtocol, Sendable {
         }
         var sync = true
         if let stss = table.syncSamples {
-            sync = stssNext < stss.count && Int(stss[stssNext]) == index + 1
+            sync = stssNext < stss.count && Int(widening: stss[stssNext]) == index + 1
             if sync { stssNext += 1 }
         }
         let size = table.size(ofSample: index)
@@ -99,8 +99,8 @@ public struct SampleIterator: IteratorProtocol, Sendable {
             isSync: sync, dependency: table.dependencies.flatMap { index < $0.count ? $0[index] : nil },
             descriptionIndex: table.sampleToChunk[stscEntry].sampleDescriptionIndex,
             contiguousBytes: chunkEnd &- offsetInChunk)
-        decodeTime &+= Int64(duration)
-        offsetInChunk &+= UInt64(size)
+        decodeTime &+= Int64(widening: duration)
+        offsetInChunk &+= UInt64(widening: size)
         index += 1
         leftInChunk -= 1
         if leftInChunk == 0 {
@@ -127,11 +127,11 @@ public struct SampleIterator: IteratorProtocol, Sendable {
                 }
                 let base = traf.baseDataOffset ?? traf.moofOffset
                 if let d = r.dataOffset {
-                    runOffset = UInt64(bitPattern: Int64(bitPattern: base) &+ Int64(d))
+                    runOffset = UInt64(bitPattern: Int64(bitPattern: base) &+ Int64(widening: d))
                 } else {
                     runOffset = nextDataOffset
                 }
-                runEnd = r.samples.reduce(runOffset) { $0 &+ UInt64($1.size) }
+                runEnd = r.samples.reduce(runOffset) { $0 &+ UInt64(widening: $1.size) }
             }
             guard sampleInRun < r.samples.count else {
                 run += 1
@@ -146,9 +146,9 @@ public struct SampleIterator: IteratorProtocol, Sendable {
                 dependency: dependency == 0 ? nil : dependency,
                 descriptionIndex: traf.sampleDescriptionIndex ?? trackExtends?.sampleDescriptionIndex ?? 1,
                 contiguousBytes: runEnd &- runOffset)
-            runOffset &+= UInt64(s.size)
+            runOffset &+= UInt64(widening: s.size)
             nextDataOffset = runOffset
-            decodeTime &+= Int64(s.duration)
+            decodeTime &+= Int64(widening: s.duration)
             sampleInRun += 1
             return info
         }

@@ -51,7 +51,7 @@ public struct SampleTable: Sendable, Hashable {
 
     /// Sum of all sample durations, in the media timescale.
     public var totalDuration: UInt64 {
-        timeToSample.reduce(0) { $0 &+ UInt64($1.count) * UInt64($1.delta) }
+        timeToSample.reduce(0) { $0 &+ UInt64(widening: $1.count) * UInt64(widening: $1.delta) }
     }
 
     static func parse(_ payload: ByteReader, handler: FourCC) throws -> SampleTable {
@@ -132,7 +132,7 @@ public struct SampleTable: Sendable, Hashable {
         try r.skip(4, "version and flags")
         let n = try r.count(entrySize: wide ? 8 : 4)
         chunkOffsets.reserveCapacity(n)
-        for _ in 0..<n { chunkOffsets.append(wide ? try r.u64("chunk offset") : UInt64(try r.u32("chunk offset"))) }
+        for _ in 0..<n { chunkOffsets.append(wide ? try r.u64("chunk offset") : UInt64(widening: try r.u32("chunk offset"))) }
     }
 
     /// `stsz`: one constant size, or a size per sample.
@@ -145,7 +145,7 @@ public struct SampleTable: Sendable, Hashable {
             for _ in 0..<n { sampleSizes.append(try r.u32("sample size")) }
             sampleCount = n
         } else {
-            sampleCount = Int(try r.u32("sample count"))
+            sampleCount = Int(widening: try r.u32("sample count"))
         }
     }
 
@@ -155,7 +155,7 @@ public struct SampleTable: Sendable, Hashable {
         try r.skip(3)
         let field = try r.u8("field size")
         guard field == 4 || field == 8 || field == 16 else { throw r.fail("field size \(field) is not 4, 8 or 16") }
-        let n = Int(try r.u32("sample count"))
+        let n = Int(widening: try r.u32("sample count"))
         let bytesNeeded = (UInt64(n) * UInt64(field) + 7) / 8
         if bytesNeeded > UInt64(r.remaining) {
             throw r.fail("sample count \(n) needs \(bytesNeeded) bytes, box has \(r.remaining)")
@@ -166,11 +166,11 @@ public struct SampleTable: Sendable, Hashable {
             switch field {
             case 4:
                 let b = try r.u8()
-                sampleSizes.append(UInt32(b >> 4))
-                if i + 1 < n { sampleSizes.append(UInt32(b & 0xF)) }
+                sampleSizes.append(UInt32(widening: b >> 4))
+                if i + 1 < n { sampleSizes.append(UInt32(widening: b & 0xF)) }
                 i += 2
-            case 8: sampleSizes.append(UInt32(try r.u8())); i += 1
-            default: sampleSizes.append(UInt32(try r.u16())); i += 1
+            case 8: sampleSizes.append(UInt32(widening: try r.u8())); i += 1
+            default: sampleSizes.append(UInt32(widening: try r.u16())); i += 1
             }
         }
         sampleCount = n
@@ -190,9 +190,9 @@ public struct SampleTable: Sendable, Hashable {
     public func forEachChunk(_ body: (Chunk) throws -> Void) rethrows {
         var sample = 0
         for (i, e) in sampleToChunk.enumerated() where sample < sampleCount {
-            let next = i + 1 < sampleToChunk.count ? Int(sampleToChunk[i + 1].firstChunk) : chunkOffsets.count + 1
-            for chunk in Int(e.firstChunk)..<next where sample < sampleCount {
-                let n = min(Int(e.samplesPerChunk), sampleCount - sample)
+            let next = i + 1 < sampleToChunk.count ? Int(widening: sampleToChunk[i + 1].firstChunk) : chunkOffsets.count + 1
+            for chunk in Int(widening: e.firstChunk)..<next where sample < sampleCount {
+                let n = min(Int(widening: e.samplesPerChunk), sampleCount - sample)
                 try body(Chunk(offset: chunkOffsets[chunk - 1], firstSample: sample, sampleCount: n,
                                sampleDescriptionIndex: e.sampleDescriptionIndex))
                 sample += n
@@ -215,7 +215,7 @@ public struct SampleTable: Sendable, Hashable {
             if constantSampleSize > 0 {
                 end &+= UInt64(chunk.sampleCount) &* UInt64(constantSampleSize)
             } else {
-                for i in chunk.firstSample..<(chunk.firstSample + chunk.sampleCount) { end &+= UInt64(sampleSizes[i]) }
+                for i in chunk.firstSample..<(chunk.firstSample + chunk.sampleCount) { end &+= UInt64(widening: sampleSizes[i]) }
             }
             if end > fileSize || end < chunk.offset {
                 throw MediaError(.invalidData, "chunk at offset \(chunk.offset) with samples \(chunk.firstSample + 1)–\(chunk.firstSample + chunk.sampleCount) ends at \(end), past the end of the file (\(fileSize) bytes)", location: path + "/stco")
@@ -228,12 +228,12 @@ public struct SampleTable: Sendable, Hashable {
         func fail(_ box: String, _ message: String) -> MediaError {
             MediaError(.invalidData, message, location: path + "/" + box)
         }
-        let sttsCount = timeToSample.reduce(UInt64(0)) { $0 + UInt64($1.count) }
+        let sttsCount = timeToSample.reduce(UInt64(0)) { $0 + UInt64(widening: $1.count) }
         if sttsCount != UInt64(sampleCount) {
             throw fail("stts", "covers \(sttsCount) samples, stsz has \(sampleCount)")
         }
         if let ctts = compositionOffsets {
-            let n = ctts.reduce(UInt64(0)) { $0 + UInt64($1.count) }
+            let n = ctts.reduce(UInt64(0)) { $0 + UInt64(widening: $1.count) }
             if n != UInt64(sampleCount) { throw fail("ctts", "covers \(n) samples, stsz has \(sampleCount)") }
         }
         if let stss = syncSamples {
@@ -255,15 +255,15 @@ public struct SampleTable: Sendable, Hashable {
         }
         var samples: UInt64 = 0
         for (i, e) in sampleToChunk.enumerated() {
-            if e.sampleDescriptionIndex == 0 || Int(e.sampleDescriptionIndex) > sampleEntries.count {
+            if e.sampleDescriptionIndex == 0 || Int(widening: e.sampleDescriptionIndex) > sampleEntries.count {
                 throw fail("stsc", "sample description index \(e.sampleDescriptionIndex) does not exist (stsd has \(sampleEntries.count))")
             }
             let next = i + 1 < sampleToChunk.count ? sampleToChunk[i + 1].firstChunk : UInt32(clamping: chunkOffsets.count) + 1
-            if next <= e.firstChunk || Int(e.firstChunk) > chunkOffsets.count {
+            if next <= e.firstChunk || Int(widening: e.firstChunk) > chunkOffsets.count {
                 throw fail("stsc", "entry \(i + 1) references chunk \(e.firstChunk), stco has \(chunkOffsets.count) chunks")
             }
             // Entries of 0 samples per chunk (empty chunks) are written by some muxers; players skip them.
-            samples += UInt64(next - e.firstChunk) * UInt64(e.samplesPerChunk)
+            samples += UInt64(widening: next - e.firstChunk) * UInt64(widening: e.samplesPerChunk)
         }
         if samples < UInt64(sampleCount) {
             let empty = sampleToChunk.filter { $0.samplesPerChunk == 0 }.count

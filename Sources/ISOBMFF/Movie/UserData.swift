@@ -61,7 +61,7 @@ public enum UserData {
         at += 2                                       // the name's terminator, role
         guard at + 12 <= p.count else { return nil }
         func fixed(_ i: Int) -> Float {
-            Float(Int32(bitPattern: UInt32(p[i]) << 24 | UInt32(p[i + 1]) << 16 | UInt32(p[i + 2]) << 8 | UInt32(p[i + 3]))) / 65536
+            Float(Int32(bitPattern: UInt32(widening: p[i]) << 24 | UInt32(widening: p[i + 1]) << 16 | UInt32(widening: p[i + 2]) << 8 | UInt32(widening: p[i + 3]))) / 65536
         }
         let (longitude, latitude, altitude) = (fixed(at), fixed(at + 4), fixed(at + 8))
         var text = String(format: "%+08.4f%+09.4f", Double(latitude), Double(longitude))
@@ -72,7 +72,7 @@ public enum UserData {
     /// The first string of a QuickTime text atom.
     static func quickTimeText(_ p: [UInt8]) -> String? {
         guard p.count >= 4 else { return nil }
-        let length = Int(p[0]) << 8 | Int(p[1])
+        let length = Int(widening: p[0]) << 8 | Int(widening: p[1])
         guard length > 0, length <= p.count - 4 else { return nil }
         return String(decoding: p[4..<(4 + length)], as: UTF8.self)
     }
@@ -86,10 +86,10 @@ public enum UserData {
         let children = (try? Box.parseAll(Array(payload.dropFirst(isFull ? 4 : 0)))) ?? []
         var keys: [String] = []
         if let k = children.first(where: { $0.type == "keys" })?.payload, k.count >= 8 {
-            let count = Int(k[4]) << 24 | Int(k[5]) << 16 | Int(k[6]) << 8 | Int(k[7])
+            let count = Int(widening: k[4]) << 24 | Int(widening: k[5]) << 16 | Int(widening: k[6]) << 8 | Int(widening: k[7])
             var at = 8
             while keys.count < count, at + 8 <= k.count {
-                let size = Int(k[at]) << 24 | Int(k[at + 1]) << 16 | Int(k[at + 2]) << 8 | Int(k[at + 3])
+                let size = Int(widening: k[at]) << 24 | Int(widening: k[at + 1]) << 16 | Int(widening: k[at + 2]) << 8 | Int(widening: k[at + 3])
                 guard size >= 8, at + size <= k.count else { break }
                 keys.append(String(decoding: k[(at + 8)..<(at + size)], as: UTF8.self))
                 at += size
@@ -101,7 +101,7 @@ public enum UserData {
             guard let data = ((try? Box.parseAll(item.payload)) ?? []).first(where: { $0.type == "data" }),
                   data.payload.count >= 8, data.payload[0..<4] == [0, 0, 0, 1] else { continue }
             let text = String(decoding: data.payload[8...], as: UTF8.self)
-            let index = Int(item.type.rawValue)
+            let index = Int(widening: item.type.rawValue)
             let key = !keys.isEmpty && index >= 1 && index <= keys.count ? keys[index - 1] : item.type.description
             out.append((key, text))
         }

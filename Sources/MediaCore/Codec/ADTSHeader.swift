@@ -18,7 +18,7 @@ public struct ADTSHeader: Sendable {
         guard samplingIndex < 13, b.count >= headerLength else { return nil }
     }
 
-    public var sampleRate: Int { ADTSHeader.rates[Int(samplingIndex)] }
+    public var sampleRate: Int { ADTSHeader.rates[Int(widening: samplingIndex)] }
 
     /// The two-byte AudioSpecificConfig: object type (profile + 1), sampling index, channels.
     public var audioSpecificConfig: [UInt8] {

@@ -62,8 +62,8 @@ public struct MasteringDisplay: Sendable, Hashable {
     /// Reads an `mdcv` payload (nil when shorter than its 24 bytes).
     public init?(mdcvPayload p: [UInt8]) {
         guard p.count >= 24 else { return nil }
-        func u16(_ i: Int) -> UInt16 { UInt16(p[i]) << 8 | UInt16(p[i + 1]) }
-        func u32(_ i: Int) -> UInt32 { UInt32(u16(i)) << 16 | UInt32(u16(i + 2)) }
+        func u16(_ i: Int) -> UInt16 { UInt16(widening: p[i]) << 8 | UInt16(widening: p[i + 1]) }
+        func u32(_ i: Int) -> UInt32 { UInt32(widening: u16(i)) << 16 | UInt32(widening: u16(i + 2)) }
         self.init(red: Chromaticity(x: u16(8), y: u16(10)), green: Chromaticity(x: u16(0), y: u16(2)),
                   blue: Chromaticity(x: u16(4), y: u16(6)), whitePoint: Chromaticity(x: u16(12), y: u16(14)),
                   maxLuminance: u32(16), minLuminance: u32(20))
@@ -102,6 +102,6 @@ public struct ContentLightLevel: Sendable, Hashable {
 
     public init?(clliPayload p: [UInt8]) {
         guard p.count >= 4 else { return nil }
-        self.init(maxContentLightLevel: UInt16(p[0]) << 8 | UInt16(p[1]), maxFrameAverageLightLevel: UInt16(p[2]) << 8 | UInt16(p[3]))
+        self.init(maxContentLightLevel: UInt16(widening: p[0]) << 8 | UInt16(widening: p[1]), maxFrameAverageLightLevel: UInt16(widening: p[2]) << 8 | UInt16(widening: p[3]))
     }
 }

@@ -76,7 +76,7 @@ public struct SampleBuffer: Sendable {
 
     /// Makes a sample of decoded audio: `pcm.frameCount` frames from `presentationTimeStamp`.
     public init(pcm: PCMBuffer, presentationTimeStamp: MediaTime, formatDescription: FormatDescription) {
-        let duration = MediaTime(value: Int64(pcm.frameCount), timescale: Int32(clamping: max(1, pcm.format.sampleRate)))
+        let duration = MediaTime(value: Int64(widening: pcm.frameCount), timescale: Int32(clamping: max(1, pcm.format.sampleRate)))
         self.init(data: Data(), decodeTimeStamp: presentationTimeStamp, presentationTimeStamp: presentationTimeStamp,
                   duration: duration, isSync: true, formatDescription: formatDescription)
         storage = .pcm(pcm)

@@ -90,7 +90,7 @@ public final class OutputFile: @unchecked Sendable {
                 throw ioError("write failed", error)
             }
             if n == 0 { throw MediaError(.truncated, "source ended at \(offset + UInt64(copied))", file: file.path) }
-            copied += Int(n)
+            copied += Int(widening: n)
         }
         size += UInt64(copied)
         startWriteback()
@@ -129,7 +129,7 @@ public final class OutputFile: @unchecked Sendable {
     public func prepend(_ header: [UInt8]) throws -> Bool {
         precondition(UInt64(header.count) % blockSize == 0, "prepend needs whole blocks")
         if ProcessInfo.processInfo.environment["SPLICE_NO_INSERT_RANGE"] == nil,
-           splice_insert_range(fd, 0, Int64(header.count)) == 0 {
+           splice_insert_range(fd, 0, Int64(widening: header.count)) == 0 {
             try write(header, at: 0)
             size += UInt64(header.count)
             return false

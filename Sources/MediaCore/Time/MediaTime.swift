@@ -148,7 +148,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
             return make(Int128(a.value) + sign * Int128(b.value), a.timescale)
         }
         // Least common multiple when it fits, else the finer timescale (rounded).
-        let lcm = Int128(a.timescale) / Int128(gcd(Int64(a.timescale), Int64(b.timescale))) * Int128(b.timescale)
+        let lcm = Int128(a.timescale) / Int128(gcd(Int64(widening: a.timescale), Int64(widening: b.timescale))) * Int128(b.timescale)
         if lcm <= Int128(Int32.max) {
             let scale = Int32(lcm)
             let av = Int128(a.value) * (lcm / Int128(a.timescale))
@@ -210,9 +210,9 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     public func hash(into hasher: inout Hasher) {
         hasher.combine(kind)
         if kind == .numeric {
-            let g = MediaTime.gcd(value, Int64(timescale))
+            let g = MediaTime.gcd(value, Int64(widening: timescale))
             hasher.combine(value / g)
-            hasher.combine(Int64(timescale) / g)
+            hasher.combine(Int64(widening: timescale) / g)
         }
     }
 

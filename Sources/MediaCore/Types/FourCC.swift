@@ -26,10 +26,10 @@ public struct FourCC: Sendable, Hashable, Comparable, ExpressibleByStringLiteral
             let p = value.utf8Start
             var i = 0
             while i < value.utf8CodeUnitCount && n < 4 {
-                var scalar = UInt32(p[i])
+                var scalar = UInt32(widening: p[i])
                 // Two-byte UTF-8 (©, 0xA9 in box types) as its Latin-1 value.
                 if scalar >= 0xC0 && i + 1 < value.utf8CodeUnitCount {
-                    scalar = (scalar & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F)
+                    scalar = (scalar & 0x1F) << 6 | UInt32(widening: p[i + 1] & 0x3F)
                     i += 1
                 }
                 v = (v << 8) | (scalar <= 0xFF ? scalar : 0x3F)

@@ -126,7 +126,7 @@ public struct AssetReport: Encodable, Sendable {
                          mediaTime: s.source.map { AssetReport.seconds($0.start) }, rate: s.rate)
                 },
                 sampleCount: counts[t.trackID], duration: AssetReport.seconds(t.timeRange.duration),
-                timescale: Int(t.naturalTimeScale), width: f?.dimensions?.width, height: f?.dimensions?.height,
+                timescale: Int(widening: t.naturalTimeScale), width: f?.dimensions?.width, height: f?.dimensions?.height,
                 sampleRate: f?.sampleRate, channels: f?.channelCount,
                 flags: asset.isISOBMFF ? nil : [(t.isDefault, "default"), (t.isForced, "forced"),
                     (t.hasMediaCharacteristic(.describesMusicAndSoundForAccessibility), "hearing-impaired"),

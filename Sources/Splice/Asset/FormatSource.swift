@@ -31,7 +31,7 @@ final class FormatSource: AssetSource, @unchecked Sendable {
         var tracks: [AssetTrack] = []
         for s in streams {
             if let t = s.startTime, s.timeBase.den > 0, s.mediaType != .data {
-                let time = MediaTime(value: t * Int64(s.timeBase.num), timescale: s.timeBase.den)
+                let time = MediaTime(value: t * Int64(widening: s.timeBase.num), timescale: s.timeBase.den)
                 start = min(start ?? time, time)
             }
             var s = s
@@ -44,8 +44,8 @@ final class FormatSource: AssetSource, @unchecked Sendable {
         }
         let chapters = input.chapters.compactMap { c -> Asset.Chapter? in
             guard c.timeBase.den > 0, c.end >= c.start else { return nil }
-            let start = MediaTime(value: c.start * Int64(c.timeBase.num), timescale: c.timeBase.den)
-            let end = MediaTime(value: c.end * Int64(c.timeBase.num), timescale: c.timeBase.den)
+            let start = MediaTime(value: c.start * Int64(widening: c.timeBase.num), timescale: c.timeBase.den)
+            let end = MediaTime(value: c.end * Int64(widening: c.timeBase.num), timescale: c.timeBase.den)
             return Asset.Chapter(title: c.title, timeRange: TimeRange(start: start, duration: end - start))
         }
         let duration = input.durationSeconds.map { MediaTime(seconds: $0, preferredTimescale: 1_000_000) } ?? end
@@ -59,7 +59,7 @@ final class FormatSource: AssetSource, @unchecked Sendable {
     private static func makeTrack(_ s: StreamInfo, firstPacket: [UInt8]?, inputDuration: Double?) -> AssetTrack {
         let duration: MediaTime
         if let d = s.duration, s.timeBase.den > 0 {
-            duration = MediaTime(value: d * Int64(s.timeBase.num), timescale: s.timeBase.den)
+            duration = MediaTime(value: d * Int64(widening: s.timeBase.num), timescale: s.timeBase.den)
         } else if let total = inputDuration {
             duration = MediaTime(seconds: total, preferredTimescale: 1_000_000)
         } else {
@@ -72,7 +72,7 @@ final class FormatSource: AssetSource, @unchecked Sendable {
                 let made = try CodecMapping.sampleEntry(for: s.codec, firstPacket: firstPacket)
                 format.sampleEntry = Data(made.entry)
                 if made.entry.count >= 8 {
-                    format.codec = FourCC(rawValue: made.entry[4..<8].reduce(0) { $0 << 8 | UInt32($1) })
+                    format.codec = FourCC(rawValue: made.entry[4..<8].reduce(0) { $0 << 8 | UInt32(widening: $1) })
                 }
                 backing.conversion = made.conversion
             } catch {

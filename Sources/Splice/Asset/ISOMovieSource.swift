@@ -60,16 +60,16 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
         }
         var associations: [TrackAssociationType: [Int]] = [:]
         for ref in t.references {
-            associations[TrackAssociationType(rawValue: ref.type), default: []] += ref.trackIDs.map { Int($0) }
+            associations[TrackAssociationType(rawValue: ref.type), default: []] += ref.trackIDs.map { Int(widening: $0) }
         }
         var p = AssetTrack.Properties(
-            trackID: Int(t.trackID), mediaType: t.mediaType,
+            trackID: Int(widening: t.trackID), mediaType: t.mediaType,
             formatDescriptions: t.sampleTable.sampleEntries.map { $0.formatDescription(mediaType: t.mediaType) },
             timeRange: timeRange, naturalTimeScale: mediaScale)
         p.languageCode = t.mediaHeader.language
         p.extendedLanguageTag = t.extendedLanguage
         p.isEnabled = t.header.isEnabled
-        p.alternateGroup = Int(t.header.alternateGroup)
+        p.alternateGroup = Int(widening: t.header.alternateGroup)
         p.name = t.handler.name.isEmpty ? nil : t.handler.name
         p.segments = segments
         p.sampleCount = t.sampleCount
@@ -84,9 +84,9 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
         p.preferredTransform = AffineTransform2D(matrix: t.header.matrix)
         p.preferredVolume = Float(t.header.volume) / 256
         p.totalSampleDataLength = table.constantSampleSize != 0
-            ? Int64(table.constantSampleSize) * Int64(table.sampleCount) : table.sampleSizes.reduce(0) { $0 + Int64($1) }
+            ? Int64(widening: table.constantSampleSize) * Int64(widening: table.sampleCount) : table.sampleSizes.reduce(0) { $0 + Int64(widening: $1) }
         if t.mediaType == .video, let shortest = table.timeToSample.filter({ $0.count > 0 }).map(\.delta).min() {
-            p.minFrameDuration = MediaTime(value: Int64(shortest), timescale: mediaScale)
+            p.minFrameDuration = MediaTime(value: Int64(widening: shortest), timescale: mediaScale)
         }
         p.commonMetadata = .common(title: p.name, language: p.languageCode)
         return p
@@ -145,7 +145,7 @@ struct ISOTrackBacking: TrackBacking {
     var presentationLead: MediaTime {
         let table = track.sampleTable.compositionOffsets?.map(\.offset).min() ?? 0
         let fragments = track.fragments.lazy.flatMap(\.runs).flatMap(\.samples).map(\.compositionOffset).min() ?? 0
-        let lead = -Int64(min(0, table, fragments))
+        let lead = -Int64(widening: min(0, table, fragments))
         guard lead > 0, track.mediaHeader.timescale > 0, track.mediaHeader.timescale <= UInt32(Int32.max) else { return .zero }
         return MediaTime(value: lead, timescale: Int32(track.mediaHeader.timescale))
     }

@@ -137,14 +137,14 @@ final class DecodingCursor: SampleCursor {
         let rate = Int32(clamping: pcm.format.sampleRate)
         let first = time.convertScale(rate, method: .nearest).value
         var lower = start.isNumeric ? start.convertScale(rate, method: .nearest).value : Int64.min
-        var upper = first + Int64(pcm.frameCount)
+        var upper = first + Int64(widening: pcm.frameCount)
         if end.isNumeric { upper = min(upper, end.convertScale(rate, method: .nearest).value) }
         if let shown = presentationEnd { upper = min(upper, shown.convertScale(rate, method: .nearest).value) }
-        audioClock = MediaTime(value: first + Int64(pcm.frameCount), timescale: rate)
+        audioClock = MediaTime(value: first + Int64(widening: pcm.frameCount), timescale: rate)
         lower = max(lower, first)
         guard upper > lower else { return }
-        let slice = lower == first && upper == first + Int64(pcm.frameCount)
-            ? pcm : pcm.copy(from: Int(lower - first), count: Int(upper - lower))
+        let slice = lower == first && upper == first + Int64(widening: pcm.frameCount)
+            ? pcm : pcm.copy(from: Int(widening: lower - first), count: Int(widening: upper - lower))
         let format = FormatDescription(parameters: CodecParameters(pcm: pcm.format), codec: "lpcm")
         ready.append(SampleBuffer(pcm: slice, presentationTimeStamp: MediaTime(value: lower, timescale: rate), formatDescription: format))
     }

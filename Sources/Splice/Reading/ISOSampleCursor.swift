@@ -45,7 +45,7 @@ final class ISOSampleCursor: SampleCursor {
         var index = 0, syncIndex = 0
         while let s = probe.next() {
             if s.isSync { syncIndex = index }
-            if s.presentationTime + Int64(s.duration) > start.value { break }
+            if s.presentationTime + Int64(widening: s.duration) > start.value { break }
             index += 1
         }
         for _ in 0..<syncIndex { _ = iterator.next() }
@@ -53,27 +53,27 @@ final class ISOSampleCursor: SampleCursor {
 
     func next() throws -> SampleBuffer? {
         guard let s = iterator.next(), s.decodeTime < endDecodeTime else { return nil }
-        guard s.offset <= file.size, UInt64(s.size) <= file.size - s.offset else {
+        guard s.offset <= file.size, UInt64(widening: s.size) <= file.size - s.offset else {
             throw MediaError(.invalidData, "sample at offset \(s.offset) (\(s.size) bytes) lies past the end of the file",
                              location: "track \(trackID)")
         }
-        guard s.descriptionIndex >= 1, Int(s.descriptionIndex) <= formats.count else {
+        guard s.descriptionIndex >= 1, Int(widening: s.descriptionIndex) <= formats.count else {
             throw MediaError(.invalidData, "sample description index \(s.descriptionIndex) does not exist",
                              location: "track \(trackID)")
         }
         let storage: SampleBuffer.Storage = copiesSampleData
             ? .bytes(try read(s))
-            : .file(SampleBuffer.FileRange(file: file, offset: s.offset, length: Int(s.size)))
+            : .file(SampleBuffer.FileRange(file: file, offset: s.offset, length: Int(widening: s.size)))
         var sample = SampleBuffer(
             data: Data(),
             decodeTimeStamp: MediaTime(value: s.decodeTime, timescale: timescale),
             presentationTimeStamp: MediaTime(value: s.presentationTime, timescale: timescale),
-            duration: MediaTime(value: Int64(s.duration), timescale: timescale),
+            duration: MediaTime(value: Int64(widening: s.duration), timescale: timescale),
             isSync: s.isSync, dependency: s.dependency.map(SampleBuffer.Dependency.init(rawValue:)),
-            formatDescription: formats[Int(s.descriptionIndex) - 1])
+            formatDescription: formats[Int(widening: s.descriptionIndex) - 1])
         sample.storage = storage
-        if let end = editEnd, s.presentationTime < end, s.presentationTime + Int64(s.duration) > end {
-            sample.trimDurationAtEnd = MediaTime(value: s.presentationTime + Int64(s.duration) - end, timescale: timescale)
+        if let end = editEnd, s.presentationTime < end, s.presentationTime + Int64(widening: s.duration) > end {
+            sample.trimDurationAtEnd = MediaTime(value: s.presentationTime + Int64(widening: s.duration) - end, timescale: timescale)
         }
         return sample
     }
@@ -82,7 +82,7 @@ final class ISOSampleCursor: SampleCursor {
 
     /// The sample's bytes, from a window of up to 4 MiB read at once along its chunk.
     private func read(_ s: SampleInfo) throws -> Data {
-        let size = UInt64(s.size)
+        let size = UInt64(widening: s.size)
         if s.offset < windowStart || s.offset + size > windowStart + UInt64(window.count) {
             let want = max(size, min(s.contiguousBytes, ISOSampleCursor.maximumRead))
             let length = min(want, file.size - s.offset)

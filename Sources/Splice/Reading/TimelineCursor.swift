@@ -204,7 +204,7 @@ final class TimelineCursor: SampleCursor {
         let start = target.start.convertScale(scale)
         return taken[...k].enumerated().map { i, s in
             var t = s
-            let time = start + MediaTime(value: Int64(i - k), timescale: scale)
+            let time = start + MediaTime(value: Int64(widening: i - k), timescale: scale)
             t.decodeTimeStamp = time
             t.presentationTimeStamp = time
             t.duration = i == k ? target.duration.convertScale(scale) : MediaTime(value: 1, timescale: scale)

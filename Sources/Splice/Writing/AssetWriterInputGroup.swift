@@ -24,7 +24,7 @@ extension AssetWriterInputGroup {
         var used = Set<Int>()
         // Preferred numbers first (the first group asking for a number gets it), then the lowest free ones.
         for (i, g) in groups.enumerated() {
-            if let n = g.preferredAlternateGroup, n > 0, n <= Int(Int16.max), used.insert(n).inserted { numbers[i] = n }
+            if let n = g.preferredAlternateGroup, n > 0, n <= Int(widening: Int16.max), used.insert(n).inserted { numbers[i] = n }
         }
         var next = 1
         for i in groups.indices where numbers[i] == nil {

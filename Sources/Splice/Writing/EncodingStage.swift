@@ -76,7 +76,7 @@ final class EncodingStage: @unchecked Sendable {
             if let audio, let rest = try audio.flush()?.pcm { out += try feed(rest, into: encoder) }
             if let (frame, filled) = partial, filled > 0 {
                 frame.setAudio(frameCount: filled, presentationTime: audioClock)
-                audioClock += Int64(filled)
+                audioClock += Int64(widening: filled)
                 out += try packets(encoder.encode(frame))
                 partial = nil
             }
@@ -97,7 +97,7 @@ final class EncodingStage: @unchecked Sendable {
             offset += n
             if target.filled + n == size {
                 target.frame.setAudio(frameCount: size, presentationTime: audioClock)
-                audioClock += Int64(size)
+                audioClock += Int64(widening: size)
                 out += try packets(encoder.encode(target.frame))
                 partial = nil
             } else {
@@ -177,7 +177,7 @@ final class EncodingStage: @unchecked Sendable {
             if entry == nil {
                 let parameters = encoder.parameters
                 let made = try CodecMapping.sampleEntry(for: parameters, firstPacket: bytes)
-                let type = FourCC(rawValue: made.entry[4..<8].reduce(0) { $0 << 8 | UInt32($1) })
+                let type = FourCC(rawValue: made.entry[4..<8].reduce(0) { $0 << 8 | UInt32(widening: $1) })
                 entry = (FormatDescription(parameters: parameters, codec: type, sampleEntry: Data(made.entry)), made.conversion)
             }
             let (format, conversion) = entry!

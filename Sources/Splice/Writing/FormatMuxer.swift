@@ -155,7 +155,7 @@ final class FormatMuxer: Muxer {
     private func constantFrameRate(_ input: AssetWriterInput) -> (num: Int32, den: Int32)? {
         let first = input.state.pending.prefix(64).map(\.duration)
         let durations = first.count > 2 ? first.dropLast() : first[...]
-        guard durations.count >= 2, let d = durations.first, d > 0, d <= Int64(Int32.max),
+        guard durations.count >= 2, let d = durations.first, d > 0, d <= Int64(widening: Int32.max),
               durations.allSatisfy({ $0 == d }) else { return nil }
         return (input.state.timescale, Int32(d))
     }

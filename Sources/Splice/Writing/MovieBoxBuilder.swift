@@ -185,23 +185,23 @@ struct MovieBoxBuilder {
         case .audio: w.fullBox("smhd", version: 0, flags: 0) { $0.zeros(4) }
         default: w.fullBox("nmhd", version: 0, flags: 0) { _ in }
         }
-        return RawBox(type: FourCC(rawValue: UInt32(w.bytes[4]) << 24 | UInt32(w.bytes[5]) << 16 | UInt32(w.bytes[6]) << 8 | UInt32(w.bytes[7])), bytes: w.bytes)
+        return RawBox(type: FourCC(rawValue: UInt32(widening: w.bytes[4]) << 24 | UInt32(widening: w.bytes[5]) << 16 | UInt32(widening: w.bytes[6]) << 8 | UInt32(widening: w.bytes[7])), bytes: w.bytes)
     }
 
     /// `btrt` of a sample table: the largest sample, the most bits in any one second, and the
     /// average bit rate.
     static func bitRateBox(_ table: SampleTable, timescale: Int32) -> [UInt8] {
-        let sizes = (0..<table.sampleCount).map { Int(table.size(ofSample: $0)) }
+        let sizes = (0..<table.sampleCount).map { Int(widening: table.size(ofSample: $0)) }
         var times: [Int64] = []
         times.reserveCapacity(sizes.count)
         var t: Int64 = 0
-        for entry in table.timeToSample { for _ in 0..<entry.count { times.append(t); t += Int64(entry.delta) } }
+        for entry in table.timeToSample { for _ in 0..<entry.count { times.append(t); t += Int64(widening: entry.delta) } }
         let seconds = Double(t) / Double(max(1, timescale))
         let total = sizes.reduce(0, +)
         var windowBits = 0, maxBits = 0, first = 0
         for (i, size) in sizes.enumerated() where i < times.count {
             windowBits += size * 8
-            while first < i, times[i] - times[first] >= Int64(timescale) { windowBits -= sizes[first] * 8; first += 1 }
+            while first < i, times[i] - times[first] >= Int64(widening: timescale) { windowBits -= sizes[first] * 8; first += 1 }
             maxBits = max(maxBits, windowBits)
         }
         var w = BoxWriter()

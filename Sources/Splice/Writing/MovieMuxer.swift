@@ -85,7 +85,7 @@ final class MovieMuxer: Muxer {
     private func patchMediaDataSize() throws {
         let mdatSize = file.size - mdatStart
         var w = BoxWriter()
-        if mdatSize > UInt64(UInt32.max) {
+        if mdatSize > UInt64(widening: UInt32.max) {
             w.u32(1); w.fourCC("mdat"); w.u64(mdatSize + 8)
             try file.write(w.bytes, at: mdatStart - 8)
         } else {
