@@ -10,7 +10,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO := Samples/Media/grouped.mp4
 
-.PHONY: demo test lint examples bench fuzz fuzz-build sanitize build deps-build deps-test clean
+.PHONY: demo test lint examples bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
 
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -61,11 +61,15 @@ sanitize: deps-test
 	SPLICE_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build/tsan
 
 ## libFuzzer targets (Fuzz/): build, seed, and run each for FUZZ_SECONDS (default 60), or for
-## FUZZ_RUNS executions from a fixed seed (repeatable: what CI does).
+## FUZZ_RUNS executions (what CI does; FuzzRemux, which writes two files an input, a tenth of them).
+## Each run takes a fresh seed and prints it: FUZZ_SEED=<n> repeats a run.
 ## Crashes land in Fuzz/crashes/; make each a regression fixture named after its bug.
+## `make fuzz-campaign` runs the targets users' files reach for FUZZ_CAMPAIGN_SECONDS each (niced),
+## growing the corpora kept in Fuzz/corpus/remux and Fuzz/corpus/entries.
 FUZZ_SECONDS ?= 60
-FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -seed=1,-max_total_time=$(FUZZ_SECONDS))
-FUZZ_TARGETS := Boxes SampleTables Subtitles Writer Codecs
+FUZZ_SEED ?= $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$$runs,-max_total_time=$(FUZZ_SECONDS)) -seed=$(FUZZ_SEED)
+FUZZ_TARGETS := Boxes SampleTables Subtitles Writer Codecs Remux SampleEntries
 fuzz-build: deps-test
 	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 	Fuzz/seed.sh
@@ -73,15 +77,27 @@ fuzz-build: deps-test
 fuzz: fuzz-build
 	@mkdir -p Fuzz/crashes; status=0; \
 	for t in $(FUZZ_TARGETS); do \
-		corpus=Fuzz/work/$$t; mkdir -p $$corpus; \
+		corpus=Fuzz/work/$$t; mkdir -p $$corpus; runs=$(FUZZ_RUNS); [ $$t != Remux ] || runs=$$((runs / 10)); \
 		case $$t in Boxes) cp -n Fuzz/corpus/boxes/* $$corpus/ ;; SampleTables) cp -n Fuzz/corpus/tables/* $$corpus/ ;; \
-		            Subtitles) cp -n Fuzz/corpus/subtitles/* $$corpus/ ;; Codecs) cp -n Fuzz/corpus/codecs/* $$corpus/ ;; esac; \
-		echo "fuzzing $$t ($(FUZZ_LIMIT))"; \
+		            Subtitles) cp -n Fuzz/corpus/subtitles/* $$corpus/ ;; Codecs) cp -n Fuzz/corpus/codecs/* $$corpus/ ;; \
+		            Remux) cp -n Fuzz/corpus/remux/* $$corpus/ ;; SampleEntries) cp -n Fuzz/corpus/entries/* $$corpus/ ;; esac; \
+		echo "fuzzing $$t ($(FUZZ_LIMIT); FUZZ_SEED=$(FUZZ_SEED) repeats it)"; \
 		SWIFT_BACKTRACE=enable=no Fuzz/.build/release/Fuzz$$t $(FUZZ_LIMIT) -timeout=10 \
 			-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$t- $$corpus \
 			2>&1 | grep -E '^(Done|stat::number_of_executed_units|==[0-9]+==ERROR|.*Fatal error)' || true; \
 		if ls Fuzz/crashes/$$t-* >/dev/null 2>&1; then echo "$$t: crash found (see Fuzz/crashes)"; status=1; fi; \
 	done; exit $$status
+
+FUZZ_CAMPAIGN_SECONDS ?= 1800
+fuzz-campaign: fuzz-build
+	@mkdir -p Fuzz/crashes; for t in Remux:remux SampleEntries:entries; do \
+		name=$${t%%:*}; corpus=Fuzz/corpus/$${t#*:}; \
+		echo "campaign $$name: $(FUZZ_CAMPAIGN_SECONDS) s, seed $(FUZZ_SEED), corpus $$corpus ($$(ls $$corpus | wc -l) inputs)"; \
+		SWIFT_BACKTRACE=enable=no nice -n 10 Fuzz/.build/release/Fuzz$$name -max_total_time=$(FUZZ_CAMPAIGN_SECONDS) \
+			-seed=$(FUZZ_SEED) -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+			-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+			-artifact_prefix=Fuzz/crashes/$$name- $$corpus 2>&1 | grep -E '^(Done|stat::|#[0-9]+.*DONE|INFO: fuzzed|==[0-9]+==ERROR)|Fatal error|crash' | tail -20; \
+	done
 
 clean:
 	rm -rf .build

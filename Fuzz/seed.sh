@@ -41,3 +41,54 @@ if [ ! -f corpus/codecs/seed.h264.bin ]; then
     seed 6 255 "$t/seed.opus" 19; seed 7 255 "$t/seed.flac" 42
     rm -rf "$t"
 fi
+# Seeds for FuzzRemux (committed in corpus/remux, with what campaigns added: a later campaign
+# resumes from them) — camera-style files: QuickTime sound v0/v1/v2, in24/lpcm, fragmented,
+# timecode, chapters, subtitles; and for FuzzSampleEntries (corpus/entries): byte 0 the
+# handler's index in FuzzSampleEntries' table, then one stsd entry of each seed.
+mkdir -p corpus/remux corpus/entries
+if [ ! -f corpus/remux/seed-tiny.mp4 ]; then
+    t=$(mktemp -d)
+    v="-f lavfi -i testsrc=size=16x16:rate=5:duration=0.4"
+    a="-f lavfi -i sine=duration=0.2:sample_rate=8000"
+    printf ';FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/10\nSTART=0\nEND=2\ntitle=One\n[CHAPTER]\nTIMEBASE=1/10\nSTART=2\nEND=4\ntitle=Two\n' > "$t/chapters.txt"
+    printf '1\n00:00:00,100 --> 00:00:00,300\nhi\n' > "$t/seed.srt"
+    ff $v $a -c:v libx264 -preset ultrafast -bf 2 -c:a aac -b:a 8k corpus/remux/seed-tiny.mp4
+    ff -i corpus/remux/seed-tiny.mp4 -c copy -movflags frag_keyframe+empty_moov+default_base_moof corpus/remux/seed-fragmented.mp4
+    ff $v $a -c:v libx264 -preset ultrafast -c:a pcm_s16le corpus/remux/seed-sound-v0.mov
+    ff $v $a -c:v libx264 -preset ultrafast -c:a pcm_s24le corpus/remux/seed-in24.mov
+    ff $a -c:a pcm_s16le -ar 96000 -t 0.05 corpus/remux/seed-sound-v2-lpcm.mov
+    ff $a -c:a pcm_s16le -ac 3 -t 0.05 corpus/remux/seed-sound-v2-3ch.mov
+    ff $a -c:a alac corpus/remux/seed-alac.m4a
+    ff $v -c:v libx264 -preset ultrafast -timecode 01:00:00:00 corpus/remux/seed-timecode.mov
+    ff $v $a -i "$t/chapters.txt" -map 0 -map 1 -map_metadata 2 -c:v libx264 -preset ultrafast -c:a aac -b:a 8k corpus/remux/seed-chapters.mp4
+    ff -i corpus/remux/seed-tiny.mp4 -i "$t/seed.srt" -map 0 -map 1 -c copy -c:s mov_text corpus/remux/seed-subtitles.mp4
+    ff -i corpus/remux/seed-tiny.mp4 -c copy corpus/remux/seed-tiny.mkv
+    rm -rf "$t"
+fi
+if [ ! -f corpus/entries/seed-avc1.bin ]; then
+    python3 - corpus/remux/*.mp4 corpus/remux/*.mov corpus/remux/*.m4a <<'PY'
+import struct, sys
+handlers = [b"vide", b"soun", b"text", b"sbtl", b"subt", b"tmcd", b"meta", b"hint"]
+def boxes(b, start, end):
+    while start + 8 <= end:
+        size, kind = struct.unpack(">I4s", b[start:start + 8])
+        if size < 8 or start + size > end: return
+        yield kind, start, start + size
+        start += size
+def walk(b, start, end, handler=None):
+    for kind, s, e in boxes(b, start, end):
+        if kind in (b"moov", b"trak", b"mdia", b"minf", b"stbl"):
+            h = handler
+            if kind == b"mdia":
+                for k2, s2, e2 in boxes(b, s + 8, e):
+                    if k2 == b"hdlr": h = b[s2 + 16:s2 + 20]
+            walk(b, s + 8, e, h)
+        elif kind == b"stsd" and handler in handlers:
+            for k2, s2, e2 in boxes(b, s + 16, e):
+                name = "corpus/entries/seed-%s.bin" % k2.decode("latin-1").strip().replace(" ", "_")
+                open(name, "wb").write(bytes([handlers.index(handler)]) + b[s2:e2])
+for path in sys.argv[1:]:
+    data = open(path, "rb").read()
+    walk(data, 0, len(data))
+PY
+fi

@@ -91,12 +91,12 @@ enum Markup {
         var rgb: UInt32?
         if token.hasPrefix("#") {
             let hex = token.dropFirst()
-            if hex.count == 6 { rgb = UInt32(hex, radix: 16) }
-            if hex.count == 3, let v = UInt32(hex, radix: 16) {
+            if hex.count == 6 { rgb = UInt32(hex, radix: 16) }   // lint: checked (parses text: nil when it is not a number)
+            if hex.count == 3, let v = UInt32(hex, radix: 16) {   // lint: checked (parses text: nil when it is not a number)
                 rgb = ((v >> 8) & 0xF) * 0x110000 + ((v >> 4) & 0xF) * 0x1100 + (v & 0xF) * 0x11
             }
         } else {
-            rgb = named[token] ?? (token.count == 6 ? UInt32(token, radix: 16) : nil)
+            rgb = named[token] ?? (token.count == 6 ? UInt32(token, radix: 16) : nil)   // lint: checked (parses text: nil when it is not a number)
         }
         return rgb.map { $0 << 8 | 0xFF }
     }

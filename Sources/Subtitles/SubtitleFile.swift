@@ -175,11 +175,11 @@ public enum SubtitleFile {
         let separators: Set<Character> = [",", "."]
         guard let sep = s.lastIndex(where: { separators.contains($0) }) else { return nil }
         let fraction = s[s.index(after: sep)...]
-        guard (1...3).contains(fraction.count), fraction.allSatisfy(\.isASCII), let f = Int64(fraction) else { return nil }
+        guard (1...3).contains(fraction.count), fraction.allSatisfy(\.isASCII), let f = Int64(fraction) else { return nil }   // lint: checked (parses text: nil when it is not a number)
         let ms = f * [1, 100, 10, 1][fraction.count]
         let fields = s[..<sep].split(separator: ":", omittingEmptySubsequences: false)
         guard fields.count == 2 || fields.count == 3, fields.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else { return nil }
-        let numbers = fields.compactMap { Int64($0) }
+        let numbers = fields.compactMap { Int64($0) }   // lint: checked (parses text: nil when it is not a number)
         guard numbers.count == fields.count else { return nil }
         let (h, m, sec) = numbers.count == 3 ? (numbers[0], numbers[1], numbers[2]) : (0, numbers[0], numbers[1])
         // Seconds and minutes have two digits; hours any number.

@@ -27,7 +27,7 @@ enum TextDecoding {
         ]
         if let cf = coreFoundation[n] { return String.Encoding(rawValue: 0x8000_0000 | cf) }
         // ISO-8859-3 … -16 are CoreFoundation's 0x0203 … 0x0210.
-        if n.hasPrefix("iso-8859-"), let part = Int(n.dropFirst(9)), (3...16).contains(part), part != 12 {
+        if n.hasPrefix("iso-8859-"), let part = Int(n.dropFirst(9)), (3...16).contains(part), part != 12 {   // lint: checked (parses text: nil when it is not a number)
             return String.Encoding(rawValue: 0x8000_0000 | UInt(0x0200 + part))
         }
         return nil

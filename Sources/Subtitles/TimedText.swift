@@ -119,7 +119,7 @@ public enum TX3G {
             b.box("ftab") { b in
                 b.u16(1); b.u16(1)
                 let name = Array("Sans-Serif".utf8)
-                b.u8(UInt8(name.count)); b.append(name)
+                b.u8(UInt8(clamping: name.count)); b.append(name)
             }
         }
         return Data(b.bytes)
@@ -229,8 +229,8 @@ public final class SubtitleReader: @unchecked Sendable {
 struct Bytes {
     var bytes: [UInt8] = []
     mutating func u8(_ v: UInt8) { bytes.append(v) }
-    mutating func u16(_ v: UInt16) { bytes += [UInt8(v >> 8), UInt8(v & 0xFF)] }
-    mutating func u32(_ v: UInt32) { u16(UInt16(v >> 16)); u16(UInt16(v & 0xFFFF)) }
+    mutating func u16(_ v: UInt16) { bytes += [UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v & 0xFF)] }
+    mutating func u32(_ v: UInt32) { u16(UInt16(truncatingIfNeeded: v >> 16)); u16(UInt16(truncatingIfNeeded: v & 0xFFFF)) }
     mutating func zeros(_ n: Int) { bytes += repeatElement(0, count: n) }
     mutating func append<S: Sequence>(_ s: S) where S.Element == UInt8 { bytes += s }
     mutating func box(_ type: String, _ body: (inout Bytes) -> Void) {
@@ -238,8 +238,8 @@ struct Bytes {
         u32(0)
         append(type.utf8)
         body(&self)
-        let size = UInt32(bytes.count - start)
-        bytes[start] = UInt8(size >> 24); bytes[start + 1] = UInt8((size >> 16) & 0xFF)
-        bytes[start + 2] = UInt8((size >> 8) & 0xFF); bytes[start + 3] = UInt8(size & 0xFF)
+        let size = UInt32(clamping: bytes.count - start)
+        bytes[start] = UInt8(truncatingIfNeeded: size >> 24); bytes[start + 1] = UInt8(truncatingIfNeeded: (size >> 16) & 0xFF)
+        bytes[start + 2] = UInt8(truncatingIfNeeded: (size >> 8) & 0xFF); bytes[start + 3] = UInt8(truncatingIfNeeded: size & 0xFF)
     }
 }

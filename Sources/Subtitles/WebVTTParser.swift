@@ -150,24 +150,24 @@ struct WebVTTParser {
         }
         guard let c = s.first, ("0"..."9").contains(c) else { return nil }
         let first = digits()
-        guard let v1 = Int64(first.prefix(12)) else { return nil }
+        guard let v1 = Int64(first.prefix(12)) else { return nil }   // lint: checked (parses text: nil when it is not a number)
         let hoursFirst = first.count != 2 || v1 > 59
         guard s.first == ":" else { return nil }
         s.removeFirst()
         let second = digits()
-        guard second.count == 2, let v2 = Int64(second) else { return nil }
+        guard second.count == 2, let v2 = Int64(second) else { return nil }   // lint: checked (parses text: nil when it is not a number)
         var (h, m, sec) = (Int64(0), v1, v2)
         if hoursFirst || s.first == ":" {
             guard s.first == ":" else { return nil }
             s.removeFirst()
             let third = digits()
-            guard third.count == 2, let v3 = Int64(third) else { return nil }
+            guard third.count == 2, let v3 = Int64(third) else { return nil }   // lint: checked (parses text: nil when it is not a number)
             (h, m, sec) = (v1, v2, v3)
         }
         guard s.first == "." else { return nil }
         s.removeFirst()
         let fraction = digits()
-        guard fraction.count == 3, let ms = Int64(fraction), m <= 59, sec <= 59, h < 1_000_000 else { return nil }
+        guard fraction.count == 3, let ms = Int64(fraction), m <= 59, sec <= 59, h < 1_000_000 else { return nil }   // lint: checked (parses text: nil when it is not a number)
         return ((h * 60 + m) * 60 + sec) * 1000 + ms
     }
 }

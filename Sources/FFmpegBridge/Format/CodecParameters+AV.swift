@@ -38,12 +38,15 @@ extension CodecParameters {
         par.pointee.codec_id = d.pointee.id
         par.pointee.codec_tag = 0
         if !extradata.isEmpty {
+            guard let size = Int32(exactly: extradata.count) else {
+                throw MediaError(.unsupported, "codec configuration of \(extradata.count) bytes is more than libavcodec takes")
+            }
             guard let buffer = av_mallocz(extradata.count + Int(widening: AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
                 throw MediaError(.io, "out of memory")
             }
             buffer.update(from: extradata, count: extradata.count)
             par.pointee.extradata = buffer
-            par.pointee.extradata_size = Int32(extradata.count)
+            par.pointee.extradata_size = size
         }
         par.pointee.width = Int32(clamping: width)
         par.pointee.height = Int32(clamping: height)

@@ -83,11 +83,11 @@ extension Frame {
         var mastering: MasteringDisplay?
         var light: ContentLightLevel?
         if let sd = av_frame_get_side_data(pointer, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA),
-           Int(sd.pointee.size) >= MemoryLayout<AVMasteringDisplayMetadata>.size {
+           Int(clamping: sd.pointee.size) >= MemoryLayout<AVMasteringDisplayMetadata>.size {
             mastering = MasteringDisplay(UnsafeRawPointer(sd.pointee.data).loadUnaligned(as: AVMasteringDisplayMetadata.self))
         }
         if let sd = av_frame_get_side_data(pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL),
-           Int(sd.pointee.size) >= MemoryLayout<AVContentLightMetadata>.size {
+           Int(clamping: sd.pointee.size) >= MemoryLayout<AVContentLightMetadata>.size {
             light = ContentLightLevel(UnsafeRawPointer(sd.pointee.data).loadUnaligned(as: AVContentLightMetadata.self))
         }
         return (mastering, light)

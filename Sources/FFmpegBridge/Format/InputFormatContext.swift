@@ -78,7 +78,7 @@ public final class InputFormatContext: @unchecked Sendable {
     /// reading then goes on from where it was.
     @discardableResult
     public func seek(toSeconds seconds: Double) -> Bool {
-        let ts = Int64((seconds * Double(AV_TIME_BASE)).rounded(.down))
+        let ts = (seconds * Double(AV_TIME_BASE)).rounded(saturating: Int64.self, .down) ?? 0
         return avformat_seek_file(context, -1, Int64.min, ts, ts, 0) >= 0
     }
 
@@ -157,7 +157,7 @@ extension StreamInfo {
         if stream.nb_frames > 0 {
             frameCount = Int(widening: stream.nb_frames)
         } else if let tag = tags.first(where: { $0.key.hasPrefix("NUMBER_OF_FRAMES") })?.value {
-            frameCount = Int(tag)
+            frameCount = Int(tag)   // lint: checked (parses text: nil when it is not a number)
         }
     }
 }

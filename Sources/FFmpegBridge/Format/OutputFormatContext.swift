@@ -72,7 +72,7 @@ public final class OutputFormatContext: @unchecked Sendable {
                 } else {
                     try sink.file.write(bytes, at: sink.position)
                 }
-                sink.position += UInt64(count)
+                sink.position += UInt64(clamping: count)
                 return count
             } catch {
                 sink.error = error as? MediaError ?? MediaError(.io, "\(error)")
@@ -81,13 +81,13 @@ public final class OutputFormatContext: @unchecked Sendable {
         }, { opaque, offset, whence in
             let sink = Unmanaged<Sink>.fromOpaque(opaque!).takeUnretainedValue()
             switch whence & ~AVSEEK_FORCE {
-            case AVSEEK_SIZE: return Int64(sink.file.size)
-            case SEEK_SET: guard offset >= 0 else { return Int64(splice_averror(EINVAL)) }; sink.position = UInt64(offset)
-            case SEEK_CUR: sink.position = UInt64(max(0, Int64(sink.position) + offset))
-            case SEEK_END: sink.position = UInt64(max(0, Int64(sink.file.size) + offset))
+            case AVSEEK_SIZE: return Int64(clamping: sink.file.size)
+            case SEEK_SET: guard offset >= 0 else { return Int64(clamping: splice_averror(EINVAL)) }; sink.position = UInt64(clamping: offset)
+            case SEEK_CUR: sink.position = UInt64(clamping: max(0, Int64(clamping: sink.position) + offset))
+            case SEEK_END: sink.position = UInt64(clamping: max(0, Int64(clamping: sink.file.size) + offset))
             default: return Int64(widening: splice_averror(EINVAL))
             }
-            return Int64(sink.position)
+            return Int64(clamping: sink.position)
         })
         guard io != nil else {
             av_free(buffer)
@@ -200,7 +200,7 @@ public final class OutputFormatContext: @unchecked Sendable {
             chapter.pointee.end = c.end
             av_dict_set(&chapter.pointee.metadata, "title", c.title, 0)
             list[i] = chapter
-            ctx.pointee.nb_chapters = UInt32(i + 1)
+            ctx.pointee.nb_chapters = UInt32(clamping: i + 1)
         }
     }
 
@@ -237,12 +237,15 @@ public final class OutputFormatContext: @unchecked Sendable {
     /// - Parameter skippedSamplesAtEnd: audio samples a player drops from the end of this packet.
     public func write(_ data: Data, stream: Int, presentationTime: Int64, decodeTime: Int64, duration: Int64,
                       isKeyFrame: Bool, skippedSamplesAtEnd: Int = 0) throws {
+        guard let size = Int32(exactly: data.count) else {
+            throw MediaError(.unsupported, "a sample of \(data.count) bytes is more than libavformat takes")
+        }
         let r: Int32 = data.withUnsafeBytes { buf in
             let p = packet.pointer
             av_packet_unref(p)
             p.pointee.data = UnsafeMutablePointer(mutating: buf.bindMemory(to: UInt8.self).baseAddress)
-            p.pointee.size = Int32(buf.count)
-            p.pointee.stream_index = Int32(stream)
+            p.pointee.size = size
+            p.pointee.stream_index = Int32(clamping: stream)
             p.pointee.pts = presentationTime
             p.pointee.dts = decodeTime
             p.pointee.duration = duration
@@ -250,16 +253,16 @@ public final class OutputFormatContext: @unchecked Sendable {
             if skippedSamplesAtEnd > 0, let side = av_packet_new_side_data(p, AV_PKT_DATA_SKIP_SAMPLES, 10) {
                 let n = UInt32(clamping: skippedSamplesAtEnd)
                 for i in 0..<10 { side[i] = 0 }
-                for i in 0..<4 { side[4 + i] = UInt8((n >> (8 * UInt32(i))) & 0xFF) }
+                for i in 0..<4 { side[4 + i] = UInt8(truncatingIfNeeded: (n >> (8 * UInt32(truncatingIfNeeded: i))) & 0xFF) }
             }
             if let filter = filters[stream] {
                 // Filters take reference-counted packets: copy the bytes into one.
                 p.pointee.data = nil
                 p.pointee.size = 0
                 let flags = p.pointee.flags
-                guard av_new_packet(p, Int32(buf.count)) >= 0 else { return splice_averror(ENOMEM) }
+                guard av_new_packet(p, size) >= 0 else { return splice_averror(ENOMEM) }
                 if buf.count > 0 { p.pointee.data.update(from: buf.bindMemory(to: UInt8.self).baseAddress!, count: buf.count) }
-                p.pointee.stream_index = Int32(stream)
+                p.pointee.stream_index = Int32(clamping: stream)
                 p.pointee.pts = presentationTime
                 p.pointee.dts = decodeTime
                 p.pointee.duration = duration

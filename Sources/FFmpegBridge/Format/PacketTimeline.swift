@@ -79,7 +79,7 @@ public struct PacketTimeline: Sendable {
         let data = conversion == .none ? e.data : Data(conversion.apply([UInt8](e.data)))
         var decodeTime = try time(dts), presentationTime = try time(pts), sampleDuration = try time(duration)
         if first, initialPadding > 0, dts == pts, let rate = format.sampleRate, rate >= 1, rate <= Double(Int32.max) {
-            let delay = MediaTime(value: -Int64(initialPadding), timescale: Int32(rate))
+            let delay = MediaTime(value: -Int64(widening: initialPadding), timescale: Int32(rate))   // lint: checked (1 ≤ rate ≤ Int32.max)
             let tick = MediaTime(value: Int64(widening: timeBase.num), timescale: timeBase.den)
             let gap = decodeTime - delay
             if decodeTime < .zero, gap <= tick, MediaTime.zero - gap <= tick {
@@ -93,7 +93,7 @@ public struct PacketTimeline: Sendable {
                                   duration: sampleDuration, isSync: e.isKeyFrame || format.mediaType != .video,
                                   formatDescription: format)
         if e.skippedAtEnd > 0, let rate = format.sampleRate, rate >= 1, rate <= Double(Int32.max) {
-            sample.trimDurationAtEnd = MediaTime(value: Int64(e.skippedAtEnd), timescale: Int32(rate))
+            sample.trimDurationAtEnd = MediaTime(value: Int64(widening: e.skippedAtEnd), timescale: Int32(rate))   // lint: checked (1 ≤ rate ≤ Int32.max)
         }
         return sample
     }

@@ -10,8 +10,8 @@ public enum Timecode {
         guard (try? FFmpegLibraries.load()) != nil, rate.num > 0, rate.den > 0 else { return nil }
         var tc = AVTimecode()
         var flags: Int32 = 0
-        if dropFrame { flags |= Int32(AV_TIMECODE_FLAG_DROPFRAME.rawValue) }
-        if wrapsAt24Hours { flags |= Int32(AV_TIMECODE_FLAG_24HOURSMAX.rawValue) }
+        if dropFrame { flags |= Int32(truncatingIfNeeded: AV_TIMECODE_FLAG_DROPFRAME.rawValue) }
+        if wrapsAt24Hours { flags |= Int32(truncatingIfNeeded: AV_TIMECODE_FLAG_24HOURSMAX.rawValue) }
         guard av_timecode_init(&tc, AVRational(num: rate.num, den: rate.den), flags, 0, nil) >= 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(widening: AV_TIMECODE_STR_SIZE))
         guard let s = av_timecode_make_string(&tc, &buffer, frame) else { return nil }

@@ -25,7 +25,7 @@ struct BitReader {
 
     mutating func bit() -> UInt32 {
         guard position < bytes.count * 8 else { isOverrun = true; position += 1; return 0 }
-        let b = (bytes[position >> 3] >> (7 - UInt8(position & 7))) & 1
+        let b = (bytes[position >> 3] >> (7 - UInt8(truncatingIfNeeded: position & 7))) & 1
         position += 1
         return UInt32(widening: b)
     }

@@ -10,7 +10,7 @@ public struct BoxHeader: Sendable, Hashable {
     /// The 16-byte extended type of a `uuid` box.
     public var userType: [UInt8]?
 
-    public var payloadSize: UInt64 { size - UInt64(headerSize) }
+    public var payloadSize: UInt64 { size - UInt64(clamping: headerSize) }
 
     /// Parses a header from the first bytes of a box.
     ///
@@ -37,7 +37,7 @@ public struct BoxHeader: Sendable, Hashable {
             header.userType = try reader.bytes(16, "uuid extended type")
             header.headerSize += 16
         }
-        if header.size < UInt64(header.headerSize) {
+        if header.size < UInt64(clamping: header.headerSize) {
             throw reader.fail("\(name) has size \(header.size), smaller than its \(header.headerSize)-byte header")
         }
         if header.size > available {
@@ -70,16 +70,16 @@ public struct BoxIterator {
         }
         let start = reader.position
         var headerReader = reader
-        let header = try BoxHeader.parse(&headerReader, available: UInt64(reader.remaining), allowToEnd: false)
+        let header = try BoxHeader.parse(&headerReader, available: UInt64(clamping: reader.remaining), allowToEnd: false)
         var index = 0
         if BoxIterator.indexed.contains(header.type) {
             index = (counts[header.type] ?? 0) + 1
             counts[header.type] = index
         }
-        let end = start + Int(header.size)
+        let end = start + Int(clamping: header.size)
         let payload = ByteReader(reader.bytes, range: (start + header.headerSize)..<end,
                                  location: BoxPath(parent: parent, type: header.type, index: index))
-        try reader.skip(Int(header.size))
+        try reader.skip(Int(clamping: header.size))
         return (header, payload)
     }
 }

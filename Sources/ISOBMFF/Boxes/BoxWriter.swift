@@ -9,10 +9,10 @@ public struct BoxWriter: Sendable {
     public var count: Int { bytes.count }
 
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
-    public mutating func u16(_ v: UInt16) { bytes.append(UInt8(v >> 8)); bytes.append(UInt8(v & 0xFF)) }
-    public mutating func u24(_ v: UInt32) { u8(UInt8((v >> 16) & 0xFF)); u16(UInt16(v & 0xFFFF)) }
-    public mutating func u32(_ v: UInt32) { u16(UInt16(v >> 16)); u16(UInt16(v & 0xFFFF)) }
-    public mutating func u64(_ v: UInt64) { u32(UInt32(v >> 32)); u32(UInt32(v & 0xFFFF_FFFF)) }
+    public mutating func u16(_ v: UInt16) { bytes.append(UInt8(truncatingIfNeeded: v >> 8)); bytes.append(UInt8(truncatingIfNeeded: v & 0xFF)) }
+    public mutating func u24(_ v: UInt32) { u8(UInt8(truncatingIfNeeded: (v >> 16) & 0xFF)); u16(UInt16(truncatingIfNeeded: v & 0xFFFF)) }
+    public mutating func u32(_ v: UInt32) { u16(UInt16(truncatingIfNeeded: v >> 16)); u16(UInt16(truncatingIfNeeded: v & 0xFFFF)) }
+    public mutating func u64(_ v: UInt64) { u32(UInt32(truncatingIfNeeded: v >> 32)); u32(UInt32(truncatingIfNeeded: v & 0xFFFF_FFFF)) }
     public mutating func i16(_ v: Int16) { u16(UInt16(bitPattern: v)) }
     public mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
     public mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
@@ -42,13 +42,13 @@ public struct BoxWriter: Sendable {
     private mutating func patchSize(at start: Int) {
         let size = bytes.count - start
         if size <= Int(widening: UInt32.max) {
-            let s = UInt32(size)
-            bytes[start] = UInt8(s >> 24); bytes[start + 1] = UInt8((s >> 16) & 0xFF)
-            bytes[start + 2] = UInt8((s >> 8) & 0xFF); bytes[start + 3] = UInt8(s & 0xFF)
+            let s = UInt32(truncatingIfNeeded: size)
+            bytes[start] = UInt8(truncatingIfNeeded: s >> 24); bytes[start + 1] = UInt8(truncatingIfNeeded: (s >> 16) & 0xFF)
+            bytes[start + 2] = UInt8(truncatingIfNeeded: (s >> 8) & 0xFF); bytes[start + 3] = UInt8(truncatingIfNeeded: s & 0xFF)
         } else {
             // Needs a 64-bit size: size field 1, then the large size after the type.
             var large = BoxWriter()
-            large.u64(UInt64(size + 8))
+            large.u64(UInt64(clamping: size + 8))
             bytes.insert(contentsOf: large.bytes, at: start + 8)
             bytes[start] = 0; bytes[start + 1] = 0; bytes[start + 2] = 0; bytes[start + 3] = 1
         }

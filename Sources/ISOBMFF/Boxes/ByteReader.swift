@@ -110,8 +110,8 @@ public struct ByteReader: Sendable {
     }
 
     public func check(count: UInt64, entrySize: Int, _ what: String = "entry count") throws {
-        let needed = count.multipliedReportingOverflow(by: UInt64(entrySize))
-        if needed.overflow || needed.partialValue > UInt64(remaining) {
+        let needed = count.multipliedReportingOverflow(by: UInt64(clamping: entrySize))
+        if needed.overflow || needed.partialValue > UInt64(clamping: remaining) {
             throw fail("\(what) \(count) needs \(needed.overflow ? "more than 2^64" : String(needed.partialValue)) bytes, box has \(remaining)")
         }
     }

@@ -21,7 +21,7 @@ public struct RawBox: Sendable, Hashable {
     /// The payload, without the header.
     public var payload: ArraySlice<UInt8> {
         var r = ByteReader(bytes)
-        guard let h = try? BoxHeader.parse(&r, available: UInt64(bytes.count), allowToEnd: true) else { return [] }
+        guard let h = try? BoxHeader.parse(&r, available: UInt64(clamping: bytes.count), allowToEnd: true) else { return [] }
         return bytes[h.headerSize...]
     }
 }

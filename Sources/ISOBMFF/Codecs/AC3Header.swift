@@ -51,9 +51,9 @@ enum AC3Header {
         let dataRate = frameBytes * 8 * rate / (256 * blocks) / 1000
         var w = BoxWriter()
         w.box("dec3") { w in
-            w.u16(UInt16(min(dataRate, 0x1FFF)) << 3 | 0)  // data_rate, num_ind_sub - 1 = 0
-            w.u8(UInt8((fscod == 3 ? 3 : fscod) << 6 | bsid << 1))  // fscod, bsid, reserved
-            w.u8(UInt8(acmod << 1 | lfeon))                 // asvc 0, bsmod 0, acmod, lfeon
+            w.u16(UInt16(truncatingIfNeeded: min(dataRate, 0x1FFF)) << 3 | 0)  // data_rate, num_ind_sub - 1 = 0
+            w.u8(UInt8(truncatingIfNeeded: (fscod == 3 ? 3 : fscod) << 6 | bsid << 1))  // fscod, bsid, reserved
+            w.u8(UInt8(truncatingIfNeeded: acmod << 1 | lfeon))                 // asvc 0, bsmod 0, acmod, lfeon
             w.u8(0)                                         // reserved, num_dep_sub 0, reserved
         }
         return w.bytes

@@ -10,8 +10,8 @@ enum AV1Configuration {
         let s = try SequenceHeader(header)
         var w = BoxWriter()
         w.u8(0x81)                                  // marker, version 1
-        w.u8(UInt8(s.profile << 5 | s.level))
-        w.u8(UInt8(s.tier << 7 | s.highBitDepth << 6 | s.twelveBit << 5 | s.monochrome << 4
+        w.u8(UInt8(truncatingIfNeeded: s.profile << 5 | s.level))
+        w.u8(UInt8(truncatingIfNeeded: s.tier << 7 | s.highBitDepth << 6 | s.twelveBit << 5 | s.monochrome << 4
                    | s.subsamplingX << 3 | s.subsamplingY << 2 | s.samplePosition))
         w.u8(0)                                     // no initial presentation delay
         w.append(obu)

@@ -13,9 +13,9 @@ enum AVCConfiguration {
         w.u8(1)
         w.append(first[(first.startIndex + 1)...(first.startIndex + 3)])   // profile, compatibility, level
         w.u8(0xFF)                                                          // 4-byte NAL lengths
-        w.u8(0xE0 | UInt8(min(31, sps.count)))
+        w.u8(0xE0 | UInt8(truncatingIfNeeded: min(31, sps.count)))
         for s in sps.prefix(31) { w.u16(UInt16(clamping: s.count)); w.append(s) }
-        w.u8(UInt8(min(255, pps.count)))
+        w.u8(UInt8(truncatingIfNeeded: min(255, pps.count)))
         for p in pps.prefix(255) { w.u16(UInt16(clamping: p.count)); w.append(p) }
         return w.bytes
     }

@@ -65,7 +65,7 @@ struct ESDescriptor {
     static func box(objectType: UInt8, streamType: UInt8, _ p: CodecParameters, specificInfo: [UInt8]) -> [UInt8] {
         func descriptor(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
             let n = body.count
-            return [tag, UInt8(0x80 | (n >> 21) & 0x7F), UInt8(0x80 | (n >> 14) & 0x7F), UInt8(0x80 | (n >> 7) & 0x7F), UInt8(n & 0x7F)] + body
+            return [tag, UInt8(0x80 | (n >> 21) & 0x7F), UInt8(0x80 | (n >> 14) & 0x7F), UInt8(0x80 | (n >> 7) & 0x7F), UInt8(truncatingIfNeeded: n & 0x7F)] + body
         }
         var config = BoxWriter()
         config.u8(objectType)

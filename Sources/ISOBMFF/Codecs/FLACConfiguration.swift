@@ -14,7 +14,7 @@ enum FLACConfiguration {
         var w = BoxWriter()
         w.fullBox("dfLa", version: 0, flags: 0) { w in
             w.u8(0x80)                               // last block, type 0 (STREAMINFO)
-            w.u24(UInt32(streamInfoLength))
+            w.u24(UInt32(truncatingIfNeeded: streamInfoLength))
             w.append(info.prefix(streamInfoLength))
         }
         return w.bytes

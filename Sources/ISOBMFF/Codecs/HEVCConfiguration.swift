@@ -15,7 +15,7 @@ enum HEVCConfiguration {
         let temporalIdNested = r.bit()
         // profile_tier_level(1, maxSubLayersMinus1): the general part is copied whole (12 bytes).
         var general: [UInt8] = []
-        for _ in 0..<12 { general.append(UInt8(r.bits(8))) }
+        for _ in 0..<12 { general.append(UInt8(truncatingIfNeeded: r.bits(8))) }
         var subProfile = [Bool](), subLevel = [Bool]()
         for _ in 0..<maxSubLayersMinus1 { subProfile.append(r.flag()); subLevel.append(r.flag()) }
         if maxSubLayersMinus1 > 0 { for _ in maxSubLayersMinus1..<8 { r.skip(2) } }
@@ -38,16 +38,16 @@ enum HEVCConfiguration {
         w.append(general)                           // profile space/tier/idc, compatibility, constraints, level
         w.u16(0xF000)                               // min_spatial_segmentation_idc 0
         w.u8(0xFC)                                  // parallelismType 0
-        w.u8(0xFC | UInt8(chromaFormat))
-        w.u8(0xF8 | UInt8(lumaDepth - 8))
-        w.u8(0xF8 | UInt8(chromaDepth - 8))
+        w.u8(0xFC | UInt8(truncatingIfNeeded: chromaFormat))
+        w.u8(0xF8 | UInt8(truncatingIfNeeded: lumaDepth - 8))
+        w.u8(0xF8 | UInt8(truncatingIfNeeded: chromaDepth - 8))
         w.u16(0)                                    // avgFrameRate
-        w.u8(UInt8((maxSubLayersMinus1 + 1) << 3) | UInt8(temporalIdNested << 2) | 3)
+        w.u8(UInt8(truncatingIfNeeded: (maxSubLayersMinus1 + 1) << 3) | UInt8(truncatingIfNeeded: temporalIdNested << 2) | 3)
         let arrays: [(UInt8, [ArraySlice<UInt8>])] = [(32, vps), (33, sps), (34, pps)]
-        w.u8(UInt8(arrays.count))
+        w.u8(UInt8(truncatingIfNeeded: arrays.count))
         for (type, list) in arrays {
             w.u8(0x80 | type)                       // array_completeness: all in the entry
-            w.u16(UInt16(min(list.count, 0xFFFF)))
+            w.u16(UInt16(truncatingIfNeeded: min(list.count, 0xFFFF)))
             for u in list { w.u16(UInt16(clamping: u.count)); w.append(u) }
         }
         return w.bytes

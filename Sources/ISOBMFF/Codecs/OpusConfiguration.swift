@@ -15,9 +15,9 @@ struct OpusConfiguration {
         guard (try? r.u8()) != nil, let channels = try? r.u8(), let skip = try? r.u16(),
               let rate = try? r.u32(), let gain = try? r.u16(), let family = try? r.u8() else { return nil }
         var h = Array("OpusHead".utf8)
-        h += [1, channels, UInt8(skip & 0xFF), UInt8(skip >> 8)]
-        h += [UInt8(rate & 0xFF), UInt8(rate >> 8 & 0xFF), UInt8(rate >> 16 & 0xFF), UInt8(rate >> 24)]
-        h += [UInt8(gain & 0xFF), UInt8(gain >> 8), family]
+        h += [1, channels, UInt8(truncatingIfNeeded: skip & 0xFF), UInt8(truncatingIfNeeded: skip >> 8)]
+        h += [UInt8(truncatingIfNeeded: rate & 0xFF), UInt8(truncatingIfNeeded: rate >> 8 & 0xFF), UInt8(truncatingIfNeeded: rate >> 16 & 0xFF), UInt8(truncatingIfNeeded: rate >> 24)]
+        h += [UInt8(truncatingIfNeeded: gain & 0xFF), UInt8(truncatingIfNeeded: gain >> 8), family]
         if family != 0 { h += r.rest() }       // the channel mapping table
         head = h
         preSkip = Int(widening: skip)
@@ -43,7 +43,7 @@ struct OpusConfiguration {
         } else {
             guard p.channelCount <= 2 else { throw MediaError(.invalidData, "Opus stream with \(p.channelCount) channels and no OpusHead") }
             w.box("dOps") { w in
-                w.u8(0); w.u8(UInt8(max(1, p.channelCount)))
+                w.u8(0); w.u8(UInt8(clamping: max(1, p.channelCount)))
                 w.u16(UInt16(clamping: p.initialPadding)); w.u32(48000); w.u16(0); w.u8(0)
             }
         }

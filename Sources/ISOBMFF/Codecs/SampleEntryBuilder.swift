@@ -44,7 +44,7 @@ enum SampleEntryBuilder {
         var w = BoxWriter()
         w.box("colr") { w in
             w.fourCC("nclx")
-            w.u16(UInt16(p.colorPrimaries)); w.u16(UInt16(p.transferCharacteristics)); w.u16(UInt16(p.matrixCoefficients))
+            w.u16(UInt16(clamping: p.colorPrimaries)); w.u16(UInt16(clamping: p.transferCharacteristics)); w.u16(UInt16(clamping: p.matrixCoefficients))
             w.u8(p.isFullRange == true ? 0x80 : 0)
         }
         return w.bytes
@@ -59,7 +59,7 @@ enum SampleEntryBuilder {
             w.u16(UInt16(clamping: max(1, p.channelCount))); w.u16(16)
             w.u32(0)
             // 16.16 fixed point; rates above 65535 Hz do not fit and are written as 0.
-            w.u32(p.sampleRate <= 0xFFFF ? UInt32(p.sampleRate) << 16 : 0)
+            w.u32((0...0xFFFF).contains(p.sampleRate) ? UInt32(truncatingIfNeeded: p.sampleRate) << 16 : 0)
             w.append(children)
         }
         return w.bytes

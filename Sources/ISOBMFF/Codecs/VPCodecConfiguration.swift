@@ -35,8 +35,8 @@ enum VPCodecConfiguration {
         let level = levels.first { samples <= $0.0 }?.1 ?? 62
         var w = BoxWriter()
         w.fullBox("vpcC", version: 1, flags: 0) { w in
-            w.u8(UInt8(profile)); w.u8(level)
-            w.u8(UInt8(bitDepth << 4 | subsampling << 1 | (fullRange ? 1 : 0)))
+            w.u8(UInt8(truncatingIfNeeded: profile)); w.u8(level)
+            w.u8(UInt8(truncatingIfNeeded: bitDepth << 4 | subsampling << 1 | (fullRange ? 1 : 0)))
             w.u8(UInt8(clamping: p.colorPrimaries)); w.u8(UInt8(clamping: p.transferCharacteristics))
             w.u8(UInt8(clamping: p.matrixCoefficients))
             w.u16(0)

@@ -80,7 +80,7 @@ public struct SampleEncryption: Sendable, Hashable {
 
     mutating func append(_ entry: ArraySlice<UInt8>) {
         offsets.append(data.count)
-        sizes.append(UInt8(entry.count))
+        sizes.append(UInt8(entry.count))   // lint: checked (entries are at most 255 bytes: parseSenc and saiz say so)
         data += entry
     }
 
@@ -103,7 +103,7 @@ public struct SampleEncryption: Sendable, Hashable {
             guard count <= 10_000_000 else { throw r.fail("sample count \(count) is more than Splice reads") }
             return [UInt8](repeating: defaultSize, count: count)
         }
-        try r.check(count: UInt64(count), entrySize: 1, "sample count")
+        try r.check(count: UInt64(clamping: count), entrySize: 1, "sample count")
         return try r.bytes(count, "sample info sizes")
     }
 
@@ -114,7 +114,7 @@ public struct SampleEncryption: Sendable, Hashable {
         let flags = try r.u24("flags")
         if flags & 1 != 0 { try r.skip(8, "aux info type") }
         let count = Int(widening: try r.u32("entry count"))
-        try r.check(count: UInt64(count), entrySize: version == 0 ? 4 : 8)
+        try r.check(count: UInt64(clamping: count), entrySize: version == 0 ? 4 : 8)
         return try (0..<count).map { _ in version == 0 ? UInt64(widening: try r.u32("offset")) : try r.u64("offset") }
     }
 
@@ -123,7 +123,7 @@ public struct SampleEncryption: Sendable, Hashable {
     public static func read(sizes: [UInt8], offsets: [UInt64], from file: some RandomAccessBytes) throws -> SampleEncryption? {
         guard offsets.count == 1 else { return nil }
         let total = sizes.reduce(0) { $0 + Int(widening: $1) }
-        guard offsets[0] + UInt64(total) <= file.size else {
+        guard offsets[0] + UInt64(clamping: total) <= file.size else {
             throw MediaError(.invalidData, "'saio' points at \(total) bytes at \(offsets[0]), past the end of the file")
         }
         let bytes = try file.read(at: offsets[0], count: total)
@@ -164,14 +164,14 @@ public struct SampleEncryption: Sendable, Hashable {
             return out
         }
         let least = iv + (flags & 2 != 0 ? 2 : 0)
-        if least > 0 { try r.check(count: UInt64(count), entrySize: least, "sample count") }
+        if least > 0 { try r.check(count: UInt64(clamping: count), entrySize: least, "sample count") }
         else if count > 10_000_000 { throw r.fail("sample count \(count) is more than Splice reads") }
         for _ in 0..<count {
             var entry = try r.bytes(iv, "IV")
             if flags & 2 != 0 {
                 let n = try r.u16("subsample count")
                 try r.check(count: UInt64(widening: n), entrySize: 6, "subsample count")
-                entry += [UInt8(n >> 8), UInt8(n & 0xFF)] + (try r.bytes(Int(n) * 6, "subsamples"))
+                entry += [UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n & 0xFF)] + (try r.bytes(Int(truncatingIfNeeded: n) * 6, "subsamples"))
             }
             guard entry.count <= 255 else { throw r.fail("a sample's auxiliary information is \(entry.count) bytes, more than 'saiz' can say") }
             out.append(entry[...])
@@ -183,13 +183,13 @@ public struct SampleEncryption: Sendable, Hashable {
     /// `MovieWriter.patchAuxiliaryInformationOffsets` points it at the `senc` entries).
     func write(to w: inout BoxWriter) {
         w.fullBox("senc", version: 0, flags: flags) { w in
-            w.u32(UInt32(sampleCount))
+            w.u32(UInt32(clamping: sampleCount))
             w.append(data)
         }
         let constant = sizes.first.map { first in sizes.allSatisfy { $0 == first } } ?? true
         w.fullBox("saiz", version: 0, flags: 0) { w in
             w.u8(constant ? (sizes.first ?? 0) : 0)
-            w.u32(UInt32(sampleCount))
+            w.u32(UInt32(clamping: sampleCount))
             if !constant { w.append(sizes) }
         }
         w.fullBox("saio", version: 1, flags: 0) { w in
@@ -226,8 +226,8 @@ extension MovieWriter {
             if let senc, let saio { patches.append((senc, saio)) }
         }
         for p in patches {
-            let target = moovOffset + UInt64(p.entries)
-            for k in 0..<8 { moov[p.field + k] = UInt8(truncatingIfNeeded: target >> (56 - 8 * UInt64(k))) }
+            let target = moovOffset + UInt64(clamping: p.entries)
+            for k in 0..<8 { moov[p.field + k] = UInt8(truncatingIfNeeded: target >> (56 - 8 * UInt64(truncatingIfNeeded: k))) }
         }
     }
 }

@@ -19,7 +19,7 @@ public struct TrackExtends: Sendable, Hashable {
 public enum SampleFlags {
     public static func isNonSync(_ flags: UInt32) -> Bool { flags & 0x0001_0000 != 0 }
     /// The `sdtp`-style byte (is_leading, depends_on, is_depended_on, has_redundancy).
-    public static func dependencyByte(_ flags: UInt32) -> UInt8 { UInt8((flags >> 20) & 0xFF) }
+    public static func dependencyByte(_ flags: UInt32) -> UInt8 { UInt8(truncatingIfNeeded: (flags >> 20) & 0xFF) }
 }
 
 /// One `trun`: a run of contiguous samples.
@@ -115,7 +115,7 @@ public struct MovieFragment: Sendable, Hashable {
                 let n = try r.u32("sample count")
                 let dataOffset: Int32? = flags & 0x1 != 0 ? try r.i32("data offset") : nil
                 let firstFlags: UInt32? = flags & 0x4 != 0 ? try r.u32("first sample flags") : nil
-                let perSample = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
+                let perSample = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32(truncatingIfNeeded: $0) != 0 }.count * 4
                 if perSample > 0 { try r.check(count: UInt64(widening: n), entrySize: perSample, "sample count") }
                 else if n > 1_000_000 { throw r.fail(.unsupported, "sample count \(n) with no per-sample fields is more than Splice reads in one run") }
                 var samples: [TrackRun.Sample] = []

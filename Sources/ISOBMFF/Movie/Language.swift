@@ -28,7 +28,7 @@ public enum Language {
         if code == 0x7FFF { return "und" }
         let letters = [(code >> 10) & 0x1F, (code >> 5) & 0x1F, code & 0x1F]
         guard letters.allSatisfy({ $0 >= 1 && $0 <= 26 }) else { return "und" }
-        return String(letters.map { Character(Unicode.Scalar(UInt8($0 + 0x60))) })
+        return String(letters.map { Character(Unicode.Scalar(UInt8(truncatingIfNeeded: $0 + 0x60))) })
     }
 
     /// The packed ISO form of a three-letter code (`und` for anything else).
@@ -37,11 +37,11 @@ public enum Language {
         guard scalars.count == 3, scalars.allSatisfy({ $0.value >= 0x61 && $0.value <= 0x7A }) else {
             return packed("und")
         }
-        return scalars.reduce(0) { ($0 << 5) | UInt16($1.value - 0x60) }
+        return scalars.reduce(0) { ($0 << 5) | UInt16(truncatingIfNeeded: $1.value - 0x60) }
     }
 
     /// The Macintosh code of an ISO 639-2 language, for QuickTime files, if it has one.
     public static func macintoshCode(_ iso639: String) -> UInt16? {
-        macintosh.firstIndex(of: iso639).map { UInt16($0) }
+        macintosh.firstIndex(of: iso639).map { UInt16(clamping: $0) }
     }
 }

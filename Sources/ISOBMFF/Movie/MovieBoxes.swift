@@ -171,7 +171,7 @@ public struct TrackReference: Sendable, Hashable {
         while let (header, child) = try it.next() {
             var r = child
             r.path = child.path
-            try r.check(count: UInt64(r.remaining / 4), entrySize: 4)
+            try r.check(count: UInt64(clamping: r.remaining / 4), entrySize: 4)
             var ids: [UInt32] = []
             ids.reserveCapacity(r.remaining / 4)
             while r.remaining >= 4 { ids.append(try r.u32("track ID")) }
@@ -207,7 +207,7 @@ public struct EditListEntry: Sendable, Hashable {
 
     /// Splits a rate into the two 16-bit halves of its 16.16 fixed-point form.
     public static func rateFields(_ rate: Double) -> (integer: Int16, fraction: Int16) {
-        let fixed = Int32(clamping: Int64((rate * 65536).rounded()))
+        let fixed = (rate * 65536).rounded(saturating: Int32.self) ?? 0
         return (Int16(truncatingIfNeeded: fixed >> 16), Int16(truncatingIfNeeded: fixed))
     }
 }

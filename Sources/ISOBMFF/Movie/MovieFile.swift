@@ -166,7 +166,7 @@ struct TopLevelScan {
     init(_ file: some RandomAccessBytes, salvage: Bool = false) throws {
         let size = file.size
         if size == 0 { throw MediaError(.invalidData, "file is empty") }
-        if !MovieFile.sniff(try file.read(at: 0, count: Int(min(size, 16)))) {
+        if !MovieFile.sniff(try file.read(at: 0, count: Int(clamping: min(size, 16)))) {
             throw MediaError(.invalidData, "not an MP4/QuickTime file: no box structure at offset 0")
         }
         var window = HeaderWindow()
@@ -178,7 +178,7 @@ struct TopLevelScan {
                 throw MediaError(.truncated, "\(available) trailing bytes at offset \(offset) are too few for a box header")
             }
             if boxes.count >= 1_000_000 { throw MediaError(.unsupported, "more than a million top-level boxes") }
-            var r = try window.reader(file, at: offset, Int(min(available, 32)))
+            var r = try window.reader(file, at: offset, Int(clamping: min(available, 32)))
             var header: BoxHeader
             do {
                 header = try BoxHeader.parse(&r, available: salvage ? .max : available, allowToEnd: true)
@@ -214,7 +214,7 @@ struct TopLevelScan {
             guard header.size <= MovieFile.maximumMetadataBoxSize else {
                 throw MediaError(.unsupported, "box is \(header.size) bytes, more than Splice loads", location: name)
             }
-            let bytes = try file.read(at: offset, count: Int(header.size))
+            let bytes = try file.read(at: offset, count: Int(clamping: header.size))
             return ByteReader(bytes, range: header.headerSize..<bytes.count, path: name)
         }
         switch header.type {
@@ -239,11 +239,11 @@ struct TopLevelScan {
         var start: UInt64 = 0
 
         mutating func reader(_ file: some RandomAccessBytes, at offset: UInt64, _ length: Int) throws -> ByteReader {
-            if offset < start || offset + UInt64(length) > start + UInt64(bytes.count) {
+            if offset < start || offset + UInt64(clamping: length) > start + UInt64(clamping: bytes.count) {
                 start = offset
-                bytes = try file.read(at: offset, count: Int(min(file.size - offset, 65536)))
+                bytes = try file.read(at: offset, count: Int(clamping: min(file.size - offset, 65536)))
             }
-            let from = Int(offset - start)
+            let from = Int(clamping: offset - start)
             return ByteReader(bytes, range: from..<(from + length), location: nil)
         }
     }

@@ -96,10 +96,10 @@ public enum MovieWriter {
     public static func write(_ e: EditList, to w: inout BoxWriter) {
         let v1 = e.entries.contains { $0.segmentDuration > UInt64(widening: UInt32.max) || $0.mediaTime > Int64(widening: Int32.max) || $0.mediaTime < Int64(widening: Int32.min) }
         w.fullBox("elst", version: v1 ? 1 : 0, flags: 0) { w in
-            w.u32(UInt32(e.entries.count))
+            w.u32(UInt32(clamping: e.entries.count))
             for x in e.entries {
                 if v1 { w.u64(x.segmentDuration); w.i64(x.mediaTime) }
-                else { w.u32(UInt32(x.segmentDuration)); w.i32(Int32(x.mediaTime)) }
+                else { w.u32(UInt32(truncatingIfNeeded: x.segmentDuration)); w.i32(Int32(truncatingIfNeeded: x.mediaTime)) }
                 w.i16(x.rateInteger); w.i16(x.rateFraction)
             }
         }
@@ -119,7 +119,7 @@ public enum MovieWriter {
             w.fourCC(h.componentType); w.fourCC(h.handlerType); w.zeros(12)
             let name = Array(h.name.utf8)
             if h.isPascalName {
-                w.u8(UInt8(min(name.count, 255))); w.append(name.prefix(255))
+                w.u8(UInt8(truncatingIfNeeded: min(name.count, 255))); w.append(name.prefix(255))
             } else {
                 w.append(name); w.u8(0)
             }
@@ -129,23 +129,23 @@ public enum MovieWriter {
     public static func write(_ t: SampleTable, to w: inout BoxWriter) {
         w.box("stbl") { w in
             w.fullBox("stsd", version: 0, flags: 0) { w in
-                w.u32(UInt32(t.sampleEntries.count))
+                w.u32(UInt32(clamping: t.sampleEntries.count))
                 for e in t.sampleEntries { w.append(e.bytes) }
             }
             w.fullBox("stts", version: 0, flags: 0) { w in
-                w.u32(UInt32(t.timeToSample.count))
+                w.u32(UInt32(clamping: t.timeToSample.count))
                 for e in t.timeToSample { w.u32(e.count); w.u32(e.delta) }
             }
             if let ctts = t.compositionOffsets {
                 let v1 = t.compositionOffsetsVersion == 1 || ctts.contains { $0.offset < 0 }
                 w.fullBox("ctts", version: v1 ? 1 : 0, flags: 0) { w in
-                    w.u32(UInt32(ctts.count))
+                    w.u32(UInt32(clamping: ctts.count))
                     for e in ctts { w.u32(e.count); w.i32(e.offset) }
                 }
             }
             if let stss = t.syncSamples {
                 w.fullBox("stss", version: 0, flags: 0) { w in
-                    w.u32(UInt32(stss.count))
+                    w.u32(UInt32(clamping: stss.count))
                     for s in stss { w.u32(s) }
                 }
             }
@@ -153,18 +153,18 @@ public enum MovieWriter {
                 w.fullBox("sdtp", version: 0, flags: 0) { w in w.append(sdtp) }
             }
             w.fullBox("stsc", version: 0, flags: 0) { w in
-                w.u32(UInt32(t.sampleToChunk.count))
+                w.u32(UInt32(clamping: t.sampleToChunk.count))
                 for e in t.sampleToChunk { w.u32(e.firstChunk); w.u32(e.samplesPerChunk); w.u32(e.sampleDescriptionIndex) }
             }
             w.fullBox("stsz", version: 0, flags: 0) { w in
                 w.u32(t.constantSampleSize)
-                w.u32(UInt32(t.sampleCount))
+                w.u32(UInt32(clamping: t.sampleCount))
                 if t.constantSampleSize == 0 { for s in t.sampleSizes { w.u32(s) } }
             }
             let wide = t.chunkOffsets.contains { $0 > UInt64(widening: UInt32.max) }
             w.fullBox(wide ? "co64" : "stco", version: 0, flags: 0) { w in
-                w.u32(UInt32(t.chunkOffsets.count))
-                for o in t.chunkOffsets { if wide { w.u64(o) } else { w.u32(UInt32(o)) } }
+                w.u32(UInt32(clamping: t.chunkOffsets.count))
+                for o in t.chunkOffsets { if wide { w.u64(o) } else { w.u32(UInt32(truncatingIfNeeded: o)) } }
             }
             for b in t.otherBoxes { w.append(b.bytes) }
             t.encryption?.write(to: &w)
@@ -198,7 +198,7 @@ public struct SampleTableBuilder: Sendable {
             guard delta >= 0, delta <= Int64(widening: UInt32.max) else {
                 throw MediaError(.invalidData, "decode time \(decodeTime) after \(previous): decode times must increase")
             }
-            appendDelta(UInt32(delta))
+            appendDelta(UInt32(truncatingIfNeeded: delta))
         }
         previousDecodeTime = decodeTime
         pendingDuration = duration
@@ -206,7 +206,7 @@ public struct SampleTableBuilder: Sendable {
             throw MediaError(.invalidData, "composition offset \(compositionOffset) does not fit in 32 bits")
         }
         if cto != 0 && table.compositionOffsets == nil {
-            table.compositionOffsets = table.sampleCount > 0 ? [.init(count: UInt32(table.sampleCount), offset: 0)] : []
+            table.compositionOffsets = table.sampleCount > 0 ? [.init(count: UInt32(clamping: table.sampleCount), offset: 0)] : []
         }
         if table.compositionOffsets != nil {
             if let last = table.compositionOffsets!.last, last.offset == cto {
@@ -219,10 +219,10 @@ public struct SampleTableBuilder: Sendable {
         table.sampleSizes.append(size)
         table.sampleCount += 1
         if isSync {
-            if sawNonSync { table.syncSamples!.append(UInt32(table.sampleCount)) }
+            if sawNonSync { table.syncSamples!.append(UInt32(clamping: table.sampleCount)) }
         } else if !sawNonSync {
             sawNonSync = true
-            table.syncSamples = (1..<UInt32(table.sampleCount)).map { $0 }
+            table.syncSamples = (1..<UInt32(clamping: table.sampleCount)).map { $0 }
         }
         if dependency != nil { sawDependency = true }
         pendingDependencies.append(dependency ?? 0)
@@ -241,9 +241,9 @@ public struct SampleTableBuilder: Sendable {
     /// Records a chunk of the last `sampleCount` samples added, at `offset`.
     public mutating func addChunk(offset: UInt64, sampleCount: Int, descriptionIndex: UInt32) {
         table.chunkOffsets.append(offset)
-        let n = UInt32(sampleCount)
+        let n = UInt32(clamping: sampleCount)
         if n != lastChunkCount || descriptionIndex != lastChunkDescription {
-            table.sampleToChunk.append(.init(firstChunk: UInt32(table.chunkOffsets.count), samplesPerChunk: n,
+            table.sampleToChunk.append(.init(firstChunk: UInt32(clamping: table.chunkOffsets.count), samplesPerChunk: n,
                                              sampleDescriptionIndex: descriptionIndex))
             lastChunkCount = n
             lastChunkDescription = descriptionIndex

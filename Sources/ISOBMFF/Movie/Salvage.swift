@@ -13,10 +13,10 @@ extension SampleTable {
         var stsc: [SampleToChunk] = []
         forEachChunk { chunk in
             guard chunk.firstSample < count, chunk.sampleCount > 0 else { return }
-            let n = UInt32(min(chunk.sampleCount, count - chunk.firstSample))
+            let n = UInt32(clamping: min(chunk.sampleCount, count - chunk.firstSample))
             chunks.append(chunk.offset)
             if stsc.last?.samplesPerChunk != n || stsc.last?.sampleDescriptionIndex != chunk.sampleDescriptionIndex {
-                stsc.append(SampleToChunk(firstChunk: UInt32(chunks.count), samplesPerChunk: n, sampleDescriptionIndex: chunk.sampleDescriptionIndex))
+                stsc.append(SampleToChunk(firstChunk: UInt32(clamping: chunks.count), samplesPerChunk: n, sampleDescriptionIndex: chunk.sampleDescriptionIndex))
             }
         }
         chunkOffsets = chunks
@@ -51,7 +51,7 @@ extension SampleTable {
         w.box("sbgp") { w in
             w.u8(version); w.zeros(3); w.u32(type)
             if version == 1 { w.u32(parameter) }
-            w.u32(UInt32(cut.count))
+            w.u32(UInt32(clamping: cut.count))
             for e in cut { w.u32(e.count); w.u32(e.index) }
         }
         return RawBox(type: "sbgp", bytes: w.bytes)
@@ -63,7 +63,7 @@ extension SampleTable {
         var left = count
         for e in runs where left > 0 {
             let n = min(Int(widening: e[keyPath: length]), left)
-            out.append(make(e, UInt32(n)))
+            out.append(make(e, UInt32(clamping: n)))
             left -= n
         }
         return out
@@ -78,10 +78,10 @@ extension EditList {
         var out: [EditListEntry] = []
         for e in entries {
             if e.isEmpty { out.append(e); continue }
-            guard e.mediaTime >= 0, UInt64(e.mediaTime) < mediaDuration, e.rate > 0 else { continue }
+            guard e.mediaTime >= 0, UInt64(clamping: e.mediaTime) < mediaDuration, e.rate > 0 else { continue }
             if e.segmentDuration == 0 { out.append(e); continue }   // (open-ended: to the end of the media)
-            let left = Double(mediaDuration - UInt64(e.mediaTime)) / Double(mediaTimescale) / e.rate
-            let most = UInt64((left * Double(movieTimescale)).rounded(.down))
+            let left = Double(mediaDuration - UInt64(clamping: e.mediaTime)) / Double(mediaTimescale) / e.rate
+            let most = (left * Double(movieTimescale)).rounded(saturating: UInt64.self, .down) ?? 0
             var cut = e
             cut.segmentDuration = min(e.segmentDuration, most)
             if cut.segmentDuration > 0 { out.append(cut) }

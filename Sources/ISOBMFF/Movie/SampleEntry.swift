@@ -14,7 +14,7 @@ public struct SampleEntry: Sendable, Hashable {
 
     public init(bytes: [UInt8], handler: FourCC) throws {
         var r = ByteReader(bytes, path: "stsd entry")
-        let header = try BoxHeader.parse(&r, available: UInt64(bytes.count), allowToEnd: false)
+        let header = try BoxHeader.parse(&r, available: UInt64(clamping: bytes.count), allowToEnd: false)
         self.type = header.type
         self.bytes = bytes
         r.path = "stsd/\(header.type)"

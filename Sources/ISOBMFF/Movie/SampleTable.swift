@@ -156,8 +156,8 @@ public struct SampleTable: Sendable, Hashable {
         let field = try r.u8("field size")
         guard field == 4 || field == 8 || field == 16 else { throw r.fail("field size \(field) is not 4, 8 or 16") }
         let n = Int(widening: try r.u32("sample count"))
-        let bytesNeeded = (UInt64(n) * UInt64(field) + 7) / 8
-        if bytesNeeded > UInt64(r.remaining) {
+        let bytesNeeded = (UInt64(clamping: n) * UInt64(clamping: field) + 7) / 8
+        if bytesNeeded > UInt64(clamping: r.remaining) {
             throw r.fail("sample count \(n) needs \(bytesNeeded) bytes, box has \(r.remaining)")
         }
         sampleSizes.reserveCapacity(n)
@@ -204,7 +204,7 @@ public struct SampleTable: Sendable, Hashable {
     public func checkSampleData(fileSize: UInt64, path: String) throws {
         if constantSampleSize > 0 {
             // Every sample has the same size: the total must fit in the file, whatever the chunks say.
-            let total = UInt64(sampleCount).multipliedReportingOverflow(by: UInt64(constantSampleSize))
+            let total = UInt64(clamping: sampleCount).multipliedReportingOverflow(by: UInt64(clamping: constantSampleSize))
             if total.overflow || total.partialValue > fileSize {
                 throw MediaError(.invalidData, "\(sampleCount) samples of \(constantSampleSize) bytes do not fit in a file of \(fileSize) bytes", location: path + "/stsz")
             }
@@ -213,7 +213,7 @@ public struct SampleTable: Sendable, Hashable {
             guard chunk.sampleCount > 0 else { return }   // (an empty chunk's offset points at nothing)
             var end = chunk.offset
             if constantSampleSize > 0 {
-                end &+= UInt64(chunk.sampleCount) &* UInt64(constantSampleSize)
+                end &+= UInt64(clamping: chunk.sampleCount) &* UInt64(clamping: constantSampleSize)
             } else {
                 for i in chunk.firstSample..<(chunk.firstSample + chunk.sampleCount) { end &+= UInt64(widening: sampleSizes[i]) }
             }
@@ -229,12 +229,12 @@ public struct SampleTable: Sendable, Hashable {
             MediaError(.invalidData, message, location: path + "/" + box)
         }
         let sttsCount = timeToSample.reduce(UInt64(0)) { $0 + UInt64(widening: $1.count) }
-        if sttsCount != UInt64(sampleCount) {
+        if sttsCount != UInt64(clamping: sampleCount) {
             throw fail("stts", "covers \(sttsCount) samples, stsz has \(sampleCount)")
         }
         if let ctts = compositionOffsets {
             let n = ctts.reduce(UInt64(0)) { $0 + UInt64(widening: $1.count) }
-            if n != UInt64(sampleCount) { throw fail("ctts", "covers \(n) samples, stsz has \(sampleCount)") }
+            if n != UInt64(clamping: sampleCount) { throw fail("ctts", "covers \(n) samples, stsz has \(sampleCount)") }
         }
         if let stss = syncSamples {
             var previous: UInt32 = 0
@@ -265,7 +265,7 @@ public struct SampleTable: Sendable, Hashable {
             // Entries of 0 samples per chunk (empty chunks) are written by some muxers; players skip them.
             samples += UInt64(widening: next - e.firstChunk) * UInt64(widening: e.samplesPerChunk)
         }
-        if samples < UInt64(sampleCount) {
+        if samples < UInt64(clamping: sampleCount) {
             let empty = sampleToChunk.filter { $0.samplesPerChunk == 0 }.count
             throw fail("stsc", "its \(chunkOffsets.count) chunks hold \(samples) samples, stsz has \(sampleCount)"
                        + (empty > 0 ? " (\(empty) of its \(sampleToChunk.count) entries give chunks 0 samples)" : ""))

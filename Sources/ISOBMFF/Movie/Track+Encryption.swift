@@ -57,7 +57,7 @@ extension Track {
     static func isPIFFSampleEncryption(_ box: RawBox) -> Bool {
         guard box.type == "uuid" else { return false }
         var r = ByteReader(box.bytes)
-        return (try? BoxHeader.parse(&r, available: UInt64(box.bytes.count), allowToEnd: false))?.userType == SampleEncryption.piffSampleEncryption
+        return (try? BoxHeader.parse(&r, available: UInt64(clamping: box.bytes.count), allowToEnd: false))?.userType == SampleEncryption.piffSampleEncryption
     }
 }
 
@@ -83,7 +83,7 @@ extension Track {
         let rest = Int64(clamping: mediaDuration) - last.mediaTime
         guard rest > 0 else { return }
         let scaled = (Double(rest) / last.rate.magnitude.clamped(0.001, 1000)) * Double(movieTimescale) / Double(mediaHeader.timescale)
-        edits.entries[edits.entries.count - 1].segmentDuration = UInt64(scaled.rounded())
+        edits.entries[edits.entries.count - 1].segmentDuration = scaled.rounded(saturating: UInt64.self) ?? 0
         editList = edits
     }
 }

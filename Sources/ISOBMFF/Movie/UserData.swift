@@ -40,7 +40,7 @@ public enum UserData {
             for (type, text) in items {
                 let bytes = Array(text.utf8.prefix(0xFFFF))
                 w.box(type) { w in
-                    w.u16(UInt16(bytes.count))
+                    w.u16(UInt16(truncatingIfNeeded: bytes.count))
                     w.u16(0x55C4)                     // 'und', packed ISO 639-2/T
                     w.append(bytes)
                 }

@@ -32,8 +32,8 @@ public enum AnnexB {
         var out: [UInt8] = []
         out.reserveCapacity(b.count + 4 * units.count)
         for u in units {
-            let n = UInt32(u.count)
-            out += [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+            let n = UInt32(clamping: u.count)
+            out += [UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: (n >> 16) & 0xFF), UInt8(truncatingIfNeeded: (n >> 8) & 0xFF), UInt8(truncatingIfNeeded: n & 0xFF)]
             out += u
         }
         return out

@@ -63,7 +63,7 @@ public struct FormatDescription: Sendable, Hashable {
     }
     public var sampleRate: Double? {
         get { storage.parameters.sampleRate > 0 ? Double(storage.parameters.sampleRate) : nil }
-        set { unique().parameters.sampleRate = newValue.map { Int($0.rounded()) } ?? 0 }
+        set { unique().parameters.sampleRate = newValue.map { $0.rounded(saturating: Int.self) ?? 0 } ?? 0 }
     }
     public var channelCount: Int? {
         get { storage.parameters.channelCount > 0 ? storage.parameters.channelCount : nil }
@@ -88,7 +88,7 @@ public struct FormatDescription: Sendable, Hashable {
         var p = CodecParameters(mediaType: mediaType, codecName: codecName ?? "")
         p.width = dimensions?.width ?? 0
         p.height = dimensions?.height ?? 0
-        p.sampleRate = sampleRate.map { Int($0.rounded()) } ?? 0
+        p.sampleRate = sampleRate.map { $0.rounded(saturating: Int.self) ?? 0 } ?? 0
         p.channelCount = channelCount ?? 0
         p.extradata = codecConfiguration.map { [UInt8]($0) } ?? []
         storage = Storage(parameters: p, codec: codec, sampleEntry: sampleEntry)

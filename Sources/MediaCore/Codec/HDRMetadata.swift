@@ -10,8 +10,8 @@ public struct MasteringDisplay: Sendable, Hashable {
         public init(x: UInt16, y: UInt16) { self.x = x; self.y = y }
         /// From coordinates in 0…1 (rounded to the nearest step).
         public init(x: Double, y: Double) {
-            self.x = UInt16(clamping: Int((x * 50000).rounded()))
-            self.y = UInt16(clamping: Int((y * 50000).rounded()))
+            self.x = UInt16(clamping: (x * 50000).rounded(saturating: Int.self) ?? 0)
+            self.y = UInt16(clamping: (y * 50000).rounded(saturating: Int.self) ?? 0)
         }
     }
 
@@ -38,24 +38,24 @@ public struct MasteringDisplay: Sendable, Hashable {
     public static func bt2020(maxNits: Double, minNits: Double) -> MasteringDisplay {
         MasteringDisplay(red: Chromaticity(x: 0.708, y: 0.292), green: Chromaticity(x: 0.170, y: 0.797),
                          blue: Chromaticity(x: 0.131, y: 0.046), whitePoint: Chromaticity(x: 0.3127, y: 0.3290),
-                         maxLuminance: UInt32(clamping: Int((maxNits * 10000).rounded())),
-                         minLuminance: UInt32(clamping: Int((minNits * 10000).rounded())))
+                         maxLuminance: UInt32(clamping: (maxNits * 10000).rounded(saturating: Int.self) ?? 0),
+                         minLuminance: UInt32(clamping: (minNits * 10000).rounded(saturating: Int.self) ?? 0))
     }
 
     /// The P3 / D65 display most HDR10 material is graded on.
     public static func displayP3(maxNits: Double, minNits: Double) -> MasteringDisplay {
         MasteringDisplay(red: Chromaticity(x: 0.680, y: 0.320), green: Chromaticity(x: 0.265, y: 0.690),
                          blue: Chromaticity(x: 0.150, y: 0.060), whitePoint: Chromaticity(x: 0.3127, y: 0.3290),
-                         maxLuminance: UInt32(clamping: Int((maxNits * 10000).rounded())),
-                         minLuminance: UInt32(clamping: Int((minNits * 10000).rounded())))
+                         maxLuminance: UInt32(clamping: (maxNits * 10000).rounded(saturating: Int.self) ?? 0),
+                         minLuminance: UInt32(clamping: (minNits * 10000).rounded(saturating: Int.self) ?? 0))
     }
 
     /// The `mdcv` payload (ISO/IEC 23001-8 and QuickTime: primaries in the SEI's G, B, R order,
     /// white point, max and min luminance).
     public var mdcvPayload: [UInt8] {
         var out: [UInt8] = []
-        for c in [green, blue, red, whitePoint] { out += [UInt8(c.x >> 8), UInt8(c.x & 0xFF), UInt8(c.y >> 8), UInt8(c.y & 0xFF)] }
-        for v in [maxLuminance, minLuminance] { out += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        for c in [green, blue, red, whitePoint] { out += [UInt8(truncatingIfNeeded: c.x >> 8), UInt8(truncatingIfNeeded: c.x & 0xFF), UInt8(truncatingIfNeeded: c.y >> 8), UInt8(truncatingIfNeeded: c.y & 0xFF)] }
+        for v in [maxLuminance, minLuminance] { out += [UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16 & 0xFF), UInt8(truncatingIfNeeded: v >> 8 & 0xFF), UInt8(truncatingIfNeeded: v & 0xFF)] }
         return out
     }
 
@@ -96,8 +96,8 @@ public struct ContentLightLevel: Sendable, Hashable {
 
     /// The `clli` payload: MaxCLL, MaxFALL.
     public var clliPayload: [UInt8] {
-        [UInt8(maxContentLightLevel >> 8), UInt8(maxContentLightLevel & 0xFF),
-         UInt8(maxFrameAverageLightLevel >> 8), UInt8(maxFrameAverageLightLevel & 0xFF)]
+        [UInt8(truncatingIfNeeded: maxContentLightLevel >> 8), UInt8(truncatingIfNeeded: maxContentLightLevel & 0xFF),
+         UInt8(truncatingIfNeeded: maxFrameAverageLightLevel >> 8), UInt8(truncatingIfNeeded: maxFrameAverageLightLevel & 0xFF)]
     }
 
     public init?(clliPayload p: [UInt8]) {

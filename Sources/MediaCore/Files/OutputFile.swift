@@ -58,7 +58,7 @@ public final class OutputFile: @unchecked Sendable {
     /// 16 MiB have piled up, so that the final `fsync` has little left to wait for.
     private func startWriteback() {
         guard size - writebackStart >= 16 << 20 else { return }
-        _ = splice_start_writeback(fd, Int64(writebackStart), Int64(size - writebackStart))
+        _ = splice_start_writeback(fd, Int64(clamping: writebackStart), Int64(clamping: size - writebackStart))
         writebackStart = size
     }
 
@@ -67,7 +67,7 @@ public final class OutputFile: @unchecked Sendable {
         guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
         defer { startWriteback() }
         do { try SystemCall.writeAll(fd, bytes) } catch { throw ioError("write failed", error) }
-        size += UInt64(bytes.count)
+        size += UInt64(clamping: bytes.count)
     }
 
     public func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
@@ -81,7 +81,7 @@ public final class OutputFile: @unchecked Sendable {
         while copied < length && canCopyInKernel {
             let n: Int64
             do {
-                n = try SystemCall.retrying { splice_copy_file_range(file.fileDescriptor, Int64(offset) + Int64(copied), fd, Int64(length - copied)) }
+                n = try SystemCall.retrying { splice_copy_file_range(file.fileDescriptor, Int64(clamping: offset) + Int64(clamping: copied), fd, Int64(clamping: length - copied)) }
             } catch where [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EBADF].contains(error.code) {
                 // Not between these files: copy through memory instead.
                 canCopyInKernel = false
@@ -92,10 +92,10 @@ public final class OutputFile: @unchecked Sendable {
             if n == 0 { throw MediaError(.truncated, "source ended at \(offset + UInt64(copied))", file: file.path) }
             copied += Int(widening: n)
         }
-        size += UInt64(copied)
+        size += UInt64(clamping: copied)
         startWriteback()
         if copied < length {
-            let rest = try file.readData(at: offset + UInt64(copied), count: length - copied)
+            let rest = try file.readData(at: offset + UInt64(clamping: copied), count: length - copied)
             try write(rest)
         }
     }
@@ -111,13 +111,13 @@ public final class OutputFile: @unchecked Sendable {
     public func write(_ buf: UnsafeRawBufferPointer, at offset: UInt64) throws {
         guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
         do { try SystemCall.writeAll(fd, buf, at: offset) } catch { throw ioError("write failed", error) }
-        size = max(size, offset + UInt64(buf.count))
+        size = max(size, offset + UInt64(clamping: buf.count))
     }
 
     /// The file system's block size: what `prepend` pads to.
     public var blockSize: UInt64 {
         var st = stat()
-        return fstat(fd, &st) == 0 && st.st_blksize > 0 ? UInt64(st.st_blksize) : 4096
+        return fstat(fd, &st) == 0 && st.st_blksize > 0 ? UInt64(clamping: st.st_blksize) : 4096
     }
 
     /// Puts `header` (a multiple of `blockSize` bytes) before everything written so far.
@@ -127,11 +127,11 @@ public final class OutputFile: @unchecked Sendable {
     /// - Returns: whether the content had to be copied.
     @discardableResult
     public func prepend(_ header: [UInt8]) throws -> Bool {
-        precondition(UInt64(header.count) % blockSize == 0, "prepend needs whole blocks")
+        precondition(UInt64(clamping: header.count) % blockSize == 0, "prepend needs whole blocks")
         if ProcessInfo.processInfo.environment["SPLICE_NO_INSERT_RANGE"] == nil,
            splice_insert_range(fd, 0, Int64(widening: header.count)) == 0 {
             try write(header, at: 0)
-            size += UInt64(header.count)
+            size += UInt64(clamping: header.count)
             return false
         }
         // Copy: a second temporary file holding header + content.
@@ -147,18 +147,18 @@ public final class OutputFile: @unchecked Sendable {
         while copied < size {
             let n: Int64
             do {
-                n = try SystemCall.retrying { splice_copy_file_range(fd, Int64(copied), newFD, Int64(min(size - copied, 1 << 30))) }
+                n = try SystemCall.retrying { splice_copy_file_range(fd, Int64(clamping: copied), newFD, Int64(clamping: min(size - copied, 1 << 30))) }
             } catch {
                 throw ioError("copy failed", error)
             }
             if n == 0 { throw MediaError(.io, "copy ended early at \(copied) of \(size) bytes", file: destination) }
-            copied += UInt64(n)
+            copied += UInt64(clamping: n)
         }
         close(fd)
         unlink(temporaryPath)
         fd = newFD
         temporaryPath = newPath
-        size += UInt64(header.count)
+        size += UInt64(clamping: header.count)
         ok = true
         return true
     }

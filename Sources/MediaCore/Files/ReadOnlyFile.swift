@@ -14,12 +14,12 @@ public protocol RandomAccessBytes: Sendable {
 public struct InMemoryBytes: RandomAccessBytes {
     public let bytes: [UInt8]
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
-    public var size: UInt64 { UInt64(bytes.count) }
+    public var size: UInt64 { UInt64(clamping: bytes.count) }
     public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
-        guard count >= 0, offset <= size, UInt64(count) <= size - offset else {
+        guard count >= 0, offset <= size, UInt64(clamping: count) <= size - offset else {
             throw MediaError(.truncated, "wanted \(count) bytes at offset \(offset), have \(size)")
         }
-        return Array(bytes[Int(offset)..<(Int(offset) + count)])
+        return Array(bytes[Int(clamping: offset)..<(Int(clamping: offset) + count)])
     }
 }
 
@@ -60,7 +60,7 @@ public final class ReadOnlyFile: RandomAccessBytes, @unchecked Sendable {
             throw MediaError(.invalidData, "is not a regular file", file: path)
         }
         self.fileDescriptor = fd
-        self.size = UInt64(st.st_size)
+        self.size = UInt64(clamping: st.st_size)
     }
 
     deinit { close(fd) }
@@ -80,7 +80,7 @@ public final class ReadOnlyFile: RandomAccessBytes, @unchecked Sendable {
     /// - Throws: `.truncated` when the file ends first. The caller bounds `count` by `size`.
     public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
-        guard offset <= size, UInt64(count) <= size - offset else {
+        guard offset <= size, UInt64(clamping: count) <= size - offset else {
             throw MediaError(.truncated, "wanted \(count) bytes at offset \(offset), file has \(size)", file: path)
         }
         return try [UInt8](unsafeUninitializedCapacity: count) { buf, initialized in
@@ -92,7 +92,7 @@ public final class ReadOnlyFile: RandomAccessBytes, @unchecked Sendable {
     /// Reads `count` bytes at `offset` as `Data`.
     public func readData(at offset: UInt64, count: Int) throws -> Data {
         guard count > 0 else { return Data() }
-        guard offset <= size, UInt64(count) <= size - offset else {
+        guard offset <= size, UInt64(clamping: count) <= size - offset else {
             throw MediaError(.truncated, "wanted \(count) bytes at offset \(offset), file has \(size)", file: path)
         }
         var data = Data(count: count)

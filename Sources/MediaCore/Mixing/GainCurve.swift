@@ -59,7 +59,7 @@ public struct GainCurve: Sendable, Hashable {
             let t = time + Double(i) / sampleRate
             let r = ramp(at: t)
             // The run of samples this setting covers, up to the next setting.
-            let runEnd = ramps.first { $0.start > t }.map { min(frames, Int(max(0, (($0.start - time) * sampleRate).rounded(.up)))) } ?? frames
+            let runEnd = ramps.first { $0.start > t }.map { min(frames, max(0, (($0.start - time) * sampleRate).rounded(saturating: Int.self, .up) ?? 0)) } ?? frames
             let last = max(i + 1, runEnd)
             if let r, r.end > r.start, t < r.end {
                 for k in i..<last {

@@ -55,7 +55,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         let scaled = (seconds * Double(timescale)).rounded()
         if scaled >= 9.2e18 { self = .positiveInfinity; return }
         if scaled <= -9.2e18 { self = .negativeInfinity; return }
-        self.init(value: Int64(scaled), timescale: timescale)
+        self.init(value: Int64(scaled), timescale: timescale)   // lint: checked (|scaled| < 9.2e18 above)
     }
 
     public static let zero = MediaTime(value: 0, timescale: 1)
@@ -150,7 +150,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         // Least common multiple when it fits, else the finer timescale (rounded).
         let lcm = Int128(a.timescale) / Int128(gcd(Int64(widening: a.timescale), Int64(widening: b.timescale))) * Int128(b.timescale)
         if lcm <= Int128(Int32.max) {
-            let scale = Int32(lcm)
+            let scale = Int32(truncatingIfNeeded: lcm)
             let av = Int128(a.value) * (lcm / Int128(a.timescale))
             let bv = Int128(b.value) * (lcm / Int128(b.timescale))
             return make(av + sign * bv, scale)
@@ -163,7 +163,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     private static func make(_ value: Int128, _ timescale: Int32) -> MediaTime {
         if value > Int128(Int64.max) { return .positiveInfinity }
         if value < Int128(Int64.min) { return .negativeInfinity }
-        return MediaTime(value: Int64(value), timescale: timescale)
+        return MediaTime(value: Int64(truncatingIfNeeded: value), timescale: timescale)
     }
 
     static func divide(_ n: Int128, _ d: Int128, _ rounding: Rounding) -> Int128 {

@@ -92,7 +92,7 @@ public struct AffineTransform2D: Sendable, Hashable, CustomStringConvertible {
     /// As a `tkhd`/`mvhd` matrix: exact for every transform read from one (16.16 values are
     /// exact in a `Double`); other values are rounded to 1/65536 and clamped.
     public var matrix: [Int32] {
-        let f = { (v: Double) in Int32(clamping: Int64((v * 65536).rounded())) }
+        let f = { (v: Double) in (v * 65536).rounded(saturating: Int32.self) ?? 0 }
         return [f(a), f(b), 0, f(c), f(d), 0, f(tx), f(ty), 0x4000_0000]
     }
 
@@ -111,7 +111,7 @@ public struct AffineTransform2D: Sendable, Hashable, CustomStringConvertible {
     private static func exactSine(_ angle: Double) -> Double {
         let quarters = angle / (.pi / 2)
         if abs(quarters - quarters.rounded()) < 1e-12 {
-            switch ((Int(quarters.rounded()) % 4) + 4) % 4 {
+            switch (((quarters.rounded(saturating: Int.self) ?? 0) % 4) + 4) % 4 {
             case 0, 2: return 0
             case 1: return 1
             default: return -1

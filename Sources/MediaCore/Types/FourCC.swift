@@ -46,7 +46,7 @@ public struct FourCC: Sendable, Hashable, Comparable, ExpressibleByStringLiteral
     }
 
     public var bytes: [UInt8] {
-        [UInt8(rawValue >> 24), UInt8((rawValue >> 16) & 0xFF), UInt8((rawValue >> 8) & 0xFF), UInt8(rawValue & 0xFF)]
+        [UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: (rawValue >> 16) & 0xFF), UInt8(truncatingIfNeeded: (rawValue >> 8) & 0xFF), UInt8(truncatingIfNeeded: rawValue & 0xFF)]
     }
 
     /// The code as text; bytes outside printable ASCII (except © 0xA9) are shown as `\xNN`.

@@ -93,7 +93,7 @@ public final class Asset: @unchecked Sendable {
         let loaded: LoadedAsset
         do {
             let file = try ReadOnlyFile(path: path)
-            let prefix = try file.read(at: 0, count: Int(min(file.size, 16)))
+            let prefix = try file.read(at: 0, count: Int(clamping: min(file.size, 16)))
             if MovieFile.sniff(prefix) || Asset.isoExtensions.contains(url.pathExtension.lowercased()) {
                 loaded = try ISOMovieSource.load(file, salvage: salvage)
             } else {

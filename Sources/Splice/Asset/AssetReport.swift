@@ -205,14 +205,14 @@ public struct AssetReport: Encodable, Sendable {
     }
 
     static func clock(_ seconds: Double) -> String {
-        let ms = Int((seconds * 1000).rounded())
+        let ms = (seconds * 1000).rounded(saturating: Int.self) ?? 0
         let h = ms / 3_600_000, m = (ms / 60_000) % 60, s = (ms / 1000) % 60, f = ms % 1000
         let tail = "\(s < 10 ? "0" : "")\(s).\(String(f).leftPad(3))"
         return h > 0 ? "\(h):\(m < 10 ? "0" : "")\(m):\(tail)" : "\(m):\(tail)"
     }
 
     static func short(_ v: Double) -> String {
-        v == v.rounded() ? String(Int(v)) + "s" : String(format: "%.3gs", v)
+        v == v.rounded() ? String(v.rounded(saturating: Int.self) ?? 0) + "s" : String(format: "%.3gs", v)
     }
 }
 

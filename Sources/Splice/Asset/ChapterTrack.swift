@@ -71,7 +71,7 @@ final class ChapterSamples: SampleBufferSource, @unchecked Sendable {
             guard !samples.isEmpty else { return nil }
             let s = samples.removeFirst()
             let utf8 = Array(s.text.utf8.prefix(0xFFFF))
-            let data = Data([UInt8(utf8.count >> 8), UInt8(utf8.count & 0xFF)] + utf8)
+            let data = Data([UInt8(truncatingIfNeeded: utf8.count >> 8), UInt8(truncatingIfNeeded: utf8.count & 0xFF)] + utf8)
             return SampleBuffer(data: data, decodeTimeStamp: s.start, presentationTimeStamp: s.start, duration: s.duration,
                                 isSync: true, formatDescription: formatDescription)
         }

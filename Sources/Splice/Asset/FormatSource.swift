@@ -31,7 +31,7 @@ final class FormatSource: AssetSource, @unchecked Sendable {
         var tracks: [AssetTrack] = []
         for s in streams {
             if let t = s.startTime, s.timeBase.den > 0, s.mediaType != .data {
-                let time = MediaTime(value: t * Int64(widening: s.timeBase.num), timescale: s.timeBase.den)
+                let time = MediaTime(value: t, timescale: s.timeBase.den) * Int64(widening: s.timeBase.num)
                 start = min(start ?? time, time)
             }
             var s = s
@@ -44,8 +44,8 @@ final class FormatSource: AssetSource, @unchecked Sendable {
         }
         let chapters = input.chapters.compactMap { c -> Asset.Chapter? in
             guard c.timeBase.den > 0, c.end >= c.start else { return nil }
-            let start = MediaTime(value: c.start * Int64(widening: c.timeBase.num), timescale: c.timeBase.den)
-            let end = MediaTime(value: c.end * Int64(widening: c.timeBase.num), timescale: c.timeBase.den)
+            let start = MediaTime(value: c.start, timescale: c.timeBase.den) * Int64(widening: c.timeBase.num)
+            let end = MediaTime(value: c.end, timescale: c.timeBase.den) * Int64(widening: c.timeBase.num)
             return Asset.Chapter(title: c.title, timeRange: TimeRange(start: start, duration: end - start))
         }
         let duration = input.durationSeconds.map { MediaTime(seconds: $0, preferredTimescale: 1_000_000) } ?? end
@@ -59,7 +59,7 @@ final class FormatSource: AssetSource, @unchecked Sendable {
     private static func makeTrack(_ s: StreamInfo, firstPacket: [UInt8]?, inputDuration: Double?) -> AssetTrack {
         let duration: MediaTime
         if let d = s.duration, s.timeBase.den > 0 {
-            duration = MediaTime(value: d * Int64(widening: s.timeBase.num), timescale: s.timeBase.den)
+            duration = MediaTime(value: d, timescale: s.timeBase.den) * Int64(widening: s.timeBase.num)
         } else if let total = inputDuration {
             duration = MediaTime(seconds: total, preferredTimescale: 1_000_000)
         } else {
@@ -89,7 +89,7 @@ final class FormatSource: AssetSource, @unchecked Sendable {
         p.isForced = s.metadata.isForced
         if s.mediaType == .video { p.naturalSize = s.codec.dimensions }
         if s.mediaType == .audio { p.preferredVolume = 1 }
-        if s.codec.bitRate > 0, duration.isNumeric { p.totalSampleDataLength = Int64(Double(s.codec.bitRate) * duration.seconds / 8) }
+        if s.codec.bitRate > 0, duration.isNumeric { p.totalSampleDataLength = (Double(s.codec.bitRate) * duration.seconds / 8).rounded(saturating: Int64.self, .down) ?? 0 }
         p.commonMetadata = .common(title: p.name, language: p.languageCode)
         return AssetTrack(p, backing: backing)
     }

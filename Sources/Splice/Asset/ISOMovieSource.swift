@@ -19,10 +19,10 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
     /// Parses the movie in `file` and its tracks.
     static func load(_ file: ReadOnlyFile, salvage: Bool = false) throws -> LoadedAsset {
         let movie = try MovieFile(file: file, salvage: salvage)
-        guard movie.movieHeader.timescale <= UInt32(Int32.max) else {
+        guard movie.movieHeader.timescale <= UInt32(clamping: Int32.max) else {
             throw MediaError(.unsupported, "timescale \(movie.movieHeader.timescale) is too large", location: "moov/mvhd")
         }
-        let movieScale = Int32(movie.movieHeader.timescale)
+        let movieScale = Int32(truncatingIfNeeded: movie.movieHeader.timescale)
         let tracks = try movie.tracks.enumerated().map { i, t in
             try AssetTrack(properties(of: t, path: "moov/trak[\(i + 1)]", movieScale: movieScale), backing: ISOTrackBacking(track: t))
         }
@@ -42,10 +42,10 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
     }
 
     private static func properties(of t: Track, path: String, movieScale: Int32) throws -> AssetTrack.Properties {
-        guard t.mediaHeader.timescale <= UInt32(Int32.max) else {
+        guard t.mediaHeader.timescale <= UInt32(clamping: Int32.max) else {
             throw MediaError(.unsupported, "timescale \(t.mediaHeader.timescale) is too large", location: path + "/mdia/mdhd")
         }
-        let mediaScale = Int32(t.mediaHeader.timescale)
+        let mediaScale = Int32(truncatingIfNeeded: t.mediaHeader.timescale)
         let mediaDuration = MediaTime(value: Int64(clamping: t.mediaDuration), timescale: mediaScale)
         let segments = self.segments(of: t, movieScale: movieScale, mediaDuration: mediaDuration)
         let timeRange: TimeRange
@@ -77,7 +77,7 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {
         p.associations = associations
         let table = t.sampleTable
         if t.mediaType == .video || t.mediaType.isLegible, t.header.width > 0 || t.header.height > 0 {
-            p.naturalSize = Dimensions(width: Int((Double(t.header.width) / 65536).rounded()), height: Int((Double(t.header.height) / 65536).rounded()))
+            p.naturalSize = Dimensions(width: (Double(t.header.width) / 65536).rounded(saturating: Int.self) ?? 0, height: (Double(t.header.height) / 65536).rounded(saturating: Int.self) ?? 0)
         } else if t.mediaType == .video {
             p.naturalSize = p.formatDescriptions.first?.dimensions
         }
@@ -146,8 +146,8 @@ struct ISOTrackBacking: TrackBacking {
         let table = track.sampleTable.compositionOffsets?.map(\.offset).min() ?? 0
         let fragments = track.fragments.lazy.flatMap(\.runs).flatMap(\.samples).map(\.compositionOffset).min() ?? 0
         let lead = -Int64(widening: min(0, table, fragments))
-        guard lead > 0, track.mediaHeader.timescale > 0, track.mediaHeader.timescale <= UInt32(Int32.max) else { return .zero }
-        return MediaTime(value: lead, timescale: Int32(track.mediaHeader.timescale))
+        guard lead > 0, track.mediaHeader.timescale > 0, track.mediaHeader.timescale <= UInt32(clamping: Int32.max) else { return .zero }
+        return MediaTime(value: lead, timescale: Int32(truncatingIfNeeded: track.mediaHeader.timescale))
     }
     var encryption: TrackEncryption? {
         track.protection.map { p in
@@ -157,8 +157,8 @@ struct ISOTrackBacking: TrackBacking {
         }
     }
     var mediaDuration: MediaTime? {
-        guard track.mediaHeader.timescale > 0, track.mediaHeader.timescale <= UInt32(Int32.max) else { return nil }
-        return MediaTime(value: Int64(clamping: track.mediaDuration), timescale: Int32(track.mediaHeader.timescale))
+        guard track.mediaHeader.timescale > 0, track.mediaHeader.timescale <= UInt32(clamping: Int32.max) else { return nil }
+        return MediaTime(value: Int64(clamping: track.mediaDuration), timescale: Int32(truncatingIfNeeded: track.mediaHeader.timescale))
     }
 
     /// Apple's tagged media characteristics (`udta/tagc`).

@@ -17,7 +17,7 @@ final class ConstantRateCursor: SampleCursor {
     init(_ source: any SampleCursor, frameRate: Double, from origin: MediaTime?) {
         self.source = source
         self.origin = origin
-        step = MediaTime(value: 1000, timescale: Int32(clamping: Int((frameRate * 1000).rounded())))
+        step = MediaTime(value: 1000, timescale: max(1, (frameRate * 1000).rounded(saturating: Int32.self) ?? 1))
     }
 
     /// `cursor` at the settings' constant rate, if they ask for one, from `origin`.
@@ -30,7 +30,7 @@ final class ConstantRateCursor: SampleCursor {
         if shown == nil {
             guard let first = try source.next() else { return nil }
             shown = first
-            tick = Int64(((origin ?? first.presentationTimeStamp).seconds / step.seconds).rounded())
+            tick = ((origin ?? first.presentationTimeStamp).seconds / step.seconds).rounded(saturating: Int64.self) ?? 0
         }
         while let current = shown {
             let time = MediaTime(value: tick * step.value, timescale: step.timescale)

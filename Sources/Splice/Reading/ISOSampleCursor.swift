@@ -83,13 +83,13 @@ final class ISOSampleCursor: SampleCursor {
     /// The sample's bytes, from a window of up to 4 MiB read at once along its chunk.
     private func read(_ s: SampleInfo) throws -> Data {
         let size = UInt64(widening: s.size)
-        if s.offset < windowStart || s.offset + size > windowStart + UInt64(window.count) {
+        if s.offset < windowStart || s.offset + size > windowStart + UInt64(clamping: window.count) {
             let want = max(size, min(s.contiguousBytes, ISOSampleCursor.maximumRead))
             let length = min(want, file.size - s.offset)
-            window = try file.readData(at: s.offset, count: Int(length))
+            window = try file.readData(at: s.offset, count: Int(clamping: length))
             windowStart = s.offset
         }
-        let from = Int(s.offset - windowStart)
-        return window.subdata(in: from..<(from + Int(size)))
+        let from = Int(clamping: s.offset - windowStart)
+        return window.subdata(in: from..<(from + Int(clamping: size)))
     }
 }

@@ -66,7 +66,7 @@ public struct VideoOutputSettings: Sendable, Hashable {
     func size(forSource width: Int, _ height: Int) -> (width: Int, height: Int) {
         guard width > 0, height > 0 else { return (width, height) }
         let scale = min(1, Double(maximumWidth ?? width) / Double(width), Double(maximumHeight ?? height) / Double(height))
-        func even(_ v: Double) -> Int { max(2, Int((v / 2).rounded()) * 2) }
+        func even(_ v: Double) -> Int { max(2, ((v / 2).rounded(saturating: Int.self) ?? 1) * 2) }
         if scale >= 1 { return pixelFormat.isSubsampled420 ? (width + width % 2, height + height % 2) : (width, height) }
         return (even(Double(width) * scale), even(Double(height) * scale))
     }

@@ -155,7 +155,7 @@ public final class AssetWriter: @unchecked Sendable {
         guard let movie = (asset.source as? ISOMovieSource)?.movie else { return }
         lock.withLock {
             guard _status == .unknown else { return }
-            if movie.movieHeader.timescale <= UInt32(Int32.max) { movieTimeScale = Int32(movie.movieHeader.timescale) }
+            if movie.movieHeader.timescale <= UInt32(clamping: Int32.max) { movieTimeScale = Int32(clamping: movie.movieHeader.timescale) }
             template = MovieTemplate(fileType: FileType(movie.fileType) == fileType ? movie.fileType : nil,
                                      header: movie.movieHeader, boxes: movie.otherMovieBoxes)
         }

@@ -34,7 +34,7 @@ extension AssetWriterInputGroup {
         }
         var result: [ObjectIdentifier: (Int16, Bool)] = [:]
         for (g, n) in zip(groups, numbers) {
-            for input in g.inputs { result[ObjectIdentifier(input)] = (Int16(n!), input === g.defaultInput) }
+            for input in g.inputs { result[ObjectIdentifier(input)] = (Int16(clamping: n!), input === g.defaultInput) }
         }
         return result
     }

@@ -103,7 +103,7 @@ struct ChunkWriter {
                 throw MediaError(.unsupported, "a sample of \(s.length) bytes is too large for MP4")
             }
             try queue(s.storage)
-            queued += UInt64(s.length)
+            queued += UInt64(clamping: s.length)
             try table.builder.addSample(size: size, decodeTime: s.decodeTime - firstDecodeTime,
                                         compositionOffset: s.compositionOffset, duration: s.duration,
                                         isSync: s.isSync, dependency: s.dependency)
@@ -121,7 +121,7 @@ struct ChunkWriter {
             throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
         case .file(let r):
             try flushBuffer()
-            if let current = range, current.file === r.file, current.offset + UInt64(current.length) == r.offset {
+            if let current = range, current.file === r.file, current.offset + UInt64(clamping: current.length) == r.offset {
                 range = SampleBuffer.FileRange(file: r.file, offset: current.offset, length: current.length + r.length)
             } else {
                 try flushRange()
@@ -134,13 +134,13 @@ struct ChunkWriter {
         guard let r = range else { return }
         range = nil
         try file.append(from: r.file, offset: r.offset, length: r.length)
-        queued -= UInt64(r.length)
+        queued -= UInt64(clamping: r.length)
     }
 
     private mutating func flushBuffer() throws {
         guard !buffer.isEmpty else { return }
         try file.write(buffer)
-        queued -= UInt64(buffer.count)
+        queued -= UInt64(clamping: buffer.count)
         buffer.removeAll(keepingCapacity: true)
     }
 

@@ -127,7 +127,7 @@ final class EncodingStage: @unchecked Sendable {
             c.contentLightLevel = v.contentLightLevel ?? picture.contentLightLevel
             c.keyFrameInterval = v.keyFrameInterval ?? 0
             if let fps = v.frameRate, fps > 0 {
-                c.frameRate = (Int32((fps * 1001).rounded()), 1001)
+                c.frameRate = ((fps * 1001).rounded(saturating: Int32.self) ?? 30_000, 1001)
             } else if sample.duration.isNumeric, sample.duration.value > 0 {
                 c.frameRate = (sample.duration.timescale, Int32(clamping: sample.duration.value))
             } else {
@@ -153,7 +153,7 @@ final class EncodingStage: @unchecked Sendable {
             }
             let channels = a.channelCount ?? pcm.format.channelCount
             let (format, planar) = a.codec.sampleFormat
-            var c = Encoder.Configuration(encoderName: a.codec.encoderName, mediaType: .audio, timescale: Int32(rate))
+            var c = Encoder.Configuration(encoderName: a.codec.encoderName, mediaType: .audio, timescale: Int32(clamping: rate))
             c.sampleRate = rate
             c.channelCount = channels
             c.sampleFormat = format

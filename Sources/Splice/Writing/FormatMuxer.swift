@@ -84,7 +84,7 @@ final class FormatMuxer: Muxer {
         let dts = s.decodeTime + stream.shift - stream.lead
         var skipped = 0
         if s.trimDurationAtEnd > .zero, let rate = input.state.firstFormat?.sampleRate ?? input.sourceFormatHint?.sampleRate {
-            skipped = Int(min(1e9, max(0, (s.trimDurationAtEnd.seconds * rate).rounded())))
+            skipped = max(0, min(1_000_000_000, (s.trimDurationAtEnd.seconds * rate).rounded(saturating: Int.self) ?? 0))
         }
         do {
             try context.write(data, stream: stream.index, presentationTime: ticks(pts),
@@ -157,7 +157,7 @@ final class FormatMuxer: Muxer {
         let durations = first.count > 2 ? first.dropLast() : first[...]
         guard durations.count >= 2, let d = durations.first, d > 0, d <= Int64(widening: Int32.max),
               durations.allSatisfy({ $0 == d }) else { return nil }
-        return (input.state.timescale, Int32(d))
+        return (input.state.timescale, Int32(truncatingIfNeeded: d))
     }
 
     /// The codec of an input's stream: its text packet format, or what its sample entry (or, for

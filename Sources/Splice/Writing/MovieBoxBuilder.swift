@@ -14,7 +14,7 @@ struct MovieBoxBuilder {
     let fileType: FileType
     let template: MovieTemplate
     /// Seconds from 1904-01-01 (the ISO epoch) to now.
-    let now = UInt64(max(0, Date().timeIntervalSince1970 + 2_082_844_800))
+    let now = (Date().timeIntervalSince1970 + 2_082_844_800).rounded(saturating: UInt64.self, .down) ?? 0
 
     /// The `moov`, with every chunk offset moved by `chunkShift`.
     func movieBox(chunkShift: UInt64) -> [UInt8] {
@@ -24,7 +24,7 @@ struct MovieBoxBuilder {
         for (i, input) in inputs.enumerated() {
             var track = self.track(input, table: tables[i], chunkShift: chunkShift)
             let (group, enabled) = assignments[ObjectIdentifier(input)] ?? (0, input.marksOutputTrackAsEnabled)
-            track.header.trackID = UInt32(i + 1)
+            track.header.trackID = UInt32(clamping: i + 1)
             track.header.alternateGroup = group
             track.header.flags = enabled ? (track.header.flags | TrackHeader.enabledFlag) : (track.header.flags & ~TrackHeader.enabledFlag)
             track.references = references(of: input)
@@ -34,9 +34,9 @@ struct MovieBoxBuilder {
         var mvhd = template.header ?? MovieHeader(
             version: 0, creationTime: now, modificationTime: now, timescale: 0, duration: 0, rate: 0x10000,
             volume: 0x100, matrix: identityMatrix, nextTrackID: 0)
-        mvhd.timescale = UInt32(movieTimeScale)
+        mvhd.timescale = UInt32(clamping: movieTimeScale)
         mvhd.duration = movieDuration
-        mvhd.nextTrackID = UInt32(tracks.count + 1)
+        mvhd.nextTrackID = UInt32(clamping: tracks.count + 1)
         return MovieWriter.movieBox(header: mvhd, tracks: tracks, otherBoxes: template.boxes)
     }
 
@@ -61,8 +61,8 @@ struct MovieBoxBuilder {
             sampleTable.sampleEntries = sampleTable.sampleEntries.map { entry in
                 var e = entry
                 e.bytes += btrt
-                let size = UInt32(e.bytes.count)
-                e.bytes.replaceSubrange(0..<4, with: [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)])
+                let size = UInt32(clamping: e.bytes.count)
+                e.bytes.replaceSubrange(0..<4, with: [UInt8(truncatingIfNeeded: size >> 24), UInt8(truncatingIfNeeded: size >> 16 & 0xFF), UInt8(truncatingIfNeeded: size >> 8 & 0xFF), UInt8(truncatingIfNeeded: size & 0xFF)])
                 return e
             }
         }
@@ -76,7 +76,7 @@ struct MovieBoxBuilder {
         }
         let mediaHeader = MediaHeader(
             version: 0, creationTime: pass?.mediaHeader.creationTime ?? now,
-            modificationTime: pass?.mediaHeader.modificationTime ?? now, timescale: UInt32(mediaScale),
+            modificationTime: pass?.mediaHeader.modificationTime ?? now, timescale: UInt32(clamping: mediaScale),
             duration: mediaDuration, languageCode: languageCode(input), quality: pass?.mediaHeader.quality ?? 0)
         var track = Track(header: header, mediaHeader: mediaHeader, handler: handler(input), sampleTable: sampleTable)
         track.editList = edits
@@ -98,8 +98,8 @@ struct MovieBoxBuilder {
             header.volume = input.mediaType == .audio ? 0x100 : 0
             // The hint's size, else (an encoded input) the size of what was written.
             if let d = (input.sourceFormatHint ?? input.state.firstFormat)?.dimensions, input.mediaType == .video || input.mediaType.isLegible {
-                header.width = UInt32(d.width) << 16
-                header.height = UInt32(d.height) << 16
+                header.width = UInt32(clamping: min(d.width, 0xFFFF)) << 16
+                header.height = UInt32(clamping: min(d.height, 0xFFFF)) << 16
             }
         }
         if let size = input.naturalSize {
@@ -107,7 +107,7 @@ struct MovieBoxBuilder {
             header.height = UInt32(clamping: size.height) << 16
         }
         if let t = input.transform { header.matrix = t.matrix }
-        if let v = input.preferredVolume { header.volume = Int16(clamping: Int((v * 256).rounded())) }
+        if let v = input.preferredVolume { header.volume = (v * 256).rounded(saturating: Int16.self) ?? 256 }
         return header
     }
 
@@ -131,7 +131,7 @@ struct MovieBoxBuilder {
         var references: [TrackReference] = []
         for (type, target) in input.associations {
             guard let targetIndex = inputs.firstIndex(where: { $0 === target }) else { continue }
-            let id = UInt32(targetIndex + 1)
+            let id = UInt32(clamping: targetIndex + 1)
             if let r = references.firstIndex(where: { $0.type == type.rawValue }) {
                 references[r].trackIDs.append(id)
             } else {
@@ -208,7 +208,7 @@ struct MovieBoxBuilder {
         w.box("btrt") { w in
             w.u32(UInt32(clamping: sizes.max() ?? 0))
             w.u32(UInt32(clamping: maxBits))
-            w.u32(UInt32(clamping: seconds > 0 ? Int((Double(total * 8) / seconds).rounded()) : 0))
+            w.u32(UInt32(clamping: seconds > 0 ? (Double(total * 8) / seconds).rounded(saturating: Int.self) ?? 0 : 0))
         }
         return w.bytes
     }

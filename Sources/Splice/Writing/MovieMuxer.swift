@@ -32,7 +32,7 @@ final class MovieMuxer: Muxer {
         var w = BoxWriter()
         if !fastStart { (template.fileType ?? fileType.fileTypeBox).write(to: &w) }
         w.u32(8); w.fourCC("free")
-        mdatStart = UInt64(w.count)
+        mdatStart = UInt64(clamping: w.count)
         w.u32(0); w.fourCC("mdat")
         try file.write(w.bytes)
     }
@@ -67,12 +67,12 @@ final class MovieMuxer: Muxer {
             var w = BoxWriter()
             (template.fileType ?? fileType.fileTypeBox).write(to: &w)
             var moov = builder.movieBox(chunkShift: shift)
-            MovieWriter.patchAuxiliaryInformationOffsets(&moov, moovOffset: UInt64(w.count))
+            MovieWriter.patchAuxiliaryInformationOffsets(&moov, moovOffset: UInt64(clamping: w.count))
             w.append(moov)
-            let padded = (UInt64(w.count) + 8 + block - 1) / block * block
+            let padded = (UInt64(clamping: w.count) + 8 + block - 1) / block * block
             if padded == shift {
-                w.u32(UInt32(padded) - UInt32(w.count)); w.fourCC("free")
-                w.zeros(Int(padded) - w.count)
+                w.u32(UInt32(clamping: padded) - UInt32(clamping: w.count)); w.fourCC("free")
+                w.zeros(Int(clamping: padded) - w.count)
                 try file.prepend(w.bytes)
                 return
             }
@@ -89,7 +89,7 @@ final class MovieMuxer: Muxer {
             w.u32(1); w.fourCC("mdat"); w.u64(mdatSize + 8)
             try file.write(w.bytes, at: mdatStart - 8)
         } else {
-            w.u32(UInt32(mdatSize))
+            w.u32(UInt32(truncatingIfNeeded: mdatSize))
             try file.write(w.bytes, at: mdatStart)
         }
     }

@@ -41,8 +41,8 @@ struct MovieTemplate {
         }
         t.boxes = boxes.filter { $0.type != "udta" && $0.type != "meta" } + [UserData.userDataBox(atoms)]
         if let date = items.first(where: { $0.commonKey == "creationDate" })?.date {
-            let seconds = UInt64(max(0, date.timeIntervalSince1970 + 2_082_844_800))
-            let now = UInt64(max(0, Date().timeIntervalSince1970 + 2_082_844_800))
+            let seconds = (date.timeIntervalSince1970 + 2_082_844_800).rounded(saturating: UInt64.self, .down) ?? 0
+            let now = (Date().timeIntervalSince1970 + 2_082_844_800).rounded(saturating: UInt64.self, .down) ?? 0
             t.header = t.header ?? MovieHeader(version: 0, creationTime: seconds, modificationTime: now, timescale: 0, duration: 0,
                                                rate: 0x10000, volume: 0x100, matrix: identityMatrix, nextTrackID: 0)
             t.header?.creationTime = seconds

@@ -32,9 +32,9 @@ struct SessionEdits {
         var entries: [EditListEntry] = []
         if empty > 0 {
             // Samples are shown only after the session starts: an empty edit until they are.
-            entries.append(EditListEntry(segmentDuration: UInt64(movieTime(empty)), mediaTime: -1))
+            entries.append(EditListEntry(segmentDuration: UInt64(clamping: movieTime(empty)), mediaTime: -1))
         }
-        entries.append(EditListEntry(segmentDuration: UInt64(movieTime(max(0, length))), mediaTime: mediaTime))
+        entries.append(EditListEntry(segmentDuration: UInt64(clamping: movieTime(max(0, length))), mediaTime: mediaTime))
         return EditList(entries: entries)
     }
 
