@@ -33,7 +33,7 @@ let package = Package(
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "TestSupport"], exclude: ["Regressions"]),
         .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles"], exclude: ["Regressions"]),
         .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
-        .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF", "TestSupport"]),
+        .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF", "TestSupport"], exclude: ["Regressions"]),
     ],
     swiftLanguageModes: [.v6]
 )

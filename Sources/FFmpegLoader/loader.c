@@ -239,19 +239,33 @@ STUB(FILTER, int, av_buffersink_get_frame, (AVFilterContext *ctx, AVFrame *frame
 STUB(UTIL, const char *, av_get_sample_fmt_name, (enum AVSampleFormat sample_fmt), (sample_fmt))
 STUB(UTIL, int, av_channel_layout_describe, (const AVChannelLayout *channel_layout, char *buf, size_t buf_size), (channel_layout, buf, buf_size))
 
-/* FFmpeg's log lines, formatted here (Swift cannot take a va_list) and handed to Splice. */
-static void (*log_handler)(int level, const char *line);
+/* FFmpeg's log lines, formatted here (Swift cannot take a va_list) and handed to Splice with
+   the context that logged and the outermost context above it (followed through each class's
+   parent_log_context_offset, as av_log_format_line2 does for its prefixes), so that Splice can
+   route each line to the job that owns the context. */
+static void (*log_handler)(void *context, void *root, int level, const char *line);
+
+static void *log_root(void *avcl) {
+    for (int depth = 0; avcl && depth < 8; depth++) {
+        const AVClass *cls = *(const AVClass **)avcl;
+        if (!cls || cls->parent_log_context_offset <= 0) break;
+        void *parent = *(void **)((uint8_t *)avcl + cls->parent_log_context_offset);
+        if (!parent) break;
+        avcl = parent;
+    }
+    return avcl;
+}
 
 static void log_callback(void *avcl, int level, const char *fmt, va_list vl) {
-    void (*handler)(int, const char *) = __atomic_load_n(&log_handler, __ATOMIC_ACQUIRE);
+    void (*handler)(void *, void *, int, const char *) = __atomic_load_n(&log_handler, __ATOMIC_ACQUIRE);
     if (!handler) return;
     char line[1024];
     int prefix = 1;
     av_log_format_line2(avcl, level, fmt, vl, line, sizeof line, &prefix);
-    handler(level, line);
+    handler(avcl, log_root(avcl), level, line);
 }
 
-void splice_ffmpeg_set_log_handler(void (*handler)(int level, const char *line)) {
+void splice_ffmpeg_set_log_handler(void (*handler)(void *context, void *root, int level, const char *line)) {
     __atomic_store_n(&log_handler, handler, __ATOMIC_RELEASE);
     av_log_set_callback(log_callback);
 }

@@ -11,6 +11,8 @@ public final class Decoder: @unchecked Sendable {
     public private(set) var damagedPackets = 0
     /// FFmpeg's name of the codec.
     public let codecName: String
+    /// What libavcodec said about this stream (its frame threads' own lines are not kept).
+    public let log = FFmpegLog.Sink()
 
     /// - Throws: `.unsupported` when this machine's libavcodec has no decoder for the codec.
     public init(parameters: CodecParameters, timescale: Int32) throws {
@@ -22,6 +24,7 @@ public final class Decoder: @unchecked Sendable {
         }
         guard let context = avcodec_alloc_context3(codec) else { throw MediaError(.io, "out of memory (avcodec_alloc_context3)") }
         self.context = context
+        FFmpegLog.register(context, to: log)
         var parameterBlock = avcodec_parameters_alloc()
         defer { avcodec_parameters_free(&parameterBlock) }
         guard let par = parameterBlock else { throw MediaError(.io, "out of memory (avcodec_parameters_alloc)") }
@@ -30,10 +33,13 @@ public final class Decoder: @unchecked Sendable {
         context.pointee.pkt_timebase = AVRational(num: 1, den: timescale)
         context.pointee.thread_count = 0
         context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-        do { try check(avcodec_open2(context, codec, nil), "cannot open the \(codecName) decoder") } catch { throw error.mediaError }
+        do { try check(FFmpegLog.routing(to: log) { avcodec_open2(context, codec, nil) }, "cannot open the \(codecName) decoder") } catch { throw error.mediaError }
     }
 
-    deinit { avcodec_free_context(&context) }
+    deinit {
+        FFmpegLog.unregister(context)
+        avcodec_free_context(&context)
+    }
 
     /// Sends one compressed sample; `nil` drains the decoder (after the last sample).
     /// - Returns: `false` when the decoder holds frames to receive first (send it again after).

@@ -63,6 +63,7 @@ public final class Encoder: @unchecked Sendable {
                              + "a build without it lacks the library \(Encoder.library(of: c.encoderName)))")
         }
         guard let context = avcodec_alloc_context3(codec) else { throw MediaError(.io, "out of memory (avcodec_alloc_context3)") }
+        FFmpegLog.register(context, to: log)
         self.context = context
         context.pointee.time_base = AVRational(num: 1, den: c.timescale)
         context.pointee.pkt_timebase = context.pointee.time_base
@@ -93,7 +94,7 @@ public final class Encoder: @unchecked Sendable {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         for (key, value) in Encoder.quieted(Encoder.withHDROptions(c), encoderName: c.encoderName) { av_dict_set(&options, key, value, 0) }
-        let r = avcodec_open2(context, codec, &options)
+        let r = FFmpegLog.routing(to: log) { avcodec_open2(context, codec, &options) }
         guard r >= 0 else {
             throw MediaError(.unsupported, "\(c.encoderName) refused the settings (\(Encoder.describe(c))): \(FFmpegError(code: r, operation: "").message)")
         }
@@ -111,8 +112,12 @@ public final class Encoder: @unchecked Sendable {
                 while avcodec_receive_packet(context, packet.pointer) >= 0 { av_packet_unref(packet.pointer) }
             }
         }
+        FFmpegLog.unregister(context)
         avcodec_free_context(&context)
     }
+
+    /// What libavcodec and the encoder library said about this encode.
+    public let log = FFmpegLog.Sink()
 
     /// Whether the encoder was drained (`encode(nil)`).
     private var drained = false

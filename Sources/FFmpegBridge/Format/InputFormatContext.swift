@@ -44,6 +44,8 @@ public struct StreamInfo: Sendable {
 public final class InputFormatContext: @unchecked Sendable {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     public let path: String
+    /// What libav said about this input: its demuxer, I/O, parsers and probing decoders.
+    public let log = FFmpegLog.Sink()
 
     /// Opens `path` and reads its stream information.
     /// - Throws: `FFmpegError` from `avformat_open_input` or `avformat_find_stream_info`.
@@ -52,13 +54,20 @@ public final class InputFormatContext: @unchecked Sendable {
         try FFmpegLibraries.load()
         _ = FFmpegLog.installed
         var ctx: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_open_input(&ctx, path, nil, nil), "cannot open")
-        self.context = ctx
-        try check(avformat_find_stream_info(ctx, nil), "cannot read stream information")
+        try FFmpegLog.routing(to: log) { () throws(FFmpegError) in
+            try check(avformat_open_input(&ctx, path, nil, nil), "cannot open")
+            FFmpegLog.register(ctx, to: log)
+            FFmpegLog.register(ctx?.pointee.pb, to: log)
+            self.context = ctx
+            try check(avformat_find_stream_info(ctx, nil), "cannot read stream information")
+        }
     }
 
     deinit {
-        if context != nil { avformat_close_input(&context) }
+        guard context != nil else { return }
+        FFmpegLog.unregister(context?.pointee.pb)
+        FFmpegLog.unregister(context)
+        avformat_close_input(&context)
     }
 
     /// The demuxer's name: `matroska,webm`, `mpegts`, `avi`, …
@@ -79,7 +88,7 @@ public final class InputFormatContext: @unchecked Sendable {
     @discardableResult
     public func seek(toSeconds seconds: Double) -> Bool {
         let ts = (seconds * Double(AV_TIME_BASE)).rounded(saturating: Int64.self, .down) ?? 0
-        return avformat_seek_file(context, -1, Int64.min, ts, ts, 0) >= 0
+        return FFmpegLog.routing(to: log) { avformat_seek_file(context, -1, Int64.min, ts, ts, 0) } >= 0
     }
 
     /// Reads the next packet of the streams not discarded into `packet`.
@@ -87,7 +96,7 @@ public final class InputFormatContext: @unchecked Sendable {
     /// - Throws: `FFmpegError` when the input cannot be read further.
     public func read(into packet: Packet) throws(FFmpegError) -> Bool {
         packet.unref()
-        let result = av_read_frame(context, packet.pointer)
+        let result = FFmpegLog.routing(to: log) { av_read_frame(context, packet.pointer) }
         if result == splice_averror_eof() { return false }
         try check(result, "cannot read a packet")
         return true

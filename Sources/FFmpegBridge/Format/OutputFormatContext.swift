@@ -95,9 +95,13 @@ public final class OutputFormatContext: @unchecked Sendable {
         }
         ctx!.pointee.pb = io
         ctx!.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        FFmpegLog.register(ctx, to: log)
+        FFmpegLog.register(io, to: log)
     }
 
     deinit {
+        FFmpegLog.unregister(context)
+        FFmpegLog.unregister(io)
         for (_, f) in filters {
             var p: UnsafeMutablePointer<AVBSFContext>? = f
             av_bsf_free(&p)
@@ -215,7 +219,7 @@ public final class OutputFormatContext: @unchecked Sendable {
         var options: OpaquePointer?
         // Keep timestamps as given (no shifting of negative ones is needed by what Splice sends
         // except where the container cannot store them, which the muxer then handles itself).
-        let r = avformat_write_header(context, &options)
+        let r = FFmpegLog.routing(to: log) { avformat_write_header(context, &options) }
         if r < 0 {
             let why = lastMessage.map { " (\($0))" } ?? ""
             throw failure(FFmpegError(code: r, operation: "cannot write the \(formatName) header\(why)"))
@@ -230,8 +234,11 @@ public final class OutputFormatContext: @unchecked Sendable {
 
     /// What the muxer last said in FFmpeg's log (why it refused a packet or the header).
     public var lastMessage: String? {
-        FFmpegLog.lastMessage(from: formatName)
+        log.lastMessage(from: formatName)
     }
+
+    /// What libav said about this output: its muxer, I/O and bitstream filters.
+    public let log = FFmpegLog.Sink()
 
     /// Writes one packet (times in the stream's time base), interleaved by libavformat.
     /// - Parameter skippedSamplesAtEnd: audio samples a player drops from the end of this packet.
@@ -240,7 +247,7 @@ public final class OutputFormatContext: @unchecked Sendable {
         guard let size = Int32(exactly: data.count) else {
             throw MediaError(.unsupported, "a sample of \(data.count) bytes is more than libavformat takes")
         }
-        let r: Int32 = data.withUnsafeBytes { buf in
+        let r: Int32 = FFmpegLog.routing(to: log) { data.withUnsafeBytes { buf in
             let p = packet.pointer
             av_packet_unref(p)
             p.pointee.data = UnsafeMutablePointer(mutating: buf.bindMemory(to: UInt8.self).baseAddress)
@@ -273,17 +280,17 @@ public final class OutputFormatContext: @unchecked Sendable {
             p.pointee.data = nil
             p.pointee.size = 0
             return r
-        }
+        } }
         if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot write a packet of stream \(stream)")) }
     }
 
     /// Flushes the interleaving queue and writes the container's index and trailer.
     public func writeTrailer() throws {
         for (stream, filter) in filters.sorted(by: { $0.key < $1.key }) {
-            let r = filterAndWrite(filter, nil)
+            let r = FFmpegLog.routing(to: log) { filterAndWrite(filter, nil) }
             if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot finish the filter of stream \(stream)")) }
         }
-        let r = av_write_trailer(context)
+        let r = FFmpegLog.routing(to: log) { av_write_trailer(context) }
         if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot finish the \(formatName) file")) }
         avio_flush(io)
         if let e = sink.error { throw e }

@@ -51,7 +51,7 @@ public final class PacketDemuxer: @unchecked Sendable {
     public init(path: String, streams: Set<Int>, from seconds: Double? = nil) throws {
         do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
         // What probing said was already said when the asset was loaded: keep what reading says.
-        _ = FFmpegLog.takeMessages()
+        _ = input.log.take()
         input.discardStreams(except: streams)
         if let seconds { input.seek(toSeconds: seconds) }
         for s in streams { queues[s] = Queue() }
@@ -99,5 +99,8 @@ public final class PacketDemuxer: @unchecked Sendable {
 
     /// Packets the demuxer marked damaged, in all streams.
     public var corruptPacketCount: Int { lock.withLock { corruptPackets.values.reduce(0, +) } }
+
+    /// What libav said while reading, since the last call (this input's only).
+    public func takeMessages() -> [String] { input.log.take() }
 }
 

@@ -18,7 +18,8 @@ const char *splice_ffmpeg_load_converters(void);
 const char *splice_ffmpeg_load_filters(void);
 
 /* Routes FFmpeg's log messages, one formatted line at a time, to `handler` (at the levels
-   av_log_set_level lets through). */
-void splice_ffmpeg_set_log_handler(void (*handler)(int level, const char *line));
+   av_log_set_level lets through), with the context that logged (NULL for none) and the
+   outermost context it belongs to (its parents followed; the context itself when it has none). */
+void splice_ffmpeg_set_log_handler(void (*handler)(void *context, void *root, int level, const char *line));
 
 #endif

@@ -11,7 +11,6 @@ final class DemuxSession: ReadSession, @unchecked Sendable {
 
     /// - Parameter seconds: where to start reading (see `PacketDemuxer`).
     init(path: String, streams: Set<Int>, from seconds: Double? = nil) throws {
-        _ = FFmpegLog.takeMessages()
         demuxer = try PacketDemuxer(path: path, streams: streams, from: seconds)
     }
 
@@ -46,7 +45,7 @@ final class DemuxSession: ReadSession, @unchecked Sendable {
         let damaged = demuxer.corruptPacketCount
         if damaged > 0 { warnings.append("\(damaged) damaged packet\(damaged == 1 ? " was" : "s were") copied as read") }
         var lines: [(String, Int)] = []
-        for m in FFmpegLog.takeMessages() {
+        for m in demuxer.takeMessages() {
             if let i = lines.firstIndex(where: { $0.0 == m }) { lines[i].1 += 1 } else { lines.append((m, 1)) }
         }
         warnings += lines.prefix(20).map { "ffmpeg: \($0.0)" + ($0.1 > 1 ? " (\($0.1) times)" : "") }

@@ -21,6 +21,8 @@ final class FormatMuxer: Muxer {
         var shift: Int64
         var lead: Int64
     }
+    /// Packets handed to libavformat.
+    private var packetsWritten = 0
     /// Per input; empty until the header is written.
     private var streams: [Stream] = []
 
@@ -86,6 +88,7 @@ final class FormatMuxer: Muxer {
         if s.trimDurationAtEnd > .zero, let rate = input.state.firstFormat?.sampleRate ?? input.sourceFormatHint?.sampleRate {
             skipped = max(0, min(1_000_000_000, (s.trimDurationAtEnd.seconds * rate).rounded(saturating: Int.self) ?? 0))
         }
+        packetsWritten += 1
         do {
             try context.write(data, stream: stream.index, presentationTime: ticks(pts),
                               decodeTime: ticks(dts), duration: ticks(s.duration), isKeyFrame: s.isSync,
@@ -101,7 +104,11 @@ final class FormatMuxer: Muxer {
     }
 
     func finish(_ inputs: [AssetWriterInput], session: WriterSession) throws {
-        if streams.isEmpty { try start(inputs, session: session) }
+        // libavformat 5.1 writes Matroska and WebM without a sample that its own reader cannot
+        // open, and MPEG-TS as an empty file: no output is better than one that does not open.
+        guard packetsWritten > 0 else {
+            throw MediaError(.invalidData, "nothing to write: no track has a sample, and a \(formatName) file without any does not open")
+        }
         try context.writeTrailer()
     }
 
