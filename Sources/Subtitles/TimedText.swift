@@ -39,7 +39,7 @@ public enum TimedText {
 /// Builds the samples of `TimedText.samples` as cues arrive (in start order), for cues read from
 /// another container one packet at a time. Times are in any one timescale. Safe to use from
 /// any thread (a request block's queue, say); calls are serialised.
-public final class TimedTextBuilder: @unchecked Sendable {
+public final class TimedTextBuilder: @unchecked Sendable {   // state under `lock`
     private struct Active { var end: Int64; var text: String; var styles: [TextStyle] }
     private let lock = NSLock()
     private var active: [Active] = []
@@ -195,7 +195,7 @@ public enum TX3G {
 }
 
 /// Hands out tx3g sample buffers for cues, in time order (gaps as empty samples).
-public final class SubtitleReader: @unchecked Sendable {
+public final class SubtitleReader: @unchecked Sendable {   // `next` under `lock`; the rest immutable
     public let formatDescription: FormatDescription
     public let samples: [TimedTextSample]
     private let lock = NSLock()

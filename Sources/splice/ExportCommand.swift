@@ -134,7 +134,7 @@ enum ExportCommand: Command {
 }
 
 /// Progress of an export: the terminal's progress line, or JSON lines (`--progress json`).
-final class ProgressReport: @unchecked Sendable {
+final class ProgressReport: @unchecked Sendable {   // state under `lock`
     private let bar: ProgressBar
     private let json: Bool
     private let mediaSeconds: Double

@@ -135,7 +135,7 @@ enum RemuxCommand: Command {
 }
 
 /// Turns SIGINT and SIGTERM into a cancellation while a job runs.
-final class Interrupt: @unchecked Sendable {
+final class Interrupt: @unchecked Sendable {   // state under `lock`
     private var sources: [DispatchSourceSignal] = []
     private let lock = NSLock()
     private var _fired = false
@@ -162,7 +162,7 @@ final class Interrupt: @unchecked Sendable {
 }
 
 /// A one-line progress bar on stderr (percent, speed, ETA), only when stderr is a terminal.
-final class ProgressBar: @unchecked Sendable {
+final class ProgressBar: @unchecked Sendable {   // `lastDraw` under `lock`; the rest immutable
     let isEnabled = isatty(2) != 0
     private let mediaSeconds: Double
     private let start = Date()

@@ -357,11 +357,3 @@ struct ExportTests {
         #expect(try leftovers(of: out).isEmpty)
     }
 }
-
-/// A value behind a lock, for test callbacks on other queues.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
-}

@@ -22,7 +22,7 @@ struct TimelineTests {
         #expect(video.count == media.count)
         #expect(video.map(\.presentationTimeStamp).min() == .zero)
         #expect(zip(video, media).allSatisfy { abs($0.presentationTimeStamp.seconds - ($1.presentationTimeStamp.seconds - 0.08)) < 1e-9 })
-        #expect(zip(video, media).allSatisfy { $0.data == $1.data })
+        #expect(try zip(video, media).allSatisfy { try $0.data == $1.data })
         // Track 6: empty 1 s, media 0–1 s at 1 s, media 1.5–2 s at 2 s: a gap, then the two pieces.
         let forced = try TimelineTests.read(asset.tracks[5])
         let stored = try TimelineTests.read(asset.tracks[5], mediaTimes: true)
@@ -143,10 +143,10 @@ struct TimelineTests {
         // The dwell: the first frame (a sync sample), shown at 1 s for 0.5 s.
         let still = try #require(video.first { abs($0.presentationTimeStamp.seconds - 1) < 1e-9 && $0.duration.seconds == 0.5 })
         #expect(still.isSync)
-        #expect(still.data == once[0].data)
+        #expect(try still.data == once[0].data)
         // The repeat: the first second's samples again, from 1.5 s.
         let repeated = video.filter { $0.decodeTimeStamp.seconds >= 1.4 }
-        #expect(repeated.map(\.data) == once.map(\.data))
+        #expect(try repeated.map { try $0.data } == once.map { try $0.data })
         #expect(abs(repeated.map(\.presentationTimeStamp.seconds).min()! - 1.5) < 1e-9)
     }
 }

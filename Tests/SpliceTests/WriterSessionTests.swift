@@ -32,7 +32,7 @@ struct WriterSessionTests {
         // Sizes agree with ffprobe's packet sizes.
         let probe = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size",
                                                "-of", "csv=p=0", try Fixtures.negativeCTS.get().path])
-        #expect(probe.stdout.split(separator: "\n").compactMap { Int($0) } == video.map(\.data.count))
+        #expect(try probe.stdout.split(separator: "\n").compactMap { Int($0) } == video.map { try $0.data.count })
     }
 
     @Test func readerTimeRangeStartsAtASyncSample() throws {
@@ -175,7 +175,7 @@ struct WriterSessionTests {
         #expect(movie.tracks[0].sampleTable.dependencies == nil)
         #expect(movie.tracks[1].sampleTable.sampleEntries.count == 1)
         let copy = try WriterSessionTests.samples(try Asset(url: url), track: 0)
-        #expect(copy.map(\.data) == audio.map(\.data))
+        #expect(try copy.map { try $0.data } == audio.map { try $0.data })
         #expect(copy.map(\.decodeTimeStamp) == audio.map(\.decodeTimeStamp))
     }
 

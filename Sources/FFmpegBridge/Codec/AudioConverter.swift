@@ -5,7 +5,7 @@ import MediaCore
 /// Converts decoded audio to one PCM format (sample format, layout, rate) with libswresample.
 /// Frames already in that format pass through untouched; the resampler is made from the first
 /// frame that needs it.
-public final class AudioConverter: @unchecked Sendable {
+public final class AudioConverter: @unchecked Sendable {   // confined: used by one thread at a time (its owner's)
     /// What comes out; a zero rate or channel count means the input's.
     public let output: PCMBuffer.Format
     private var swr: OpaquePointer?

@@ -4,7 +4,7 @@ import MediaCore
 
 /// Changes audio's speed and keeps its pitch, with libavfilter's `atempo`: `tempo` 2 plays twice
 /// as fast (half as long). Frames in, frames out in the same format; `flush()` at the end.
-public final class AudioTempo: @unchecked Sendable {
+public final class AudioTempo: @unchecked Sendable {   // confined: used by one thread at a time (its owner's)
     public let tempo: Double
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     private var source: UnsafeMutablePointer<AVFilterContext>?

@@ -4,7 +4,7 @@ import MediaCore
 
 /// One stream's libavcodec decoder: packets in (times in ticks of 1/`timescale` s), frames out,
 /// with libavcodec's threads. A packet the decoder rejects as damaged is counted and skipped.
-public final class Decoder: @unchecked Sendable {
+public final class Decoder: @unchecked Sendable {   // confined: used by one thread at a time (its cursor's)
     private var context: UnsafeMutablePointer<AVCodecContext>?
     private let packet = Packet()
     /// Packets the decoder rejected as damaged (decoding went on).

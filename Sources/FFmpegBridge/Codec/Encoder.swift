@@ -3,7 +3,7 @@ import Foundation
 import MediaCore
 
 /// One stream's libavcodec encoder: frames in, packets out (times in ticks of 1/`timescale` s).
-public final class Encoder: @unchecked Sendable {
+public final class Encoder: @unchecked Sendable {   // confined: used under its encoding stage's lock
     /// What to open: FFmpeg's encoder name and the stream it makes.
     public struct Configuration: Sendable {
         /// FFmpeg's encoder name (`libx264`, `aac`, `libopus`, …).

@@ -3,7 +3,7 @@ import MediaCore
 
 /// An `AVFrame` Splice owns: decoded audio or a picture in libav's reference-counted buffers,
 /// viewed by `PCMBuffer` and `PixelBuffer` without a copy (it is their `DecodedStorage`).
-public final class Frame: DecodedStorage, @unchecked Sendable {
+public final class Frame: DecodedStorage, @unchecked Sendable {   // confined: changed only by the thread that makes it, read-only once handed on
     let pointer: UnsafeMutablePointer<AVFrame>
 
     init() throws {

@@ -7,7 +7,7 @@ import MediaCore
 
 /// Converts decoded pictures to one pixel format and size with libswscale, with the source's
 /// colour matrix and range. Pictures already in that format and size pass through untouched.
-public final class PictureConverter: @unchecked Sendable {
+public final class PictureConverter: @unchecked Sendable {   // confined: used by one thread at a time (its owner's)
     public let pixelFormat: PixelBuffer.PixelFormat
     /// The output size; nil: the input's.
     public let size: (width: Int, height: Int)?
@@ -54,13 +54,16 @@ public final class PictureConverter: @unchecked Sendable {
         }
     }
 
+    /// `frame` in the converter's format and size, as a frame of its own: a new reference to the same
+    /// pixels when there is nothing to convert, so that what the caller sets on the result (its
+    /// time) never changes the caller's frame.
     public func convert(_ frame: Frame) throws -> Frame {
         let f = frame.pointer.pointee
         let width = Int32(size?.width ?? Int(f.width)), height = Int32(size?.height ?? Int(f.height))
         let sourceFull = f.color_range == AVCOL_RANGE_JPEG
         if PixelBuffer.PixelFormat(AVPixelFormat(rawValue: f.format)) == pixelFormat, width == f.width, height == f.height,
            fullRange == nil || fullRange == sourceFull {
-            return frame
+            return try frame.reference()   // the caller's pixels, never the caller's frame: its times are the caller's
         }
         try prepare(frame, width: width, height: height)
         let out = try Frame.allocate(format: pixelFormat.avFormat, width: Int(width), height: Int(height))

@@ -15,7 +15,7 @@ import MediaCore
 /// try canvas.draw(logo, in: .init(x: 1100, y: 600, width: 160, height: 100), opacity: 0.8)
 /// let out = try canvas.finish()
 /// ```
-public final class PictureCanvas: @unchecked Sendable {
+public final class PictureCanvas: @unchecked Sendable {   // confined: used by one thread at a time (its compositor's)
     /// A rectangle in pixels.
     public struct Rect: Sendable, Hashable {
         public var x, y, width, height: Int

@@ -13,7 +13,7 @@ import MediaCore
 /// let logo = try StillImage(contentsOf: URL(fileURLWithPath: "logo.png"))
 /// (logo.width, logo.height)
 /// ```
-public final class StillImage: @unchecked Sendable {
+public final class StillImage: @unchecked Sendable {   // decoded state under `lock`
     /// The upright size.
     public let width: Int
     public let height: Int

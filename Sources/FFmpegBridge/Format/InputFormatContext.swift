@@ -41,7 +41,7 @@ public struct StreamInfo: Sendable {
 }
 
 /// An opened input file (`AVFormatContext` from `avformat_open_input`), closed on `deinit`.
-public final class InputFormatContext: @unchecked Sendable {
+public final class InputFormatContext: @unchecked Sendable {   // confined: used by one thread at a time (its demuxer's lock)
     private var context: UnsafeMutablePointer<AVFormatContext>?
     public let path: String
     /// What libav said about this input: its demuxer, I/O, parsers and probing decoders.

@@ -7,7 +7,7 @@ import MediaCore
 ///
 /// Bytes go through a custom AVIO context into an `OutputFile`, so that the output is a
 /// temporary file renamed into place on success, like everything Splice writes.
-public final class OutputFormatContext: @unchecked Sendable {
+public final class OutputFormatContext: @unchecked Sendable {   // confined: used under the writer's lock
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var io: UnsafeMutablePointer<AVIOContext>?
     private let sink: Sink

@@ -3,7 +3,7 @@ import FFmpegLoader
 import Foundation
 
 /// An `AVPacket` Splice owns: one compressed frame and its timing, freed on `deinit`.
-public final class Packet: @unchecked Sendable {
+public final class Packet: @unchecked Sendable {   // confined: used by one thread at a time (its owner's)
     let pointer: UnsafeMutablePointer<AVPacket>
 
     public init() {

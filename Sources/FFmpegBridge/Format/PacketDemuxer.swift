@@ -3,7 +3,7 @@ import MediaCore
 
 /// One libavformat input shared by a reader's track outputs: packets are read in file order
 /// and queued per stream until the output of that stream asks for them.
-public final class PacketDemuxer: @unchecked Sendable {
+public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
     /// One packet as read, in the stream's time base.
     public struct Entry: Sendable {
         public var data: Data

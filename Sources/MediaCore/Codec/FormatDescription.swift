@@ -7,7 +7,7 @@ import Foundation
 /// Passed along with every sample, so it is one shared reference behind a value: copying a
 /// description costs a reference count; changing one copies it first.
 public struct FormatDescription: Sendable, Hashable {
-    private final class Storage: @unchecked Sendable {
+    private final class Storage: @unchecked Sendable {   // copied before a change (copy on write): never changed once shared
         var parameters: CodecParameters
         var codec: FourCC
         var sampleEntry: Data?

@@ -42,11 +42,10 @@ public struct SampleBuffer: Sendable {
 
     public var storage: Storage
 
-    /// The sample's bytes. For a file-backed sample each access reads the file (an I/O error
-    /// gives empty data; `loadData()` reports it). Setting it makes the sample in-memory.
+    /// The sample's bytes (`loadData()`). For a file-backed sample each access reads the file.
+    /// - Throws: the file's read error.
     public var data: Data {
-        get { (try? loadData()) ?? Data() }
-        set { storage = .bytes(newValue) }
+        get throws { try loadData() }
     }
 
     /// The sample's bytes, reading them from the file for a file-backed sample.

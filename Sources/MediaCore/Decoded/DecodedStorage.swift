@@ -8,7 +8,7 @@ public protocol DecodedStorage: AnyObject, Sendable {
 }
 
 /// Decoded storage in Swift memory (made in code, or copied out of a frame).
-public final class OwnedStorage: DecodedStorage, @unchecked Sendable {
+public final class OwnedStorage: DecodedStorage, @unchecked Sendable {   // immutable after init
     private let buffers: [UnsafeMutableRawBufferPointer]
     private let strides: [Int]
 

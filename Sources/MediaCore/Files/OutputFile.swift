@@ -7,7 +7,7 @@ import Glibc
 /// A file being written: a temporary file beside the destination, renamed over it
 /// only by `commit()`. Until then the destination is untouched; `discard()` (or
 /// deinit) removes the temporary file, so a failed or cancelled job leaves nothing.
-public final class OutputFile: @unchecked Sendable {
+public final class OutputFile: @unchecked Sendable {   // confined: used under its writer's lock
     public let destination: String
     public private(set) var temporaryPath: String
     /// Bytes written so far (the position of the next `write`).

@@ -26,7 +26,7 @@ public struct InMemoryBytes: RandomAccessBytes {
 /// A file opened read-only for random access (`pread`), safe to share between threads.
 ///
 /// Inputs are only ever opened through this type, so Splice cannot modify them.
-public final class ReadOnlyFile: RandomAccessBytes, @unchecked Sendable {
+public final class ReadOnlyFile: RandomAccessBytes, @unchecked Sendable {   // immutable after init (reads are pread)
     public let path: String
     public let size: UInt64
     /// The open descriptor (read-only), for zero-copy transfers.

@@ -15,7 +15,7 @@ import FFmpegBridge
 ///     print(group.alternateGroup, group.trackIDs, group.defaultTrack?.trackID ?? 0)
 /// }
 /// ```
-public final class Asset: @unchecked Sendable {
+public final class Asset: @unchecked Sendable {   // `loadedChapters` under `lock`; the rest immutable
     public let url: URL
     /// Short container name: `mp4`, `mov`, `m4a`, `m4v`, `3gp`, or libavformat's demuxer name.
     public let format: String
@@ -42,10 +42,16 @@ public final class Asset: @unchecked Sendable {
 
     /// The movie's chapters: the container's (Matroska and others read through libavformat), or
     /// the samples of the first chapter-list track (`chap`) of an MP4/MOV. Read once, on first use.
-    public var chapters: [Chapter] {
-        lock.withLock {
+    /// Empty when they cannot be read; `loadChapters()` says why.
+    public var chapters: [Chapter] { (try? loadChapters()) ?? [] }
+
+    /// The movie's chapters (see `chapters`), read once; a failure is not kept, so that a later
+    /// call tries again.
+    /// - Throws: why the chapter track cannot be read.
+    public func loadChapters() throws -> [Chapter] {
+        try lock.withLock {
             if let loadedChapters { return loadedChapters }
-            let chapters = source.containerChapters ?? ChapterTrack.chapters(of: self)
+            let chapters = try source.containerChapters ?? ChapterTrack.chapters(of: self)
             loadedChapters = chapters
             return chapters
         }

@@ -2,7 +2,7 @@ import MediaCore
 import ISOBMFF
 
 /// One track of an `Asset`: its media, language, flags, group, associations and edits.
-public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {
+public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {   // immutable after init
     /// The public properties of a track, as its source's loader fills them in.
     struct Properties {
         var trackID: Int

@@ -12,29 +12,33 @@ enum ChapterTrack {
     }
 
     /// The chapters of the asset's first chapter track.
-    static func chapters(of asset: Asset) -> [Asset.Chapter] {
-        tracks(of: asset).first.map(chapters(of:)) ?? []
+    static func chapters(of asset: Asset) throws -> [Asset.Chapter] {
+        try tracks(of: asset).first.map(chapters(of:)) ?? []
     }
 
     /// The chapters of a chapter track: one per non-empty sample, on the movie timeline.
-    static func chapters(of track: AssetTrack) -> [Asset.Chapter] {
-        guard let asset = track.asset, let reader = try? AssetReader(asset: asset) else { return [] }
+    /// - Throws: why the track's samples cannot be read.
+    static func chapters(of track: AssetTrack) throws -> [Asset.Chapter] {
+        guard let asset = track.asset else { return [] }
+        let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(track: track)
-        guard (try? reader.add(output)) != nil, reader.startReading() else { return [] }
+        try reader.add(output)
+        guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read the chapter track") }
         var result: [Asset.Chapter] = []
         while let s = output.copyNextSampleBuffer() {
-            let title = TX3G.decode(s.data).text
+            let title = TX3G.decode(try s.data).text
             if !title.isEmpty {
                 result.append(Asset.Chapter(title: title, timeRange: TimeRange(start: s.presentationTimeStamp, duration: s.duration)))
             }
         }
+        if reader.status == .failed { throw reader.error ?? MediaError(.io, "cannot read the chapter track") }
         return result
     }
 }
 
 /// The samples of a QuickTime chapter track: one per chapter (a 16-bit length and the UTF-8
 /// title), gaps between chapters as empty samples.
-final class ChapterSamples: SampleBufferSource, @unchecked Sendable {
+final class ChapterSamples: SampleBufferSource, @unchecked Sendable {   // state under `lock`
     /// A QuickTime text sample entry, as QuickTime and ffmpeg write it for chapters. (Made anew
     /// each time: a `Data` kept in a global is reported as a leak by LeakSanitizer.)
     static var sampleEntry: Data { Data([

@@ -112,7 +112,7 @@ public enum SubtitleExtraction {
         while let s = output.copyNextSampleBuffer() {
             let start = s.presentationTimeStamp.convertScale(1000, method: .nearest).value
             let end = (s.presentationTimeStamp + s.duration).convertScale(1000, method: .nearest).value
-            let (text, styles) = TX3G.decode(s.data)
+            let (text, styles) = TX3G.decode(try s.data)
             samples.append(TimedTextSample(start: start, end: end, text: text, styles: styles))
         }
         if let error = reader.error { throw error }

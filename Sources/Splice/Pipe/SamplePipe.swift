@@ -17,7 +17,7 @@ extension AssetReaderTrackOutput: SampleBufferSource {}
 /// let source = SampleBufferSequence(samples)
 /// while let sample = source.copyNextSampleBuffer() { … }
 /// ```
-public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable {
+public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable {   // `iterator` under `lock`
     private let lock = NSLock()
     private var iterator: AnyIterator<SampleBuffer>
 
@@ -41,11 +41,15 @@ public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable
 /// pipe.progressHandler = { print(Int($0 * 100), "%") }
 /// try pipe.run()
 /// ```
-public final class SamplePipe: @unchecked Sendable {
+public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `mixes` set before `run()`
     public let reader: AssetReader?
     public let writer: AssetWriter
-    /// Called with the fraction done (0…1), from the pipe's queues, one call at a time.
-    public var progressHandler: (@Sendable (Double) -> Void)?
+    /// Called with the fraction done (0…1), from the pipe's queues, one call at a time (never
+    /// holding a lock that `cancel()` takes).
+    public var progressHandler: (@Sendable (Double) -> Void)? {
+        get { lock.withLock { _progressHandler } }
+        set { lock.withLock { _progressHandler = newValue } }
+    }
 
     private struct Connection {
         let source: any SampleBufferSource
@@ -56,7 +60,12 @@ public final class SamplePipe: @unchecked Sendable {
         let start: MediaTime
     }
 
+    /// Guards the pipe's state below and the properties above and after (set from any thread).
     private let lock = NSLock()
+    private var _progressHandler: (@Sendable (Double) -> Void)?
+    private var _sessionStartTime = MediaTime.zero
+    private var _sessionEndTime: MediaTime?
+    private var _warnings: [String] = []
     private var connections: [Connection] = []
     private var isCancelled = false
     private var progress: [Double] = []
@@ -65,12 +74,21 @@ public final class SamplePipe: @unchecked Sendable {
 
     /// The source time the writer's session starts at (the first timestamp of a libavformat
     /// source, which MPEG-TS files put anywhere; 0 otherwise).
-    public var sessionStartTime = MediaTime.zero
+    public var sessionStartTime: MediaTime {
+        get { lock.withLock { _sessionStartTime } }
+        set { lock.withLock { _sessionStartTime = newValue } }
+    }
     /// Where the writer's session ends (`endSession(atSourceTime:)`), if not at the last sample.
-    public var sessionEndTime: MediaTime?
+    public var sessionEndTime: MediaTime? {
+        get { lock.withLock { _sessionEndTime } }
+        set { lock.withLock { _sessionEndTime = newValue } }
+    }
     /// What the pipe set up could not carry into the output (chapters a container has no place for).
-    public internal(set) var warnings: [String] = []
-    /// The audio mixes it feeds (for their clipping counts).
+    public internal(set) var warnings: [String] {
+        get { lock.withLock { _warnings } }
+        set { lock.withLock { _warnings = newValue } }
+    }
+    /// The audio mixes it feeds (for their clipping counts): set while the pipe is made, before it runs.
     var mixes: [AssetReaderAudioMixOutput] = []
 
     public init(reader: AssetReader?, writer: AssetWriter) {
@@ -147,7 +165,7 @@ public final class SamplePipe: @unchecked Sendable {
                 return
             }
             if !c.input.append(sample) { break }
-            if progressHandler != nil, let d = c.duration, d > .zero {
+            if let d = c.duration, d > .zero, progressHandler != nil {
                 let end = sample.decodeTimeStamp + (sample.duration.isNumeric ? sample.duration : .zero) - c.start
                 report(i, max(0, min(1, end.seconds / d.seconds)))
             }

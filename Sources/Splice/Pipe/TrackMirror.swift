@@ -253,7 +253,11 @@ struct TrackMirror {
         let tracks = ChapterTrack.tracks(of: asset)
         for track in tracks {
             if pipe.writer.fileType.holdsChapters {
-                pipe.writer.chapters += ChapterTrack.chapters(of: track)
+                do {
+                    pipe.writer.chapters += try ChapterTrack.chapters(of: track)
+                } catch {
+                    pipe.warnings.append("track \(track.trackID) (chapters) is left out: it cannot be read: \((error as? MediaError)?.message ?? "\(error)")")
+                }
             } else {
                 pipe.warnings.append("track \(track.trackID) (chapters) is left out: \(pipe.writer.fileType.rawValue) files have no chapters")
             }

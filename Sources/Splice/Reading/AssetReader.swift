@@ -16,7 +16,7 @@ import MediaCore
 /// while let sample = output.copyNextSampleBuffer() { … }
 /// if reader.status == .failed { throw reader.error! }
 /// ```
-public final class AssetReader: @unchecked Sendable {
+public final class AssetReader: @unchecked Sendable {   // state under `lock`
     public enum Status: Sendable, Equatable {
         case unknown, reading, completed, failed, cancelled
     }

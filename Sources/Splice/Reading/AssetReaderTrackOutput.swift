@@ -2,24 +2,40 @@ import Foundation
 import MediaCore
 
 /// Hands out the samples of one track, in decode order.
-public final class AssetReaderTrackOutput: @unchecked Sendable {
+public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings locked; state under `lock`, the cursor under `reading`
     public let track: AssetTrack
     /// `nil`: samples pass through as stored. `.audio(…)`: decoded PCM; `.video(…)`: decoded
     /// pictures — in both cases on the asset's timeline, cut frame-exactly to the reader's range.
     public let outputSettings: OutputSettings?
+    /// The public settings, under a lock of their own: set from any thread, read by the job's.
+    private struct Settings: Sendable {
+        var alwaysCopiesSampleData: Bool = true
+        var presentsMediaTimeline: Bool = false
+    }
+    private let settings = Locked(Settings())
     /// `true` (the default): each sample's bytes are read into memory. `false`: samples refer to
     /// their bytes in the file, read only when `data` is asked for — a writer copies them file
     /// to file without reading them (what `SamplePipe.mirroring` uses). Set before reading.
-    public var alwaysCopiesSampleData = true
+    public var alwaysCopiesSampleData: Bool {
+        get { settings.withLock { $0.alwaysCopiesSampleData } }
+        set { settings.withLock { $0.alwaysCopiesSampleData = newValue } }
+    }
     /// `false` (the default): samples are on the asset's timeline — each sample's decode and
     /// presentation times are its media times mapped through the track's edit list (see
     /// `AssetReader`). `true`: samples keep their media times, as stored, and the track's
     /// `segments` say where they are shown; a writer input given those `segments` rebuilds the
     /// edit list exactly (what `SamplePipe.mirroring` does). Set before reading.
-    public var presentsMediaTimeline = false
+    public var presentsMediaTimeline: Bool {
+        get { settings.withLock { $0.presentsMediaTimeline } }
+        set { settings.withLock { $0.presentsMediaTimeline = newValue } }
+    }
     weak var reader: AssetReader?
 
+    /// Guards `cursor`, `finished` and `last`; never held while the cursor reads or decodes, so
+    /// that `stop()` (a cancel) does not wait for a sample.
     private let lock = NSLock()
+    /// Held while the cursor makes a sample: one caller reads at a time.
+    private let reading = NSLock()
     private var cursor: (any SampleCursor)?
     private var finished = false
 
@@ -65,13 +81,18 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     /// The next sample in decode order, or `nil` at the end, after `cancelReading()`, or on failure
     /// (then the reader's `status` is `.failed` and its `error` says why).
     public func copyNextSampleBuffer() -> SampleBuffer? {
-        let outcome: Result<SampleBuffer?, Error> = lock.withLock {
-            guard !finished, let cursor else { return .success(nil) }
+        let outcome: Result<SampleBuffer?, Error> = reading.withLock {
+            guard let cursor = lock.withLock({ finished ? nil : cursor }) else { return .success(nil) }
             let result = Result { try cursor.next() }
-            if case .success(let s?) = result, s.decodeTimeStamp.isNumeric { last = (s.decodeTimeStamp, s.duration) }
-            if case .success(nil) = result { finished = true }
-            if case .failure = result { finished = true }
-            return result
+            return lock.withLock {
+                // Stopped while the cursor read: what it made is not handed out.
+                if finished { return .success(nil) }
+                switch result {
+                case .success(let s?): if s.decodeTimeStamp.isNumeric { last = (s.decodeTimeStamp, s.duration) }
+                case .success(nil), .failure: finished = true
+                }
+                return result
+            }
         }
         switch outcome {
         case .success(let sample?):

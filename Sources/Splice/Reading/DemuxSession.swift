@@ -4,7 +4,7 @@ import FFmpegBridge
 
 /// One reader's libavformat input: a demuxer shared by the reader's outputs (each stream queued
 /// until its output asks), and what was wrong with the input but read anyway.
-final class DemuxSession: ReadSession, @unchecked Sendable {
+final class DemuxSession: ReadSession, @unchecked Sendable {   // `cursors` under `lock`; the demuxer locks itself
     private let demuxer: PacketDemuxer
     private let lock = NSLock()
     private var cursors: [(trackID: Int, cursor: DemuxedSampleCursor)] = []
@@ -55,7 +55,7 @@ final class DemuxSession: ReadSession, @unchecked Sendable {
 }
 
 /// One stream's samples from a shared demuxer.
-final class DemuxedSampleCursor: SampleCursor, @unchecked Sendable {
+final class DemuxedSampleCursor: SampleCursor, @unchecked Sendable {   // `timeline` under `lock`
     private var timeline: PacketTimeline
     private let demuxer: PacketDemuxer
     private let lock = NSLock()

@@ -5,8 +5,9 @@ import MediaCore
 /// caller encodes (or otherwise uses) the ones before, so that decode → convert → encode of one
 /// track run as a pipeline. At most `capacity` samples wait, which bounds the memory it adds
 /// (four 1080p pictures: 12 MB). The thread starts with the first `next()` and ends at the end,
-/// on an error (handed out after the samples before it) or on `close()`.
-final class PrefetchingCursor: SampleCursor, @unchecked Sendable {
+/// on an error (handed out after the samples before it) or on `close()`, which does not wait for
+/// a sample being decoded: the thread closes the source once that sample is made.
+final class PrefetchingCursor: SampleCursor, @unchecked Sendable {   // state under `condition`; `source` used by one thread at a time
     private let source: any SampleCursor
     /// The decoder's count of damaged packets skipped so far.
     private let damage: () -> Int
@@ -49,13 +50,15 @@ final class PrefetchingCursor: SampleCursor, @unchecked Sendable {
     }
 
     func close() {
-        condition.lock()
-        closed = true
-        queue = []
-        condition.broadcast()
-        while running { condition.wait() }    // the decoder is not used after close returns
-        condition.unlock()
-        source.close()
+        // Closed here when no thread runs, else by the thread after its sample: the source is
+        // never closed while it decodes, and a cancel never waits for a decode.
+        let closesHere: Bool = condition.withLock {
+            closed = true
+            queue = []
+            condition.broadcast()
+            return !running
+        }
+        if closesHere { source.close() }
     }
 
     private func work() {
@@ -78,9 +81,11 @@ final class PrefetchingCursor: SampleCursor, @unchecked Sendable {
             condition.unlock()
             if done { break }
         }
-        condition.withLock {
+        let closesHere: Bool = condition.withLock {
             running = false
             condition.broadcast()
+            return closed
         }
+        if closesHere { source.close() }
     }
 }

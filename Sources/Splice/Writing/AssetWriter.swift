@@ -26,27 +26,51 @@ import FFmpegBridge
 /// … input.append(sample) … input.markAsFinished()
 /// try await writer.finishWriting()
 /// ```
-public final class AssetWriter: @unchecked Sendable {
+public final class AssetWriter: @unchecked Sendable {   // settings locked; writing state (and each input's `state`) under `lock`
     public enum Status: Sendable, Equatable {
         case unknown, writing, completed, failed, cancelled
     }
 
     public let outputURL: URL
     public let fileType: FileType
+    /// The public settings, under a lock of their own: set from any thread, read by the job's.
+    private struct Settings: Sendable {
+        var movieTimeScale: Int32 = 1000
+        var shouldOptimizeForNetworkUse: Bool = false
+        var replacesExistingFile: Bool = false
+        var chapters: [Asset.Chapter] = []
+        var metadata: [MetadataItem] = []
+    }
+    private let settings = Locked(Settings())
     /// The movie timescale (`mvhd`, edit lists, track durations). Set before `startWriting()`.
-    public var movieTimeScale: Int32 = 1000
+    public var movieTimeScale: Int32 {
+        get { settings.withLock { $0.movieTimeScale } }
+        set { settings.withLock { $0.movieTimeScale = newValue } }
+    }
     /// Put `moov` before `mdat` so that players can start before the whole file is read.
-    public var shouldOptimizeForNetworkUse = false
+    public var shouldOptimizeForNetworkUse: Bool {
+        get { settings.withLock { $0.shouldOptimizeForNetworkUse } }
+        set { settings.withLock { $0.shouldOptimizeForNetworkUse = newValue } }
+    }
     /// Whether an existing file at `outputURL` may be replaced (atomically, on success).
-    public var replacesExistingFile = false
+    public var replacesExistingFile: Bool {
+        get { settings.withLock { $0.replacesExistingFile } }
+        set { settings.withLock { $0.replacesExistingFile = newValue } }
+    }
     /// Chapters, on the output's timeline, for containers that list them (Matroska, WebM). Set
     /// before `startWriting()`.
-    public var chapters: [Asset.Chapter] = []
+    public var chapters: [Asset.Chapter] {
+        get { settings.withLock { $0.chapters } }
+        set { settings.withLock { $0.chapters = newValue } }
+    }
     /// The movie's metadata to write (`title`, `creationDate`, `location`, …); empty: none of
     /// its own — an MP4/MOV copies what `copyMovieStructure(of:)` took, if anything. In MP4/MOV
     /// the items replace the copied user data (`creationDate` sets `mvhd` too); elsewhere they
     /// are the container's tags. Set before writing starts.
-    public var metadata: [MetadataItem] = []
+    public var metadata: [MetadataItem] {
+        get { settings.withLock { $0.metadata } }
+        set { settings.withLock { $0.metadata = newValue } }
+    }
 
     let lock = NSLock()
     var _status: Status = .unknown
@@ -83,7 +107,10 @@ public final class AssetWriter: @unchecked Sendable {
     public var inputs: [AssetWriterInput] { lock.withLock { _inputs } }
     public var inputGroups: [AssetWriterInputGroup] { lock.withLock { _groups } }
     /// What encoders corrected or did not take (a size rounded to even, an unknown option).
-    public var warnings: [String] { inputs.flatMap { $0.state.encoder?.warnings ?? [] } }
+    public var warnings: [String] {
+        // The encoders under the writer's lock (it guards each input's state); their notes under their own.
+        lock.withLock { _inputs.compactMap(\.state.encoder) }.flatMap(\.warnings)
+    }
 
     // MARK: Inputs and groups
 

@@ -21,7 +21,7 @@ import MediaCore
 ///     }
 /// }
 /// ```
-public final class AssetWriterInput: @unchecked Sendable {
+public final class AssetWriterInput: @unchecked Sendable {   // settings and tref list locked; `state` under the writer's lock
     public let mediaType: MediaType
     /// `nil`: samples are written as given (passthrough; the only mode so far).
     /// `nil`: samples are written as they are. `.video(…)`/`.audio(…)`: the input takes decoded
@@ -30,35 +30,92 @@ public final class AssetWriterInput: @unchecked Sendable {
     /// The format of the samples to come; its ISO sample entry is written byte-exact.
     public let sourceFormatHint: FormatDescription?
 
+    /// The public settings, under one lock: set from any thread, read by the writer's.
+    private struct Settings: Sendable {
+        var languageCode: String?
+        var extendedLanguageTag: String?
+        var marksOutputTrackAsEnabled: Bool = true
+        var name: String?
+        var mediaTimeScale: Int32 = 0
+        var naturalSize: Dimensions?
+        var transform: AffineTransform2D?
+        var preferredVolume: Float?
+        var preferredMediaChunkDuration: MediaTime = MediaTime(value: 1, timescale: 2)
+        var isForced: Bool = false
+        var mediaCharacteristics: Set<MediaCharacteristic> = []
+        var segments: [TrackSegment]?
+    }
+    private let settings = Locked(Settings())
+
     /// ISO 639-2/T language for `mdhd` (`und` when nil).
-    public var languageCode: String?
+    public var languageCode: String? {
+        get { settings.withLock { $0.languageCode } }
+        set { settings.withLock { $0.languageCode = newValue } }
+    }
     /// BCP 47 tag for `elng`.
-    public var extendedLanguageTag: String?
+    public var extendedLanguageTag: String? {
+        get { settings.withLock { $0.extendedLanguageTag } }
+        set { settings.withLock { $0.extendedLanguageTag = newValue } }
+    }
     /// Whether the track is enabled when it is in no group (groups decide for their members).
-    public var marksOutputTrackAsEnabled = true
+    public var marksOutputTrackAsEnabled: Bool {
+        get { settings.withLock { $0.marksOutputTrackAsEnabled } }
+        set { settings.withLock { $0.marksOutputTrackAsEnabled = newValue } }
+    }
     /// The handler name (`hdlr`).
-    public var name: String?
+    public var name: String? {
+        get { settings.withLock { $0.name } }
+        set { settings.withLock { $0.name = newValue } }
+    }
     /// The media timescale; 0 takes the timescale of the first sample's decode time.
-    public var mediaTimeScale: Int32 = 0
+    public var mediaTimeScale: Int32 {
+        get { settings.withLock { $0.mediaTimeScale } }
+        set { settings.withLock { $0.mediaTimeScale = newValue } }
+    }
     /// The track's visual size (`tkhd` width/height); defaults to the format's dimensions.
-    public var naturalSize: Dimensions?
+    public var naturalSize: Dimensions? {
+        get { settings.withLock { $0.naturalSize } }
+        set { settings.withLock { $0.naturalSize = newValue } }
+    }
     /// The track's display transform (`tkhd` matrix): a copied track's, or identity, when nil.
-    public var transform: AffineTransform2D?
+    public var transform: AffineTransform2D? {
+        get { settings.withLock { $0.transform } }
+        set { settings.withLock { $0.transform = newValue } }
+    }
     /// Audio volume, 0…1 (`tkhd`); 1 for audio tracks when nil.
-    public var preferredVolume: Float?
+    public var preferredVolume: Float? {
+        get { settings.withLock { $0.preferredVolume } }
+        set { settings.withLock { $0.preferredVolume = newValue } }
+    }
     /// How much media to gather per chunk before interleaving with other tracks.
-    public var preferredMediaChunkDuration = MediaTime(value: 1, timescale: 2)
+    public var preferredMediaChunkDuration: MediaTime {
+        get { settings.withLock { $0.preferredMediaChunkDuration } }
+        set { settings.withLock { $0.preferredMediaChunkDuration = newValue } }
+    }
     /// Forced subtitles: Matroska's forced flag; a text track converted to tx3g for MP4/MOV gets
     /// the all-samples-forced display flag.
-    public var isForced = false
+    public var isForced: Bool {
+        get { settings.withLock { $0.isForced } }
+        set { settings.withLock { $0.isForced = newValue } }
+    }
     /// `.describesMusicAndSoundForAccessibility` and `.describesVideoForAccessibility` become
     /// Matroska's hearing- and visual-impaired flags and Apple's tagged characteristics in MP4/MOV.
-    public var mediaCharacteristics: Set<MediaCharacteristic> = []
+    public var mediaCharacteristics: Set<MediaCharacteristic> {
+        get { settings.withLock { $0.mediaCharacteristics } }
+        set { settings.withLock { $0.mediaCharacteristics = newValue } }
+    }
     /// The edit list to write, in movie time; `nil` for none (or one derived from the session times).
-    public var segments: [TrackSegment]?
+    public var segments: [TrackSegment]? {
+        get { settings.withLock { $0.segments } }
+        set { settings.withLock { $0.segments = newValue } }
+    }
 
+    // Set when the input is added (`writer`) or while the writer is configured (the rest), then
+    // only read: the writer's lock orders those writes before its threads' reads.
     weak var writer: AssetWriter?
-    var associations: [(type: TrackAssociationType, input: AssetWriterInput)] = []
+    /// Its `tref`s, under a lock of their own (`addTrackAssociation` may run on any thread).
+    var associations: [(type: TrackAssociationType, input: AssetWriterInput)] { trackAssociations.withLock { $0 } }
+    private let trackAssociations = Locked([(type: TrackAssociationType, input: AssetWriterInput)]())
     /// Samples from several files (a composition): sample descriptions that differ only in what a
     /// decoder ignores share one entry.
     var sharesEquivalentDescriptions = false
@@ -74,7 +131,7 @@ public final class AssetWriterInput: @unchecked Sendable {
     var presentationLead = MediaTime.zero
     /// The ID of the track this input copies or re-encodes, which messages name it by.
     var sourceTrackID: Int?
-    /// What the writer keeps of this input while writing, guarded by its lock.
+    /// What the writer keeps of this input while writing: touched only under the writer's lock.
     var state = InputState(index: 0)
 
     /// Makes an input for `mediaType` samples.
@@ -158,7 +215,9 @@ public final class AssetWriterInput: @unchecked Sendable {
     /// Adds a `tref` of `type` pointing from this input's track to `input`'s (several targets and
     /// several types per track are fine).
     public func addTrackAssociation(withTrackOf input: AssetWriterInput, type: TrackAssociationType) {
-        guard canAddTrackAssociation(withTrackOf: input, type: type) else { return }
-        associations.append((type, input))
+        guard input !== self, writer != nil, input.writer === writer, writer?.status == .unknown else { return }
+        trackAssociations.withLock { list in
+            if !list.contains(where: { $0.type == type && $0.input === input }) { list.append((type, input)) }
+        }
     }
 }

@@ -7,7 +7,7 @@ import FFmpegBridge
 /// encoder's format and size, audio converted and cut into the encoder's frame size), encoded
 /// samples out, with a sample entry made from the encoder's extradata and packets in ISO form.
 /// Runs outside the writer's lock, so that inputs encode concurrently.
-final class EncodingStage: @unchecked Sendable {
+final class EncodingStage: @unchecked Sendable {   // state under `lock`
     private let settings: EncodingSettings
     /// "track 2", for messages.
     private let track: String
@@ -172,8 +172,8 @@ final class EncodingStage: @unchecked Sendable {
         guard let encoder else { return [] }
         let scale = encoder.configuration.timescale
         // A packet without bytes only carries new extradata (FLAC's final STREAMINFO): not a sample.
-        return try encoded.filter { !$0.data.isEmpty }.map { p in
-            let bytes = [UInt8](p.data)
+        return try encoded.filter { try !$0.data.isEmpty }.map { p in
+            let bytes = [UInt8](try p.data)
             if entry == nil {
                 let parameters = encoder.parameters
                 let made = try CodecMapping.sampleEntry(for: parameters, firstPacket: bytes)

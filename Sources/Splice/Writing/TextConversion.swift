@@ -58,7 +58,7 @@ final class TextConversion: SampleTransform {
         let (body, styles) = source.map { $0.decode(bytes) } ?? TX3G.decode(bytes)
         if body.isEmpty { return [] }
         var out = sample
-        out.data = target.encode(body, styles: styles)
+        out.storage = .bytes(target.encode(body, styles: styles))
         out.formatDescription = FormatDescription(mediaType: .subtitle, codec: "text", codecName: target.rawValue)
         return [out]
     }
