@@ -38,9 +38,11 @@ demo: build
 examples: deps-test
 	scripts/check-library-examples
 
-## The architecture's rules: layering (who may import what) and file/function sizes (scripts/lint).
+## The architecture's rules: layering (who may import what), no bare integer conversion where
+## files are read and written, file/function sizes (scripts/lint); and that each rule can fail.
 lint:
 	scripts/lint
+	scripts/lint-selftest
 
 ## Build and run the whole test suite.
 test: deps-test
