@@ -28,8 +28,8 @@ public final class AudioConverter: @unchecked Sendable {   // confined: used by 
     /// `frame` in the output format (itself when it already is).
     public func convert(_ frame: Frame) throws -> Frame {
         let f = frame.pointer.pointee
-        let rate = output.sampleRate > 0 ? Int32(output.sampleRate) : f.sample_rate
-        let channels = output.channelCount > 0 ? Int32(output.channelCount) : f.ch_layout.nb_channels
+        let rate = output.sampleRate > 0 ? Int32(clamping: output.sampleRate) : f.sample_rate
+        let channels = output.channelCount > 0 ? Int32(clamping: output.channelCount) : f.ch_layout.nb_channels
         let inMask = f.ch_layout.order == AV_CHANNEL_ORDER_NATIVE ? f.ch_layout.u.mask : 0
         let sameLayout = channels == f.ch_layout.nb_channels && (output.channelLayoutMask == 0 || output.channelLayoutMask == inMask)
         if swr == nil, f.format == output.sampleFormat.avFormat(planar: output.isPlanar).rawValue, rate == f.sample_rate, sameLayout {
@@ -53,7 +53,7 @@ public final class AudioConverter: @unchecked Sendable {   // confined: used by 
         guard input == nil else { throw MediaError(.unsupported, "the audio format changed in the middle of the stream") }
         input = key
         outputRate = rate
-        if output.channelLayoutMask != 0, output.channelLayoutMask.nonzeroBitCount == Int(channels) {
+        if output.channelLayoutMask != 0, output.channelLayoutMask.nonzeroBitCount == Int(widening: channels) {
             av_channel_layout_from_mask(&outputLayout, output.channelLayoutMask)
         } else if channels == f.ch_layout.nb_channels {
             av_channel_layout_copy(&outputLayout, &frame.pointer.pointee.ch_layout)
@@ -70,9 +70,9 @@ public final class AudioConverter: @unchecked Sendable {   // confined: used by 
 
     private func run(_ frame: Frame?) throws -> Frame {
         let out = try Frame()
-        let inRate = Int64(input?.rate ?? outputRate)
-        let inSamples = Int64(frame?.pointer.pointee.nb_samples ?? 0)
-        let capacity = (swr_get_delay(swr, inRate) + inSamples) * Int64(outputRate) / max(1, inRate) + 32
+        let inRate = Int64(widening: input?.rate ?? outputRate)
+        let inSamples = Int64(widening: frame?.pointer.pointee.nb_samples ?? 0)
+        let capacity = (swr_get_delay(swr, inRate) + inSamples) * Int64(widening: outputRate) / max(1, inRate) + 32
         out.pointer.pointee.format = output.sampleFormat.avFormat(planar: output.isPlanar).rawValue
         out.pointer.pointee.sample_rate = outputRate
         out.pointer.pointee.nb_samples = Int32(clamping: capacity)
@@ -81,7 +81,7 @@ public final class AudioConverter: @unchecked Sendable {   // confined: used by 
         let converted: Int32 = out.pointer.pointee.extended_data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 1) { outPlanes in
             guard let frame else { return swr_convert(swr, outPlanes, Int32(clamping: capacity), nil, 0) }
             return frame.pointer.pointee.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 1) { inPlanes in
-                swr_convert(swr, outPlanes, Int32(clamping: capacity), inPlanes, Int32(inSamples))
+                swr_convert(swr, outPlanes, Int32(clamping: capacity), inPlanes, Int32(clamping: inSamples))
             }
         }
         guard converted >= 0 else { throw FFmpegError(code: converted, operation: "converting audio").mediaError }

@@ -27,7 +27,7 @@ public final class AudioTempo: @unchecked Sendable {   // confined: used by one 
     public func process(_ frame: Frame?) throws -> [Frame] {
         if let frame, graph == nil { try build(for: frame) }
         guard let source, let sink else { return [] }
-        let r = av_buffersrc_add_frame_flags(source, frame?.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF))
+        let r = av_buffersrc_add_frame_flags(source, frame?.pointer, Int32(truncatingIfNeeded: AV_BUFFERSRC_FLAG_KEEP_REF))
         if r < 0 { throw FFmpegError(code: r, operation: "changing the audio's speed").mediaError }
         var out: [Frame] = []
         while true {

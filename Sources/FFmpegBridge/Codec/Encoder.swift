@@ -69,26 +69,26 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
         context.pointee.pkt_timebase = context.pointee.time_base
         context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         context.pointee.thread_count = 0
-        if c.bitRate > 0 { context.pointee.bit_rate = Int64(c.bitRate) }
+        if c.bitRate > 0 { context.pointee.bit_rate = Int64(widening: c.bitRate) }
         if c.mediaType == .video {
-            context.pointee.width = Int32(c.width)
-            context.pointee.height = Int32(c.height)
+            context.pointee.width = Int32(clamping: c.width)
+            context.pointee.height = Int32(clamping: c.height)
             context.pointee.pix_fmt = c.pixelFormat.avFormat
             context.pointee.sample_aspect_ratio = AVRational(num: Int32(clamping: c.sampleAspectRatio.numerator),
                                                              den: Int32(clamping: c.sampleAspectRatio.denominator))
             if let r = c.frameRate { context.pointee.framerate = AVRational(num: r.num, den: r.den) }
-            if c.keyFrameInterval > 0 { context.pointee.gop_size = Int32(c.keyFrameInterval) }
-            context.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(c.color.primaries))
-            context.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(c.color.transfer))
-            context.pointee.colorspace = AVColorSpace(rawValue: UInt32(c.color.matrix))
+            if c.keyFrameInterval > 0 { context.pointee.gop_size = Int32(clamping: c.keyFrameInterval) }
+            context.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(clamping: c.color.primaries))
+            context.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(clamping: c.color.transfer))
+            context.pointee.colorspace = AVColorSpace(rawValue: UInt32(clamping: c.color.matrix))
             if let full = c.color.isFullRange { context.pointee.color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG }
         } else {
-            context.pointee.sample_rate = Int32(c.sampleRate)
+            context.pointee.sample_rate = Int32(clamping: c.sampleRate)
             context.pointee.sample_fmt = c.sampleFormat.avFormat(planar: c.isPlanar)
             if c.channelLayoutMask != 0, c.channelLayoutMask.nonzeroBitCount == c.channelCount {
                 av_channel_layout_from_mask(&context.pointee.ch_layout, c.channelLayoutMask)
             } else {
-                av_channel_layout_default(&context.pointee.ch_layout, Int32(max(1, c.channelCount)))
+                av_channel_layout_default(&context.pointee.ch_layout, Int32(clamping: max(1, c.channelCount)))
             }
         }
         var options: OpaquePointer?
@@ -172,7 +172,7 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
               let rates = codec.pointee.supported_samplerates else { return nil }
         var out: [Int] = []
         var i = 0
-        while rates[i] != 0, i < 64 { out.append(Int(rates[i])); i += 1 }
+        while rates[i] != 0, i < 64 { out.append(Int(widening: rates[i])); i += 1 }
         return out.isEmpty ? nil : out
     }
 
@@ -183,7 +183,7 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
         guard let context, let par = block else { return CodecParameters(mediaType: configuration.mediaType, codecName: "") }
         _ = avcodec_parameters_from_context(par, context)
         var p = CodecParameters(par.pointee)
-        p.initialPadding = Int(context.pointee.initial_padding)
+        p.initialPadding = Int(widening: context.pointee.initial_padding)
         p.masteringDisplay = configuration.masteringDisplay
         p.contentLightLevel = configuration.contentLightLevel
         return p
@@ -192,7 +192,7 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
     /// Samples per frame the encoder takes (AAC: 1024), or 0 when any count goes.
     public var frameSize: Int {
         guard let context else { return 0 }
-        return context.pointee.codec.pointee.capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE != 0 ? 0 : Int(context.pointee.frame_size)
+        return context.pointee.codec.pointee.capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE != 0 ? 0 : Int(widening: context.pointee.frame_size)
     }
 
     /// Encodes one frame (nil: drains) and returns the packets that are ready.
@@ -222,8 +222,8 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
     public func makeAudioFrame(frameCount: Int) throws -> Frame {
         let f = try Frame()
         f.pointer.pointee.format = configuration.sampleFormat.avFormat(planar: configuration.isPlanar).rawValue
-        f.pointer.pointee.sample_rate = Int32(configuration.sampleRate)
-        f.pointer.pointee.nb_samples = Int32(frameCount)
+        f.pointer.pointee.sample_rate = Int32(clamping: configuration.sampleRate)
+        f.pointer.pointee.nb_samples = Int32(clamping: frameCount)
         if let context { av_channel_layout_copy(&f.pointer.pointee.ch_layout, &context.pointee.ch_layout) }
         guard av_frame_get_buffer(f.pointer, 0) >= 0 else { throw MediaError(.io, "out of memory (audio frame)") }
         return f
@@ -278,7 +278,7 @@ extension Frame {
 
     /// Sets the frame's sample count and presentation time (an audio frame being filled).
     public func setAudio(frameCount: Int, presentationTime: Int64) {
-        pointer.pointee.nb_samples = Int32(frameCount)
+        pointer.pointee.nb_samples = Int32(clamping: frameCount)
         pointer.pointee.pts = presentationTime
     }
 }
@@ -294,12 +294,12 @@ extension Frame {
     public static func copying(_ pcm: PCMBuffer) throws -> Frame {
         let f = try Frame()
         f.pointer.pointee.format = pcm.format.sampleFormat.avFormat(planar: pcm.format.isPlanar).rawValue
-        f.pointer.pointee.sample_rate = Int32(pcm.format.sampleRate)
-        f.pointer.pointee.nb_samples = Int32(pcm.frameCount)
+        f.pointer.pointee.sample_rate = Int32(clamping: pcm.format.sampleRate)
+        f.pointer.pointee.nb_samples = Int32(clamping: pcm.frameCount)
         if pcm.format.channelLayoutMask != 0, pcm.format.channelLayoutMask.nonzeroBitCount == pcm.format.channelCount {
             av_channel_layout_from_mask(&f.pointer.pointee.ch_layout, pcm.format.channelLayoutMask)
         } else {
-            av_channel_layout_default(&f.pointer.pointee.ch_layout, Int32(pcm.format.channelCount))
+            av_channel_layout_default(&f.pointer.pointee.ch_layout, Int32(clamping: pcm.format.channelCount))
         }
         guard av_frame_get_buffer(f.pointer, 0) >= 0 else { throw MediaError(.io, "out of memory (audio frame)") }
         f.fill(from: pcm, from: 0, count: pcm.frameCount, at: 0)

@@ -21,7 +21,7 @@ public final class Frame: DecodedStorage, @unchecked Sendable {   // confined: c
         // Audio: every plane is linesize[0] long (and planes may be more than linesize's eight).
         let isAudio = pointer.pointee.nb_samples > 0 && pointer.pointee.width == 0
         let stride = withUnsafeBytes(of: pointer.pointee.linesize) { $0.load(fromByteOffset: isAudio ? 0 : 4 * index, as: Int32.self) }
-        return (base, Int(stride))
+        return (base, Int(widening: stride))
     }
 
     /// The frame's presentation time in its packets' time base: its packet's, else libavcodec's
@@ -37,22 +37,22 @@ public final class Frame: DecodedStorage, @unchecked Sendable {   // confined: c
     public var pcm: PCMBuffer? {
         guard let (format, planar) = PCMBuffer.SampleFormat.from(AVSampleFormat(rawValue: pointer.pointee.format)) else { return nil }
         let layout = pointer.pointee.ch_layout
-        let f = PCMBuffer.Format(sampleFormat: format, isPlanar: planar, sampleRate: Int(pointer.pointee.sample_rate),
-                                 channelCount: Int(layout.nb_channels),
+        let f = PCMBuffer.Format(sampleFormat: format, isPlanar: planar, sampleRate: Int(widening: pointer.pointee.sample_rate),
+                                 channelCount: Int(widening: layout.nb_channels),
                                  channelLayoutMask: layout.order == AV_CHANNEL_ORDER_NATIVE ? layout.u.mask : 0)
-        return PCMBuffer(format: f, frameCount: Int(pointer.pointee.nb_samples), storage: self)
+        return PCMBuffer(format: f, frameCount: Int(widening: pointer.pointee.nb_samples), storage: self)
     }
 
     /// The frame as a picture (nil for a pixel format Splice does not hand out).
     public var picture: PixelBuffer? {
         guard let format = PixelBuffer.PixelFormat(AVPixelFormat(rawValue: pointer.pointee.format)) else { return nil }
         let p = pointer.pointee
-        let color = PixelBuffer.Color(primaries: Int(p.color_primaries.rawValue), transfer: Int(p.color_trc.rawValue),
-                                      matrix: Int(p.colorspace.rawValue),
+        let color = PixelBuffer.Color(primaries: Int(widening: p.color_primaries.rawValue), transfer: Int(widening: p.color_trc.rawValue),
+                                      matrix: Int(widening: p.colorspace.rawValue),
                                       isFullRange: p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil)
         let sar = p.sample_aspect_ratio.num > 0 && p.sample_aspect_ratio.den > 0
-            ? (Int(p.sample_aspect_ratio.num), Int(p.sample_aspect_ratio.den)) : (1, 1)
-        var picture = PixelBuffer(pixelFormat: format, width: Int(p.width), height: Int(p.height), color: color,
+            ? (Int(widening: p.sample_aspect_ratio.num), Int(widening: p.sample_aspect_ratio.den)) : (1, 1)
+        var picture = PixelBuffer(pixelFormat: format, width: Int(widening: p.width), height: Int(widening: p.height), color: color,
                                   sampleAspectRatio: sar, storage: self)
         if p.side_data != nil { (picture.masteringDisplay, picture.contentLightLevel) = hdrMetadata }
         return picture

@@ -38,7 +38,7 @@ public final class PictureConverter: @unchecked Sendable {   // confined: used b
         let f = frame.pointer.pointee
         for p in 0..<pixelFormat.planeCount {
             let (base, stride) = frame.plane(p)
-            let rows = pixelFormat.planeSize(p, width: Int(f.width), height: Int(f.height)).rows
+            let rows = pixelFormat.planeSize(p, width: Int(widening: f.width), height: Int(widening: f.height)).rows
             let bytes = UnsafeMutableRawPointer(mutating: base)
             let count = stride * rows
             switch (pixelFormat, p) {
@@ -49,7 +49,7 @@ public final class PictureConverter: @unchecked Sendable {   // confined: used b
                 let v: UInt16 = p == 0 ? (fullRange ? 0 : 64) : 512
                 for i in 0..<(count / 2) { bytes.storeBytes(of: v, toByteOffset: i * 2, as: UInt16.self) }
             default:
-                memset(bytes, Int32(p == 0 ? (fullRange ? 0 : 16) : 128), count)
+                memset(bytes, Int32(truncatingIfNeeded: p == 0 ? (fullRange ? 0 : 16) : 128), count)
             }
         }
     }
@@ -59,14 +59,14 @@ public final class PictureConverter: @unchecked Sendable {   // confined: used b
     /// time) never changes the caller's frame.
     public func convert(_ frame: Frame) throws -> Frame {
         let f = frame.pointer.pointee
-        let width = Int32(size?.width ?? Int(f.width)), height = Int32(size?.height ?? Int(f.height))
+        let width = Int32(clamping: size?.width ?? Int(clamping: f.width)), height = Int32(clamping: size?.height ?? Int(clamping: f.height))
         let sourceFull = f.color_range == AVCOL_RANGE_JPEG
         if PixelBuffer.PixelFormat(AVPixelFormat(rawValue: f.format)) == pixelFormat, width == f.width, height == f.height,
            fullRange == nil || fullRange == sourceFull {
             return try frame.reference()   // the caller's pixels, never the caller's frame: its times are the caller's
         }
         try prepare(frame, width: width, height: height)
-        let out = try Frame.allocate(format: pixelFormat.avFormat, width: Int(width), height: Int(height))
+        let out = try Frame.allocate(format: pixelFormat.avFormat, width: Int(widening: width), height: Int(widening: height))
         let boxed = inner.width != width || inner.height != height
         if boxed { fillBlack(out, fullRange: (fullRange ?? (f.color_range == AVCOL_RANGE_JPEG))) }
         // The destination planes, moved to the inner rectangle's corner.
@@ -76,8 +76,8 @@ public final class PictureConverter: @unchecked Sendable {   // confined: used b
         let dstStride: [Int32] = (0..<4).map { i in withUnsafeBytes(of: out.pointer.pointee.linesize) { $0.load(fromByteOffset: i * 4, as: Int32.self) } }
         if boxed {
             for p in 0..<pixelFormat.planeCount {
-                let (dx, dy) = Frame.byteOffset(pixelFormat.avFormat, plane: p, x: Int(inner.x), y: Int(inner.y))
-                dst[p] = dst[p].map { $0 + dy * Int(dstStride[p]) + dx }
+                let (dx, dy) = Frame.byteOffset(pixelFormat.avFormat, plane: p, x: Int(widening: inner.x), y: Int(widening: inner.y))
+                dst[p] = dst[p].map { $0 + dy * Int(widening: dstStride[p]) + dx }
             }
         }
         let r = withUnsafePointer(to: frame.pointer.pointee.data) { src in
@@ -105,12 +105,12 @@ public final class PictureConverter: @unchecked Sendable {   // confined: used b
         inner = (0, 0, width, height)
         if letterbox, f.width > 0, f.height > 0 {
             let scale = min(Double(width) / Double(f.width), Double(height) / Double(f.height))
-            let w = min(width, max(2, Int32((Double(f.width) * scale / 2).rounded()) * 2))
-            let h = min(height, max(2, Int32((Double(f.height) * scale / 2).rounded()) * 2))
+            let w = min(width, max(2, ((Double(f.width) * scale / 2).rounded(saturating: Int32.self) ?? 1) * 2))
+            let h = min(height, max(2, ((Double(f.height) * scale / 2).rounded(saturating: Int32.self) ?? 1) * 2))
             inner = ((width - w) / 4 * 2, (height - h) / 4 * 2, w, h)
         }
         sws = sws_getContext(f.width, f.height, AVPixelFormat(rawValue: f.format), inner.width, inner.height, pixelFormat.avFormat,
-                             Int32(SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT), nil, nil, nil)
+                             Int32(truncatingIfNeeded: SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT), nil, nil, nil)
         guard sws != nil else {
             throw MediaError(.unsupported, "cannot convert \(f.width)x\(f.height) pictures to \(width)x\(height) \(pixelFormat)")
         }

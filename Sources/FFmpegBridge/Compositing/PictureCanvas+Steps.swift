@@ -17,8 +17,8 @@ extension PictureCanvas {
         var inner = Rect(x: 0, y: 0, width: width, height: height)
         if letterboxed {
             // As FFmpeg's scale=…:force_original_aspect_ratio=decrease, centred on an even pixel.
-            let w = min(width, Int((Double(height) * Double(image.width) / Double(image.height)).rounded()))
-            let h = min(height, Int((Double(width) * Double(image.height) / Double(image.width)).rounded()))
+            let w = min(width, ((Double(height) * Double(image.width) / Double(image.height)).rounded(saturating: Int.self) ?? 0))
+            let h = min(height, ((Double(width) * Double(image.height) / Double(image.width)).rounded(saturating: Int.self) ?? 0))
             inner = Rect(x: ((width - w) / 2) & ~1, y: ((height - h) / 2) & ~1, width: max(1, w), height: max(1, h))
             fill(out, levels: try levels(ofRed: 0, green: 0, blue: 0), alpha: opaque ? nil : maximum)
         }
@@ -52,7 +52,7 @@ extension PictureCanvas {
     private func convertsDirectly(_ frame: Frame) -> Bool {
         if PictureCanvas.isRGB(frame.pixelFormat) { return true }
         let f = frame.pointer.pointee
-        let own = PictureCanvas.swsMatrix(PixelBuffer.Color(matrix: Int(f.colorspace.rawValue)), height: 0)   // untagged images: BT.601
+        let own = PictureCanvas.swsMatrix(PixelBuffer.Color(matrix: Int(widening: f.colorspace.rawValue)), height: 0)   // untagged images: BT.601
         return own == PictureCanvas.swsMatrix(color, height: height)
     }
 
@@ -64,12 +64,12 @@ extension PictureCanvas {
             let s = (src + y * srcStride).assumingMemoryBound(to: UInt8.self)
             let d = (dst + y * dstStride).assumingMemoryBound(to: UInt8.self)
             for x in 0..<source.width {
-                let a = Int(s[4 * x + 3])
+                let a = Int(widening: s[4 * x + 3])
                 for k in 0..<3 {
-                    let c = Int(s[4 * x + k])
-                    d[4 * x + k] = divide ? (a == 0 ? 0 : UInt8(min(255, (c * 255 + a / 2) / a))) : UInt8((c * a + 127) / 255)
+                    let c = Int(widening: s[4 * x + k])
+                    d[4 * x + k] = divide ? (a == 0 ? 0 : UInt8(truncatingIfNeeded: min(255, (c * 255 + a / 2) / a))) : UInt8(truncatingIfNeeded: (c * a + 127) / 255)
                 }
-                d[4 * x + 3] = UInt8(a)
+                d[4 * x + 3] = UInt8(truncatingIfNeeded: a)
             }
         }
     }
@@ -99,7 +99,7 @@ extension PictureCanvas {
         let x0 = max(0, x), y0 = max(0, y), x1 = min(width, x + layer.width), y1 = min(height, y + layer.height)
         guard x1 > x0, y1 > y0 else { return }
         let bytes = pixelFormat == .yuv420p10le ? 2 : 1
-        let op = Int((min(1, max(0, opacity)) * 65536).rounded())
+        let op = ((min(1, max(0, opacity)) * 65536).rounded(saturating: Int.self) ?? 0)
         let withAlpha = alpha && PictureCanvas.hasAlphaChannel(layer.pixelFormat)
         let (alphaBase, alphaStride) = withAlpha ? layer.mutablePlane(3) : (UnsafeMutableRawPointer(bitPattern: 1)!, 0)
         for p in 0..<3 {
@@ -135,9 +135,9 @@ extension PictureCanvas {
             let (base, stride) = frame.mutablePlane(p)
             for row in 0..<h {
                 if pixelFormat == .yuv420p10le {
-                    (base + row * stride).assumingMemoryBound(to: UInt16.self).update(repeating: UInt16(value), count: w)
+                    (base + row * stride).assumingMemoryBound(to: UInt16.self).update(repeating: UInt16(truncatingIfNeeded: value), count: w)
                 } else {
-                    (base + row * stride).assumingMemoryBound(to: UInt8.self).update(repeating: UInt8(value), count: w)
+                    (base + row * stride).assumingMemoryBound(to: UInt8.self).update(repeating: UInt8(truncatingIfNeeded: value), count: w)
                 }
             }
         }
@@ -147,13 +147,13 @@ extension PictureCanvas {
     func levels(ofRed r: Double, green g: Double, blue b: Double) throws -> [Int] {
         let rgba = try Frame.allocate(format: AV_PIX_FMT_RGBA, width: 2, height: 2)
         let (base, stride) = rgba.mutablePlane(0)
-        let pixel = [r, g, b, 1].map { UInt8((min(1, max(0, $0)) * 255).rounded()) }
+        let pixel = [r, g, b, 1].map { ((min(1, max(0, $0)) * 255).rounded(saturating: UInt8.self) ?? 0) }
         for y in 0..<2 { for x in 0..<2 { for k in 0..<4 { base.storeBytes(of: pixel[k], toByteOffset: y * stride + 4 * x + k, as: UInt8.self) } } }
         let yuv = try Frame.allocate(format: pixelFormat.avFormat, width: 2, height: 2)
         try scale(rgba, crop: Rect(x: 0, y: 0, width: 2, height: 2), to: yuv, at: (0, 0), size: (2, 2))
         return (0..<3).map { p in
             let (plane, _) = yuv.mutablePlane(p)
-            return pixelFormat == .yuv420p10le ? Int(plane.load(as: UInt16.self)) : Int(plane.load(as: UInt8.self))
+            return pixelFormat == .yuv420p10le ? Int(widening: plane.load(as: UInt16.self)) : Int(widening: plane.load(as: UInt8.self))
         }
     }
 }

@@ -148,9 +148,9 @@ public final class PictureCanvas: @unchecked Sendable {   // confined: used by o
         for key in prepared.keys where !preparedNow.contains(key) { prepared[key] = nil }   // images no longer shown
         preparedNow = []
         f.pointer.pointee.color_range = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
-        f.pointer.pointee.colorspace = AVColorSpace(rawValue: UInt32(color.matrix))
-        f.pointer.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(color.primaries))
-        f.pointer.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(color.transfer))
+        f.pointer.pointee.colorspace = AVColorSpace(rawValue: UInt32(clamping: color.matrix))
+        f.pointer.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(clamping: color.primaries))
+        f.pointer.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(clamping: color.transfer))
         f.pointer.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         return f.picture!
     }
@@ -170,8 +170,8 @@ public final class PictureCanvas: @unchecked Sendable {   // confined: used by o
         if let s = scalers[key] {
             sws = s
         } else {
-            guard let s = sws_getContext(Int32(c.width), Int32(c.height), source.pixelFormat, Int32(size.width), Int32(size.height),
-                                         target.pixelFormat, Int32(SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT), nil, nil, nil) else {
+            guard let s = sws_getContext(Int32(clamping: c.width), Int32(clamping: c.height), source.pixelFormat, Int32(clamping: size.width), Int32(clamping: size.height),
+                                         target.pixelFormat, Int32(truncatingIfNeeded: SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT), nil, nil, nil) else {
                 throw MediaError(.unsupported, "cannot scale \(c.width)x\(c.height) pictures to \(size.width)x\(size.height)")
             }
             let f = source.pointer.pointee
@@ -179,7 +179,7 @@ public final class PictureCanvas: @unchecked Sendable {   // confined: used by o
             // A picture keeps its own matrix (YUV to YUV scales and changes range only); RGB
             // images take the canvas's.
             let matrix = isRGB ? PictureCanvas.swsMatrix(color, height: height)
-                : PictureCanvas.swsMatrix(PixelBuffer.Color(matrix: Int(f.colorspace.rawValue)), height: source.height)
+                : PictureCanvas.swsMatrix(PixelBuffer.Color(matrix: Int(widening: f.colorspace.rawValue)), height: source.height)
             let sourceFull: Int32 = isRGB || f.color_range == AVCOL_RANGE_JPEG ? 1 : 0
             let targetFull: Int32 = PictureCanvas.isRGB(target.pixelFormat) ? 1 : (fullRange ? 1 : 0)
             let coefficients = sws_getCoefficients(matrix)
@@ -187,33 +187,33 @@ public final class PictureCanvas: @unchecked Sendable {   // confined: used by o
             scalers[key] = s
             sws = s
         }
-        let planes = Int(av_pix_fmt_count_planes(source.pixelFormat))
+        let planes = Int(widening: av_pix_fmt_count_planes(source.pixelFormat))
         var src: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
         var srcStride: [Int32] = [0, 0, 0, 0]
         for p in 0..<min(planes, 4) {
             let (base, stride) = source.mutablePlane(p)
             let (dx, dy) = Frame.byteOffset(source.pixelFormat, plane: p, x: c.x, y: c.y)
             src[p] = UnsafePointer((base + dy * stride + dx).assumingMemoryBound(to: UInt8.self))
-            srcStride[p] = Int32(stride)
+            srcStride[p] = Int32(clamping: stride)
         }
         var dst: [UnsafeMutablePointer<UInt8>?] = [nil, nil, nil, nil]
         var dstStride: [Int32] = [0, 0, 0, 0]
-        for p in 0..<Int(av_pix_fmt_count_planes(target.pixelFormat)) {
+        for p in 0..<Int(widening: av_pix_fmt_count_planes(target.pixelFormat)) {
             let (base, stride) = target.mutablePlane(p)
             let (dx, dy) = Frame.byteOffset(target.pixelFormat, plane: p, x: origin.0, y: origin.1)
             dst[p] = (base + dy * stride + dx).assumingMemoryBound(to: UInt8.self)
-            dstStride[p] = Int32(stride)
+            dstStride[p] = Int32(clamping: stride)
         }
-        let r = sws_scale(sws, src, srcStride, 0, Int32(c.height), dst, dstStride)
+        let r = sws_scale(sws, src, srcStride, 0, Int32(clamping: c.height), dst, dstStride)
         guard r > 0 else { throw MediaError(.invalidData, "cannot scale a \(c.width)x\(c.height) picture") }
     }
 
     static func isRGB(_ format: AVPixelFormat) -> Bool {
         guard let d = av_pix_fmt_desc_get(format) else { return false }
-        return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || format == AV_PIX_FMT_PAL8
+        return d.pointee.flags & UInt64(truncatingIfNeeded: AV_PIX_FMT_FLAG_RGB) != 0 || format == AV_PIX_FMT_PAL8
     }
 
     static func hasAlphaChannel(_ format: AVPixelFormat) -> Bool {
         guard let d = av_pix_fmt_desc_get(format) else { return true }
-        return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 || format == AV_PIX_FMT_PAL8
+        return d.pointee.flags & UInt64(truncatingIfNeeded: AV_PIX_FMT_FLAG_ALPHA) != 0 || format == AV_PIX_FMT_PAL8
     }}

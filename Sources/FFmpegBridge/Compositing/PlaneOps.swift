@@ -32,12 +32,12 @@ enum PlaneOps {
             let s = (b.src + row * b.srcStride).assumingMemoryBound(to: UInt8.self)
             guard let alpha = AlphaRow<UInt8>(b, row: row) else {
                 let a = (255 * b.opacity + 32768) >> 16
-                for x in 0..<b.width { d[x] = div255(Int(d[x]) * (255 - a) + Int(s[x]) * a) }
+                for x in 0..<b.width { d[x] = div255(Int(widening: d[x]) * (255 - a) + Int(widening: s[x]) * a) }
                 continue
             }
             for x in 0..<b.width {
                 let a = (alpha[x] * b.opacity + 32768) >> 16
-                d[x] = div255(Int(d[x]) * (255 - a) + Int(s[x]) * a)
+                d[x] = div255(Int(widening: d[x]) * (255 - a) + Int(widening: s[x]) * a)
             }
         }
     }
@@ -49,7 +49,7 @@ enum PlaneOps {
             let alpha = AlphaRow<UInt16>(b, row: row)
             for x in 0..<b.width {
                 let a = ((alpha?[x] ?? maximum) * b.opacity + 32768) >> 16
-                d[x] = UInt16((Int(d[x]) * (maximum - a) + Int(s[x]) * a + maximum / 2) / maximum)
+                d[x] = UInt16(truncatingIfNeeded: (Int(widening: d[x]) * (maximum - a) + Int(widening: s[x]) * a + maximum / 2) / maximum)
             }
         }
     }
@@ -72,9 +72,9 @@ enum PlaneOps {
 
         @inline(__always)
         subscript(x: Int) -> Int {
-            guard step != 1 else { return Int(upper[x]) }
+            guard step != 1 else { return Int(upper[x]) }   // lint: checked (widening a plane sample: UInt8 or UInt16)
             let x0 = min(2 * x, width - 1), x1 = min(2 * x + 1, width - 1)
-            return (Int(upper[x0]) + Int(upper[x1]) + Int(lower[x0]) + Int(lower[x1]) + 2) >> 2
+            return (Int(upper[x0]) + Int(upper[x1]) + Int(lower[x0]) + Int(lower[x1]) + 2) >> 2   // lint: checked (widening plane samples: UInt8 or UInt16)
         }
     }
 
@@ -121,21 +121,21 @@ extension Frame {
     static func allocate(format: AVPixelFormat, width: Int, height: Int) throws -> Frame {
         let f = try Frame()
         f.pointer.pointee.format = format.rawValue
-        f.pointer.pointee.width = Int32(width)
-        f.pointer.pointee.height = Int32(height)
+        f.pointer.pointee.width = Int32(clamping: width)
+        f.pointer.pointee.height = Int32(clamping: height)
         guard av_frame_get_buffer(f.pointer, 0) >= 0 else { throw MediaError(.io, "out of memory (a \(width)x\(height) picture)") }
         return f
     }
 
-    var width: Int { Int(pointer.pointee.width) }
-    var height: Int { Int(pointer.pointee.height) }
+    var width: Int { Int(widening: pointer.pointee.width) }
+    var height: Int { Int(widening: pointer.pointee.height) }
     var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
 
     /// Plane `i`'s first byte, writable, and its stride.
     func mutablePlane(_ i: Int) -> (UnsafeMutableRawPointer, Int) {
         let base = withUnsafeBytes(of: pointer.pointee.data) { $0.load(fromByteOffset: i * 8, as: UnsafeMutablePointer<UInt8>?.self) }
         let stride = withUnsafeBytes(of: pointer.pointee.linesize) { $0.load(fromByteOffset: i * 4, as: Int32.self) }
-        return (UnsafeMutableRawPointer(base!), Int(stride))
+        return (UnsafeMutableRawPointer(base!), Int(widening: stride))
     }
 
     /// Bytes across and rows down to pixel (`x`, `y`) in plane `p` of `format` (its chroma
@@ -143,10 +143,10 @@ extension Frame {
     static func byteOffset(_ format: AVPixelFormat, plane p: Int, x: Int, y: Int) -> (Int, Int) {
         guard let d = av_pix_fmt_desc_get(format) else { return (x, y) }
         let comps = withUnsafeBytes(of: d.pointee.comp) { Array($0.bindMemory(to: AVComponentDescriptor.self)) }
-        guard let k = (0..<Int(d.pointee.nb_components)).first(where: { comps[$0].plane == p }) else { return (x, y) }
-        let chroma = d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && (k == 1 || k == 2)
-        let sx = chroma ? Int(d.pointee.log2_chroma_w) : 0, sy = chroma ? Int(d.pointee.log2_chroma_h) : 0
-        return ((x >> sx) * Int(comps[k].step), y >> sy)
+        guard let k = (0..<Int(widening: d.pointee.nb_components)).first(where: { comps[$0].plane == p }) else { return (x, y) }
+        let chroma = d.pointee.flags & UInt64(truncatingIfNeeded: AV_PIX_FMT_FLAG_RGB) == 0 && (k == 1 || k == 2)
+        let sx = chroma ? Int(widening: d.pointee.log2_chroma_w) : 0, sy = chroma ? Int(widening: d.pointee.log2_chroma_h) : 0
+        return ((x >> sx) * Int(widening: comps[k].step), y >> sy)
     }
 
     /// A frame sharing this one's buffers (a new reference).

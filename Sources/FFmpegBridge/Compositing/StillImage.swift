@@ -149,7 +149,7 @@ enum ExifReader {
         while i + 4 <= b.count, b[i] == 0xFF {
             let marker = b[i + 1]
             if marker == 0xDA || marker == 0xD9 { return nil }   // start of scan: no EXIF before it
-            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+            let length = Int(widening: b[i + 2]) << 8 | Int(widening: b[i + 3])
             guard length >= 2, i + 2 + length <= b.count else { return nil }
             if marker == 0xE1, length >= 8, Array(b[(i + 4)..<(i + 10)]) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
                 return tiffOrientation(Array(b[(i + 10)..<(i + 2 + length)]))
@@ -162,7 +162,7 @@ enum ExifReader {
     private static func tiffOrientation(_ t: [UInt8]) -> Int? {
         guard t.count >= 8 else { return nil }
         let little = t[0] == 0x49
-        func u16(_ o: Int) -> Int? { o + 2 <= t.count ? (little ? Int(t[o]) | Int(t[o + 1]) << 8 : Int(t[o]) << 8 | Int(t[o + 1])) : nil }
+        func u16(_ o: Int) -> Int? { o + 2 <= t.count ? (little ? Int(widening: t[o]) | Int(widening: t[o + 1]) << 8 : Int(widening: t[o]) << 8 | Int(widening: t[o + 1])) : nil }
         func u32(_ o: Int) -> Int? { guard let hi = u16(little ? o + 2 : o), let lo = u16(little ? o : o + 2) else { return nil }; return hi << 16 | lo }
         guard let ifd = u32(4), let count = u16(ifd) else { return nil }
         for k in 0..<min(count, 512) {
@@ -179,13 +179,13 @@ enum ExifReader {
 enum ImageHeader {
     static func size(of data: Data, codec: String) -> (Int, Int)? {
         let b = [UInt8](data.prefix(1 << 17))
-        func be16(_ o: Int) -> Int { Int(b[o]) << 8 | Int(b[o + 1]) }
-        func le16(_ o: Int) -> Int { Int(b[o]) | Int(b[o + 1]) << 8 }
-        func le24(_ o: Int) -> Int { Int(b[o]) | Int(b[o + 1]) << 8 | Int(b[o + 2]) << 16 }
+        func be16(_ o: Int) -> Int { Int(widening: b[o]) << 8 | Int(widening: b[o + 1]) }
+        func le16(_ o: Int) -> Int { Int(widening: b[o]) | Int(widening: b[o + 1]) << 8 }
+        func le24(_ o: Int) -> Int { Int(widening: b[o]) | Int(widening: b[o + 1]) << 8 | Int(widening: b[o + 2]) << 16 }
         switch codec {
         case "png" where b.count >= 24 && Array(b[12..<16]) == Array("IHDR".utf8):
-            let w = Int(b[16]) << 24 | Int(b[17]) << 16 | Int(b[18]) << 8 | Int(b[19])
-            let h = Int(b[20]) << 24 | Int(b[21]) << 16 | Int(b[22]) << 8 | Int(b[23])
+            let w = Int(widening: b[16]) << 24 | Int(widening: b[17]) << 16 | Int(widening: b[18]) << 8 | Int(widening: b[19])
+            let h = Int(widening: b[20]) << 24 | Int(widening: b[21]) << 16 | Int(widening: b[22]) << 8 | Int(widening: b[23])
             return (w, h)
         case "mjpeg":
             var i = 2
@@ -200,7 +200,7 @@ enum ImageHeader {
             switch String(decoding: b[12..<16], as: UTF8.self) {
             case "VP8 " where b[23] == 0x9D && b[24] == 0x01 && b[25] == 0x2A: return (le16(26) & 0x3FFF, le16(28) & 0x3FFF)
             case "VP8L" where b[20] == 0x2F:
-                let bits = le24(21) | Int(b[24]) << 24
+                let bits = le24(21) | Int(widening: b[24]) << 24
                 return ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)
             case "VP8X": return (le24(24) + 1, le24(27) + 1)
             default: return nil

@@ -53,7 +53,7 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
         self.audioTracks = audioTracks
         self.audioSettings = audioSettings
         let first = audioTracks.first?.formatDescriptions.first
-        let rate = audioSettings?.sampleRate ?? Int(first?.sampleRate ?? 48000)
+        let rate = audioSettings?.sampleRate ?? ((first?.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000)
         let channels = audioSettings?.channelCount ?? (first?.channelCount ?? 2)
         format = PCMBuffer.Format(sampleFormat: .f32, isPlanar: false, sampleRate: max(1, rate), channelCount: max(1, channels))
         outputs = audioTracks.map { track in
@@ -74,15 +74,15 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
             }
             let channels = format.channelCount
             let block = AssetReaderAudioMixOutput.blockFrames
-            for i in inputs.indices { fill(i, through: (position ?? 0) + Int64(block)) }
+            for i in inputs.indices { fill(i, through: (position ?? 0) + Int64(widening: block)) }
             if position == nil {
                 // The mix starts where the earliest track does.
                 position = inputs.filter { !$0.samples.isEmpty }.map(\.start).min() ?? 0
-                for i in inputs.indices { fill(i, through: position! + Int64(block)) }
+                for i in inputs.indices { fill(i, through: position! + Int64(widening: block)) }
             }
             guard let at = position else { return nil }
-            let available = inputs.map { $0.start + Int64($0.samples.count / channels) }.max() ?? at
-            let frames = Int(min(Int64(block), max(0, available - at)))
+            let available = inputs.map { $0.start + Int64(widening: $0.samples.count / channels) }.max() ?? at
+            let frames = Int(widening: min(Int64(widening: block), max(0, available - at)))
             guard frames > 0 else { return nil }
             var sum = [Float](repeating: 0, count: frames * channels)
             let time = Double(at) / Double(format.sampleRate)
@@ -97,7 +97,7 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
                 clipped += 1
                 sum[k] = sum[k] > 0 ? 1 : -1
             }
-            position = at + Int64(frames)
+            position = at + Int64(widening: frames)
             return hand(sum, frames: frames, at: at)
         }
     }
@@ -105,12 +105,12 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
     /// Pulls track `i`'s decoded samples until they reach frame `end` (or the track ends).
     private func fill(_ i: Int, through end: Int64) {
         let channels = format.channelCount
-        while !inputs[i].ended, inputs[i].start + Int64(inputs[i].samples.count / channels) < end {
+        while !inputs[i].ended, inputs[i].start + Int64(widening: inputs[i].samples.count / channels) < end {
             guard let sample = outputs[i].copyNextSampleBuffer(), let pcm = sample.pcmBuffer else {
                 inputs[i].ended = true
                 break
             }
-            let first = Int64((sample.presentationTimeStamp.seconds * Double(format.sampleRate)).rounded())
+            let first = ((sample.presentationTimeStamp.seconds * Double(format.sampleRate)).rounded(saturating: Int64.self) ?? 0)
             var values = [Float](repeating: 0, count: pcm.frameCount * channels)
             pcm.withPlane(0) { raw in
                 values.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw.prefix($0.count))) }
@@ -118,11 +118,11 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
             if inputs[i].samples.isEmpty, position == nil {
                 inputs[i].start = first
             }
-            let endOfQueue = inputs[i].start + Int64(inputs[i].samples.count / channels)
+            let endOfQueue = inputs[i].start + Int64(widening: inputs[i].samples.count / channels)
             if first > endOfQueue {
-                inputs[i].samples += [Float](repeating: 0, count: Int(first - endOfQueue) * channels)      // a gap: silence
+                inputs[i].samples += [Float](repeating: 0, count: Int(widening: first - endOfQueue) * channels)      // a gap: silence
             } else if first < endOfQueue {
-                values.removeFirst(min(values.count, Int(endOfQueue - first) * channels))               // an overlap: the newer goes
+                values.removeFirst(min(values.count, Int(widening: endOfQueue - first) * channels))               // an overlap: the newer goes
             }
             inputs[i].samples += values
         }
@@ -132,7 +132,7 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
     private func take(_ i: Int, from: Int64, frames: Int) -> [Float] {
         let channels = format.channelCount
         var out = [Float](repeating: 0, count: frames * channels)
-        let offset = Int(from - inputs[i].start)
+        let offset = Int(widening: from - inputs[i].start)
         if offset < 0 {
             let n = min(frames + offset, inputs[i].samples.count / channels)
             if n > 0 { out.replaceSubrange((-offset * channels)..<((-offset + n) * channels), with: inputs[i].samples[0..<(n * channels)]) }
@@ -143,7 +143,7 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
         let drop = min(inputs[i].samples.count, (offset + frames) * channels)
         if drop > 0 {
             inputs[i].samples.removeFirst(drop)
-            inputs[i].start += Int64(drop / channels)
+            inputs[i].start += Int64(widening: drop / channels)
         }
         return out
     }
@@ -163,7 +163,7 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
                 return nil
             }
         }
-        let time = MediaTime(value: at, timescale: Int32(format.sampleRate))
+        let time = MediaTime(value: at, timescale: Int32(clamping: format.sampleRate))
         return SampleBuffer(pcm: pcm, presentationTimeStamp: time, formatDescription: FormatDescription(parameters: CodecParameters(pcm: pcm.format), codec: "lpcm"))
     }
 }

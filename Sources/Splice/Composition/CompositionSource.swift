@@ -88,7 +88,7 @@ final class CompositionSource: AssetSource, @unchecked Sendable {   // immutable
                 end = max(end, s.decodeTimeStamp + (s.duration.isNumeric ? s.duration : .zero))
                 last = s.decodeTimeStamp
                 layout.sampleCount += 1
-                layout.bytes += Int64(s.totalSampleSize)
+                layout.bytes += Int64(widening: s.totalSampleSize)
                 if !layout.formats.contains(s.formatDescription) { layout.formats.append(s.formatDescription) }
             }
             guard let first else {
@@ -253,7 +253,7 @@ final class CompositionDecodingCursor: SampleCursor {
         mediaType = track.mediaType
         if case .audio(let a) = settings, let first = segments.first(where: { !$0.isEmpty })?.sourceTrack?.formatDescriptions.first {
             silenceFormat = PCMBuffer.Format(sampleFormat: a.sampleFormat, isPlanar: !a.isInterleaved,
-                                             sampleRate: a.sampleRate ?? Int(first.sampleRate ?? 48000),
+                                             sampleRate: a.sampleRate ?? ((first.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000),
                                              channelCount: a.channelCount ?? (first.channelCount ?? 2))
         }
     }
@@ -334,10 +334,10 @@ final class CompositionDecodingCursor: SampleCursor {
         var at = clock
         for frame in try filter.process(input) {
             guard let pcm = frame.pcm, pcm.frameCount > 0 else { continue }
-            let time = at.convertScale(Int32(pcm.format.sampleRate))
+            let time = at.convertScale(Int32(clamping: pcm.format.sampleRate))
             pending.append(SampleBuffer(pcm: pcm, presentationTimeStamp: time,
                                         formatDescription: FormatDescription(parameters: CodecParameters(pcm: pcm.format), codec: "lpcm")))
-            at = time + MediaTime(value: Int64(pcm.frameCount), timescale: Int32(pcm.format.sampleRate))
+            at = time + MediaTime(value: Int64(clamping: pcm.frameCount), timescale: Int32(clamping: pcm.format.sampleRate))
         }
         tempo = (filter, at)
         audioEnd = at
@@ -347,9 +347,9 @@ final class CompositionDecodingCursor: SampleCursor {
     private func fillSilence(to end: MediaTime) {
         guard mediaType == .audio, let format = silenceFormat else { return }
         let start = audioEnd ?? range.start
-        let frames = Int(((end - start).seconds * Double(format.sampleRate)).rounded())
+        let frames = (((end - start).seconds * Double(format.sampleRate)).rounded(saturating: Int.self) ?? 0)
         guard frames > 0 else { return }
-        var at = start.convertScale(Int32(format.sampleRate))
+        var at = start.convertScale(Int32(clamping: format.sampleRate))
         var left = frames
         while left > 0 {
             let n = min(left, 4096)
@@ -359,7 +359,7 @@ final class CompositionDecodingCursor: SampleCursor {
                                 storage: OwnedStorage(planes: Array(repeating: bytes, count: planes), strides: Array(repeating: bytes.count, count: planes)))
             let description = FormatDescription(parameters: CodecParameters(pcm: format), codec: "lpcm")
             pending.append(SampleBuffer(pcm: pcm, presentationTimeStamp: at, formatDescription: description))
-            at = at + MediaTime(value: Int64(n), timescale: Int32(format.sampleRate))
+            at = at + MediaTime(value: Int64(clamping: n), timescale: Int32(clamping: format.sampleRate))
             left -= n
         }
         audioEnd = at

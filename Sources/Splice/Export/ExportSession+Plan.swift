@@ -27,7 +27,7 @@ extension ExportSession {
         case .audio where audioMix != nil && mixedTracks.contains { $0 === track }:
             guard mixedTracks.first === track, let mix = audioMix else { return .leaveOut }
             let first = track.formatDescriptions.first
-            let rate = audioSampleRate ?? Int(first?.sampleRate ?? 48000), channels = audioChannelCount ?? (first?.channelCount ?? 2)
+            let rate = audioSampleRate ?? ((first?.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000), channels = audioChannelCount ?? (first?.channelCount ?? 2)
             let codec = audioCodec ?? .aac
             let bitRate = [.flac, .alac].contains(codec) ? nil : (audioBitRate ?? preset.audioBitRate ?? 192_000)
             return .mix(mixedTracks, mix, AudioOutputSettings(sampleFormat: .f32, isInterleaved: true, sampleRate: rate, channelCount: channels),
@@ -113,10 +113,10 @@ extension ExportSession {
         guard let p = track.formatDescriptions.first?.parameters else { return 8 }
         let x = p.extradata
         switch p.codecName {
-        case "hevc" where x.count > 18 && x[0] == 1: return Int(x[17] & 7) + 8                  // hvcC bitDepthLumaMinus8
-        case "h264" where x.count > 1: return [110, 122, 244].contains(Int(x[1])) ? 10 : 8     // High 10/4:2:2/4:4:4
+        case "hevc" where x.count > 18 && x[0] == 1: return Int(widening: x[17] & 7) + 8                  // hvcC bitDepthLumaMinus8
+        case "h264" where x.count > 1: return [110, 122, 244].contains(Int(widening: x[1])) ? 10 : 8     // High 10/4:2:2/4:4:4
         case "av1" where x.count > 2: return x[2] & 0x40 != 0 ? 10 : 8                         // av1C high_bitdepth
-        case "vp9" where x.count > 6: return Int(x[6] >> 4)                                   // vpcC bitDepth
+        case "vp9" where x.count > 6: return Int(widening: x[6] >> 4)                                   // vpcC bitDepth
         default: return 8
         }
     }

@@ -230,7 +230,7 @@ public final class ExportSession: @unchecked Sendable {   // settings locked; st
                 continue
             }
         }
-        return Int64(bytes)
+        return bytes.rounded(saturating: Int64.self, .down) ?? 0
     }
 
     /// Exports, blocking the caller until the output is written.

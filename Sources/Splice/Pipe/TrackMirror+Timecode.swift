@@ -14,9 +14,9 @@ extension TrackMirror {
               let description = TimecodeDescription(sampleEntry: [UInt8](entry)) else { return nil }
         var samples = SampleIterator(track: backing.track, trackExtends: nil)
         guard let first = samples.next(), first.size >= 4, let bytes = try? file.read(at: first.offset, count: 4),
-              description.timescale <= UInt32(Int32.max), description.frameDuration <= UInt32(Int32.max) else { return nil }
-        let frame = Int32(bitPattern: bytes.reduce(0) { $0 << 8 | UInt32($1) })
-        return Timecode.string(frame: frame, rate: (Int32(description.timescale), Int32(description.frameDuration)),
+              description.timescale <= UInt32(clamping: Int32.max), description.frameDuration <= UInt32(clamping: Int32.max) else { return nil }
+        let frame = Int32(bitPattern: bytes.reduce(0) { $0 << 8 | UInt32(widening: $1) })
+        return Timecode.string(frame: frame, rate: (Int32(truncatingIfNeeded: description.timescale), Int32(truncatingIfNeeded: description.frameDuration)),
                                dropFrame: description.isDropFrame, wrapsAt24Hours: description.wrapsAt24Hours)
     }
 

@@ -234,7 +234,7 @@ struct TrackMirror {
         // milliseconds, move by less than a tick).
         if !asset.isISOBMFF, writer.fileType.isISO, track.mediaType == .audio,
            let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
-            input.mediaTimeScale = Int32(rate)
+            input.mediaTimeScale = rate.rounded(saturating: Int32.self, .towardZero) ?? 1
         }
         return (output, input)
     }

@@ -24,7 +24,7 @@ extension VideoComposition {
             throw MediaError(.invalidOperation, "a crossfade of \(crossfadeFrames) frames is longer than an image is shown (\(framesPerImage))")
         }
         self.init(renderSize: renderSize, frameDuration: frameDuration)
-        let frame = { (k: Int) in MediaTime(value: Int64(k) * frameDuration.value, timescale: frameDuration.timescale) }
+        let frame = { (k: Int) in MediaTime(value: Int64(widening: k) * frameDuration.value, timescale: frameDuration.timescale) }
         let total = images.count * framesPerImage
         instructions = [VideoCompositionInstruction(timeRange: TimeRange(start: .zero, end: frame(total)))]
         let half = crossfadeFrames / 2

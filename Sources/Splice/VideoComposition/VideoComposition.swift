@@ -68,9 +68,9 @@ public struct VideoComposition: Sendable {
     public static func frameDuration(forRate rate: Double) -> MediaTime {
         guard rate > 0, rate.isFinite else { return MediaTime(value: 1, timescale: 30) }
         let ntsc = (rate * 1.001).rounded()
-        if abs(rate * 1.001 - ntsc) < 0.005, abs(rate - ntsc) > 0.005 { return MediaTime(value: 1001, timescale: Int32(ntsc * 1000)) }
-        if abs(rate - rate.rounded()) < 0.001 { return MediaTime(value: 1, timescale: Int32(rate.rounded())) }
-        return MediaTime(value: Int64((90000 / rate).rounded()), timescale: 90000)
+        if abs(rate * 1.001 - ntsc) < 0.005, abs(rate - ntsc) > 0.005 { return MediaTime(value: 1001, timescale: (ntsc * 1000).rounded(saturating: Int32.self) ?? 30_000) }
+        if abs(rate - rate.rounded()) < 0.001 { return MediaTime(value: 1, timescale: rate.rounded(saturating: Int32.self) ?? 30) }
+        return MediaTime(value: (90000 / rate).rounded(saturating: Int64.self) ?? 3000, timescale: 90000)
     }
 
     /// The instruction in force at `time`, if any.
@@ -87,7 +87,7 @@ public struct VideoComposition: Sendable {
     /// swaps width and height).
     public static func shownSize(_ natural: Dimensions, _ transform: AffineTransform2D) -> Dimensions {
         let box = boundingBox(of: CGRect(x: 0, y: 0, width: natural.width, height: natural.height), through: transform)
-        return Dimensions(width: Int(box.width.rounded()), height: Int(box.height.rounded()))
+        return Dimensions(width: box.width.rounded(saturating: Int.self) ?? 0, height: box.height.rounded(saturating: Int.self) ?? 0)
     }
 
     /// A layer transform that shows a track of `natural` size with its `preferredTransform`

@@ -42,8 +42,8 @@ final class VideoCompositor {
         if instruction?.enablePostProcessing ?? true {
             for overlay in composition.overlays where overlay.timeRange?.contains(time) ?? true {
                 let f = overlay.frame
-                let rect = PictureCanvas.Rect(x: Int(f.minX.rounded()), y: Int(f.minY.rounded()),
-                                              width: Int(f.width.rounded()), height: Int(f.height.rounded()))
+                let rect = PictureCanvas.Rect(x: f.minX.rounded(saturating: Int.self) ?? 0, y: f.minY.rounded(saturating: Int.self) ?? 0,
+                                              width: f.width.rounded(saturating: Int.self) ?? 0, height: f.height.rounded(saturating: Int.self) ?? 0)
                 try canvas.draw(overlay.image, in: rect, opacity: Double(overlay.opacity(at: time)), letterboxed: overlay.isLetterboxed)
             }
         }
@@ -103,10 +103,10 @@ final class VideoCompositor {
             return (PictureCanvas.Rect(x: 0, y: 0, width: 0, height: 0), orientation, PictureCanvas.Rect(x: 0, y: 0, width: 0, height: 0))
         }
         let box = VideoComposition.boundingBox(of: crop, through: t)
-        let x0 = Int(box.minX.rounded()), y0 = Int(box.minY.rounded())
-        let rect = PictureCanvas.Rect(x: x0, y: y0, width: Int(box.maxX.rounded()) - x0, height: Int(box.maxY.rounded()) - y0)
-        let source = PictureCanvas.Rect(x: Int(crop.minX.rounded()), y: Int(crop.minY.rounded()),
-                                        width: Int(crop.width.rounded()), height: Int(crop.height.rounded()))
+        let x0 = box.minX.rounded(saturating: Int.self) ?? 0, y0 = box.minY.rounded(saturating: Int.self) ?? 0
+        let rect = PictureCanvas.Rect(x: x0, y: y0, width: (box.maxX.rounded(saturating: Int.self) ?? 0) &- x0, height: (box.maxY.rounded(saturating: Int.self) ?? 0) &- y0)
+        let source = PictureCanvas.Rect(x: crop.minX.rounded(saturating: Int.self) ?? 0, y: crop.minY.rounded(saturating: Int.self) ?? 0,
+                                        width: crop.width.rounded(saturating: Int.self) ?? 0, height: crop.height.rounded(saturating: Int.self) ?? 0)
         return (source, orientation, rect)
     }
 }
