@@ -11,16 +11,20 @@ func compositingRows(media: URL, source: String, binary: String, runs: Int) {
     }
     let out = media.appendingPathComponent("watermarked.mp4").path
     print("\n" + pad("watermark (30 s 1080p)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("CPU s", 9) + pad("×ffmpeg", 9) + "RSS MB")
-    var ff: [Measurement] = [], sp: [Measurement] = []
-    for _ in 0..<max(1, min(runs, 2)) {
+    var ff: [Measurement] = [], sp: [Measurement] = [], base: [Measurement] = []
+    let rounds = baseline == nil ? max(1, min(runs, 2)) : runs
+    let watermark = [binary, "export", source, "-o", out, "--preset", "highestQuality", "--watermark", logo]
+    for _ in 0..<rounds {
         unlink(out)
         ff.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", source, "-i", logo, "-filter_complex", "[0:v][1:v]overlay=W-w-16:H-h-16",
                            "-map", "0:a", "-c:v", "libx264", "-preset", "medium", "-crf", "18", "-c:a", "copy", out]))
         unlink(out)
-        sp.append(measure([binary, "export", source, "-o", out, "--preset", "highestQuality", "--watermark", logo]))
+        sp.append(measure(watermark))
+        if let b = onBaseline(watermark) { unlink(out); base.append(measure(b)) }
     }
     unlink(out)
     report("watermark (30 s 1080p)", [("ffmpeg overlay, same x264", middle(ff)), ("splice export --watermark", middle(sp))])
+    baselineRow("watermark (30 s 1080p)", base, against: middle(sp))
 
     let images = media.appendingPathComponent("images")
     if !FileManager.default.fileExists(atPath: images.appendingPathComponent("img100.png").path) {
@@ -31,16 +35,19 @@ func compositingRows(media: URL, source: String, binary: String, runs: Int) {
     let slides = media.appendingPathComponent("slides.mp4").path
     print("\n" + pad("images (100 PNG 1080p)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("CPU s", 9) + pad("×ffmpeg", 9) + "RSS MB")
     shell("cat \(images.path)/*.png > /dev/null")
-    ff = []; sp = []
-    for _ in 0..<max(1, min(runs, 2)) {
+    ff = []; sp = []; base = []
+    let slideshow = [binary, "images"] + files + ["-o", slides, "--fps", "30", "--preset", "highestQuality"]
+    for _ in 0..<rounds {
         unlink(slides)
         ff.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-framerate", "30", "-i", "\(images.path)/img%03d.png",
                            "-c:v", "libx264", "-preset", "medium", "-crf", "18", "-pix_fmt", "yuv420p", slides]))
         unlink(slides)
-        sp.append(measure([binary, "images"] + files + ["-o", slides, "--fps", "30", "--preset", "highestQuality"]))
+        sp.append(measure(slideshow))
+        if let b = onBaseline(slideshow) { unlink(slides); base.append(measure(b)) }
     }
     unlink(slides)
     report("images (100 PNG 1080p)", [("ffmpeg image2, same x264", middle(ff)), ("splice images --fps 30", middle(sp))])
+    baselineRow("images (100 PNG 1080p)", base, against: middle(sp))
 }
 
 private func report(_ label: String, _ rows: [(String, Measurement)]) {

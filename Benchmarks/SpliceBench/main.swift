@@ -121,6 +121,20 @@ func median(_ args: [String], cleanup: String) -> Measurement {
     return results[results.count / 2]
 }
 
+/// The same splice command run by the baseline build (`SPLICE_BENCH_BASELINE`), when there is one.
+func onBaseline(_ command: [String]) -> [String]? {
+    guard let baseline, command.first == binary else { return nil }
+    return [baseline] + command.dropFirst()
+}
+
+/// A "baseline" row under a splice row: the baseline's median, its wall and CPU time against this build's.
+func baselineRow(_ label: String, _ runs: [Measurement], against m: Measurement) {
+    guard !runs.isEmpty else { return }
+    let b = runs.sorted { $0.seconds < $1.seconds }[(runs.count - 1) / 2]
+    print(pad(label, 24) + pad("  baseline", 30) + pad(fmt(b.seconds, 3), 9) + pad(fmt(b.cpuSeconds, 2), 9)
+          + "this build: \(fmt(m.seconds / b.seconds, 3))× the wall time, \(fmt(m.cpuSeconds / max(b.cpuSeconds, 1e-9), 3))× the CPU time")
+}
+
 /// Medians of `a` and `b`, their runs alternating (a, b, a, b, …).
 func medians(_ a: [String], _ b: [String], cleanup: String) -> (Measurement, Measurement) {
     var ra: [Measurement] = [], rb: [Measurement] = []
@@ -209,9 +223,9 @@ for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
     row("ffmpeg -c copy", ff, vs: nil, perSample: true)
     row("ffmpeg -c copy +faststart", ffFast, vs: nil, perSample: true)
     row("splice remux", sp, vs: ff, perSample: true)
-    if let spBase { row("  baseline splice remux", spBase, vs: ff, perSample: true) }
+    if let spBase { baselineRow(name, [spBase], against: sp) }
     row("splice remux --faststart", spFast, vs: ffFast, perSample: true)
-    if let spFastBase { row("  baseline --faststart", spFastBase, vs: ffFast, perSample: true) }
+    if let spFastBase { baselineRow(name + " faststart", [spFastBase], against: spFast) }
     let bytes = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int ?? 0
     print(pad("", 24) + "(\(samples) samples, \(fmt(Double(bytes) / 1e6, 1)) MB)")
 }
@@ -240,7 +254,7 @@ for (job, input, ext) in [("MKV → MP4", mkvSource, "mp4"), ("MP4 → MKV", mp4
     row("ffmpeg -c copy", ff)
     if let mkvmerge { row("mkvmerge", mkvmerge) }
     row("splice remux", sp)
-    if let spBase { row("  baseline splice remux", spBase) }
+    if let spBase { baselineRow(job, [spBase], against: sp) }
 }
 
 // Decoding: every frame of the 1080p H.264 video to pictures, dropped, against ffmpeg decoding
@@ -252,6 +266,13 @@ let (ffDecode, spDecode) = medians(["ffmpeg", "-nostdin", "-v", "error", "-i", m
 for (tool, m) in [("ffmpeg -f null", ffDecode), ("splice reader, decoded", spDecode)] {
     print(pad("decode (1080p H.264)", 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.cpuSeconds, 2), 9)
           + pad(fmt(m.seconds / ffDecode.seconds), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
+}
+// The baseline's decode is its own splice-bench's, beside its splice (runs alternating with this build's).
+if let baseline, case let baseBench = URL(fileURLWithPath: baseline).deletingLastPathComponent().appendingPathComponent("splice-bench").path,
+   FileManager.default.isExecutableFile(atPath: baseBench) {
+    let (mine, theirs) = medians([bench, "--decode", mp4Source], [baseBench, "--decode", mp4Source], cleanup: "/dev/null/none")
+    print(pad("decode (1080p H.264)", 24) + pad("splice reader, this build", 30) + pad(fmt(mine.seconds, 3), 9) + fmt(mine.cpuSeconds, 2))
+    baselineRow("decode (1080p H.264)", [theirs], against: mine)
 }
 
 // Export: 30 s of 1080p H.264 + AAC 128 kb/s with the 1280x720 preset, against the ffmpeg
@@ -275,16 +296,18 @@ func ssimAgainstSource(_ path: String) -> Double {
     let line = text.split(separator: "\n").last { $0.contains("SSIM") } ?? ""
     return line.split(separator: " ").first { $0.hasPrefix("All:") }.flatMap { Double($0.dropFirst(4)) } ?? 0
 }
-var ffExports: [Measurement] = [], spExports: [Measurement] = []
+var ffExports: [Measurement] = [], spExports: [Measurement] = [], baseExports: [Measurement] = []
 var ffSSIM = 0.0, spSSIM = 0.0
-for _ in 0..<max(1, min(runs, 2)) {
+let exportCommand = [binary, "export", exportSource, "-o", exportOut, "--preset", "1280x720"]
+for _ in 0..<(baseline == nil ? max(1, min(runs, 2)) : runs) {
     unlink(exportOut)
     ffExports.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", exportSource, "-map", "0", "-vf", "scale=1280:720",
                               "-c:v", "libx264", "-preset", "medium", "-crf", "20", "-c:a", "copy", exportOut]))
     ffSSIM = ssimAgainstSource(exportOut)
     unlink(exportOut)
-    spExports.append(measure([binary, "export", exportSource, "-o", exportOut, "--preset", "1280x720"]))
+    spExports.append(measure(exportCommand))
     spSSIM = ssimAgainstSource(exportOut)
+    if let b = onBaseline(exportCommand) { unlink(exportOut); baseExports.append(measure(b)) }
 }
 unlink(exportOut)
 func middle(_ ms: [Measurement]) -> Measurement { ms.sorted { $0.seconds < $1.seconds }[(ms.count - 1) / 2] }
@@ -293,6 +316,7 @@ for (tool, m, ssim) in [("ffmpeg, same x264 settings", ffExport, ffSSIM), ("spli
     print(pad("export 1280x720 (30 s)", 24) + pad(tool, 30) + pad(fmt(m.seconds, 2), 9) + pad(fmt(m.cpuSeconds, 2), 9)
           + pad(fmt(m.seconds / ffExport.seconds), 9) + pad(fmt(Double(m.maxRSSKiB) / 1024, 1), 8) + fmt(ssim, 4))
 }
+baselineRow("export 1280x720 (30 s)", baseExports, against: spExport)
 
 // Lossless concat: three ~100 MB clips (25 s of the 1080p movie each) joined by `splice concat`
 // (every sample copied, file to file), against `cat` of the same bytes plus `sync` and ffmpeg's
@@ -307,14 +331,16 @@ let concatOut = media.appendingPathComponent("concat.mp4").path
 let clipBytes = concatClips.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1))?[.size] as? Int ?? 0) }
 print("\n" + pad("concat 3 clips (\(clipBytes / 1_000_000) MB)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("×cat+sync", 11) + pad("×ffmpeg", 9) + "RSS MB")
 for clip in concatClips { shell("cat \(clip) > /dev/null") }
-var catRuns: [Measurement] = [], ffConcatRuns: [Measurement] = [], spConcatRuns: [Measurement] = []
+var catRuns: [Measurement] = [], ffConcatRuns: [Measurement] = [], spConcatRuns: [Measurement] = [], baseConcatRuns: [Measurement] = []
+let concatCommand = [binary, "concat"] + concatClips + ["-o", concatOut]
 for _ in 0..<runs {
     unlink(concatOut)
     catRuns.append(measure(["/bin/sh", "-c", "cat \"$1\" \"$2\" \"$3\" > \"$0\" && sync \"$0\"", concatOut] + concatClips))
     unlink(concatOut)
     ffConcatRuns.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", concatList, "-map", "0", "-c", "copy", concatOut]))
     unlink(concatOut)
-    spConcatRuns.append(measure([binary, "concat"] + concatClips + ["-o", concatOut]))
+    spConcatRuns.append(measure(concatCommand))
+    if let b = onBaseline(concatCommand) { unlink(concatOut); baseConcatRuns.append(measure(b)) }
 }
 unlink(concatOut)
 let catConcat = middle(catRuns), ffConcat = middle(ffConcatRuns), spConcat = middle(spConcatRuns)
@@ -322,6 +348,7 @@ for (tool, m) in [("cat + sync", catConcat), ("ffmpeg -f concat -c copy", ffConc
     print(pad("concat 3 clips", 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.seconds / catConcat.seconds), 11)
           + pad(fmt(m.seconds / ffConcat.seconds), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
 }
+baselineRow("concat 3 clips", baseConcatRuns, against: spConcat)
 
 // Background music: `splice mix` of a 5-minute 1080p video with music (the video copied, the
 // two sounds at 0.5 each, mixed and encoded as AAC) against ffmpeg's amix with the same volumes,
@@ -338,14 +365,16 @@ if !FileManager.default.fileExists(atPath: mixMusic) {
 let mixOut = media.appendingPathComponent("mixed.mp4").path
 print("\n" + pad("mix (5 min 1080p)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("CPU s", 9) + pad("×ffmpeg", 9) + "RSS MB")
 shell("cat \(mixVideo) \(mixMusic) > /dev/null")
-var ffMixRuns: [Measurement] = [], spMixRuns: [Measurement] = []
+var ffMixRuns: [Measurement] = [], spMixRuns: [Measurement] = [], baseMixRuns: [Measurement] = []
+let mixCommand = [binary, "mix", mixVideo, mixMusic, "-o", mixOut, "--music-volume", "0.5", "--original-volume", "0.5"]
 for _ in 0..<runs {
     unlink(mixOut)
     ffMixRuns.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", mixVideo, "-i", mixMusic, "-filter_complex",
                               "[0:a]volume=0.5[a];[1:a]volume=0.5[b];[a][b]amix=inputs=2:normalize=0", "-map", "0:v", "-c:v", "copy",
                               "-c:a", "aac", "-b:a", "192k", mixOut]))
     unlink(mixOut)
-    spMixRuns.append(measure([binary, "mix", mixVideo, mixMusic, "-o", mixOut, "--music-volume", "0.5", "--original-volume", "0.5"]))
+    spMixRuns.append(measure(mixCommand))
+    if let b = onBaseline(mixCommand) { unlink(mixOut); baseMixRuns.append(measure(b)) }
 }
 unlink(mixOut)
 let ffMix = middle(ffMixRuns), spMix = middle(spMixRuns)
@@ -353,5 +382,6 @@ for (tool, m) in [("ffmpeg amix, -c:v copy", ffMix), ("splice mix", spMix)] {
     print(pad("mix (5 min 1080p)", 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.cpuSeconds, 2), 9)
           + pad(fmt(m.seconds / ffMix.seconds), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
 }
+baselineRow("mix (5 min 1080p)", baseMixRuns, against: spMix)
 
 compositingRows(media: media, source: exportSource, binary: binary, runs: runs)
