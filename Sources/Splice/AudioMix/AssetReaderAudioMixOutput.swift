@@ -13,20 +13,12 @@ import FFmpegBridge
 /// mixed.audioMix = mix
 /// try reader.add(mixed)
 /// ```
-public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sendable {   // settings locked; mixing state under `lock`
+public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sendable {   // settings @Guarded; mixing state under `lock`
     public let audioTracks: [AssetTrack]
     /// The PCM handed out; nil: 32-bit float, interleaved, at the first track's rate and channel count.
     public let audioSettings: AudioOutputSettings?
-    /// The public settings, under a lock of their own: set from any thread, read by the job's.
-    private struct Settings: Sendable {
-        var audioMix: AudioMix?
-    }
-    private let settings = Locked(Settings())
     /// The volume curves; nil: every track at 1. Set before reading.
-    public var audioMix: AudioMix? {
-        get { settings.withLock { $0.audioMix } }
-        set { settings.withLock { $0.audioMix = newValue } }
-    }
+    @Guarded public var audioMix: AudioMix? = nil
 
     /// Frames per buffer handed out.
     static let blockFrames = 1024

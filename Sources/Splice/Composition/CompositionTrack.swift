@@ -15,41 +15,20 @@ public final class CompositionTrack: @unchecked Sendable {   // all mutable stat
     }
 
     /// The segments, in timeline order, without gaps (a gap is an empty segment).
-    public var segments: [CompositionTrackSegment] { state.withLock { $0.segments } }
-    public var languageCode: String? {
-        get { state.withLock { $0.languageCode } }
-        set { state.withLock { $0.languageCode = newValue } }
-    }
-    public var extendedLanguageTag: String? {
-        get { state.withLock { $0.extendedLanguageTag } }
-        set { state.withLock { $0.extendedLanguageTag = newValue } }
-    }
-    public var isEnabled: Bool {
-        get { state.withLock { $0.isEnabled } }
-        set { state.withLock { $0.isEnabled = newValue } }
-    }
+    public var segments: [CompositionTrackSegment] { state[\.segments] }
+    public var languageCode: String? { get { state[\.languageCode] } set { state[\.languageCode] = newValue } }
+    public var extendedLanguageTag: String? { get { state[\.extendedLanguageTag] } set { state[\.extendedLanguageTag] = newValue } }
+    public var isEnabled: Bool { get { state[\.isEnabled] } set { state[\.isEnabled] = newValue } }
     /// The media timescale written; 0: the first source track's.
-    public var naturalTimeScale: Int32 {
-        get { state.withLock { $0.naturalTimeScale } }
-        set { state.withLock { $0.naturalTimeScale = newValue } }
-    }
+    public var naturalTimeScale: Int32 { get { state[\.naturalTimeScale] } set { state[\.naturalTimeScale] = newValue } }
     /// The display matrix; nil: the first source track's.
-    public var preferredTransform: AffineTransform2D? {
-        get { state.withLock { $0.preferredTransform } }
-        set { state.withLock { $0.preferredTransform = newValue } }
-    }
+    public var preferredTransform: AffineTransform2D? { get { state[\.preferredTransform] } set { state[\.preferredTransform] = newValue } }
     /// The alternate group (0: none); the enabled track of a group is its default.
-    public var alternateGroup: Int {
-        get { state.withLock { $0.alternateGroup } }
-        set { state.withLock { $0.alternateGroup = newValue } }
-    }
+    public var alternateGroup: Int { get { state[\.alternateGroup] } set { state[\.alternateGroup] = newValue } }
     /// The track's name (`hdlr`); nil: the first source track's.
-    public var name: String? {
-        get { state.withLock { $0.name } }
-        set { state.withLock { $0.name = newValue } }
-    }
+    public var name: String? { get { state[\.name] } set { state[\.name] = newValue } }
     /// Its references to other tracks of the composition, by type (`tref`): track IDs.
-    public var associations: [TrackAssociationType: [Int]] { state.withLock { $0.associations } }
+    public var associations: [TrackAssociationType: [Int]] { state[\.associations] }
 
     /// Refers this track to `track` (AVFoundation's `addTrackAssociation(to:type:)`).
     public func addTrackAssociation(to track: CompositionTrack, type: TrackAssociationType) {

@@ -23,7 +23,7 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
     /// Held for each edit as a whole (a track's own lock is taken inside it, never the other way).
     private let state = Locked(State())
 
-    public var tracks: [CompositionTrack] { state.withLock { $0.tracks } }
+    public var tracks: [CompositionTrack] { state[\.tracks] }
     /// Lay the composition out for a container without edit lists (Matroska, WebM, MPEG-TS):
     /// each segment's samples placed at its time, video samples shown from a segment's end on
     /// left out, no AAC pre-roll packet (which only an edit list can skip) — exact when segments
@@ -31,10 +31,7 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
     /// `(atOrAfter:)` find them). `false` (the default, for MP4/MOV): each segment brings the
     /// samples from its sync sample (and, for AAC, the packet before its start, so that the
     /// decoder does not click at the joins) and the edit list shows exactly its range.
-    public var writesWithoutEditLists: Bool {
-        get { state.withLock { $0.writesWithoutEditLists } }
-        set { state.withLock { $0.writesWithoutEditLists = newValue } }
-    }
+    public var writesWithoutEditLists: Bool { get { state[\.writesWithoutEditLists] } set { state[\.writesWithoutEditLists] = newValue } }
 
     public init() {}
 

@@ -22,7 +22,7 @@ import FFmpegBridge
 /// `passthrough` is frame-exact through edit lists (nothing is re-encoded). The output is written
 /// to a temporary file and renamed into place only on success: a failed or cancelled export
 /// leaves nothing.
-public final class ExportSession: @unchecked Sendable {   // settings locked; state under `lock`
+public final class ExportSession: @unchecked Sendable {   // settings @Guarded; state under `lock`
     public enum Status: Sendable, Hashable {
         case unknown, exporting, completed, failed, cancelled
     }
@@ -31,129 +31,53 @@ public final class ExportSession: @unchecked Sendable {   // settings locked; st
     public let preset: ExportPreset
     /// The preset's name (`"mediumQuality"`, `"1280x720"`).
     public var presetName: String { preset.rawValue }
-    /// The public settings, under a lock of their own: set from any thread, read by the job's.
-    private struct Settings: Sendable {
-        var outputURL: URL?
-        var outputFileType: FileType?
-        var timeRange: TimeRange = .everything
-        var shouldOptimizeForNetworkUse: Bool = false
-        var metadata: [MetadataItem]?
-        var replacesExistingFile: Bool = false
-        var videoCodec: VideoEncodingSettings.Codec?
-        var crf: Int?
-        var audioCodec: AudioEncodingSettings.Codec?
-        var audioBitRate: Int?
-        var audioMix: AudioMix?
-        var videoComposition: VideoComposition?
-        var videoSize: Dimensions?
-        var videoFrameRate: Double?
-        var audioSampleRate: Int?
-        var audioChannelCount: Int?
-        var encodesAudioTheContainerCannotHold: Bool = false
-        var progressHandler: (@Sendable (Double) -> Void)?
-    }
-    private let settings = Locked(Settings())
     /// Where the output goes; required.
-    public var outputURL: URL? {
-        get { settings.withLock { $0.outputURL } }
-        set { settings.withLock { $0.outputURL = newValue } }
-    }
+    @Guarded public var outputURL: URL? = nil
     /// The container; nil: from `outputURL`'s extension.
-    public var outputFileType: FileType? {
-        get { settings.withLock { $0.outputFileType } }
-        set { settings.withLock { $0.outputFileType = newValue } }
-    }
+    @Guarded public var outputFileType: FileType? = nil
     /// The part of the asset exported (`.everything` by default), on the asset's timeline.
-    public var timeRange: TimeRange {
-        get { settings.withLock { $0.timeRange } }
-        set { settings.withLock { $0.timeRange = newValue } }
-    }
+    @Guarded public var timeRange: TimeRange = .everything
     /// Put the movie header first (MP4/MOV), for playback while downloading.
-    public var shouldOptimizeForNetworkUse: Bool {
-        get { settings.withLock { $0.shouldOptimizeForNetworkUse } }
-        set { settings.withLock { $0.shouldOptimizeForNetworkUse = newValue } }
-    }
+    @Guarded public var shouldOptimizeForNetworkUse: Bool = false
     /// The movie's metadata to write (`title`, `creationDate`, `location`, …), replacing the
     /// source's; nil (the default): the source's is kept — an MP4/MOV's user data as it is, other
     /// containers' tags as far as Splice reads them (`Asset.metadata`).
-    public var metadata: [MetadataItem]? {
-        get { settings.withLock { $0.metadata } }
-        set { settings.withLock { $0.metadata = newValue } }
-    }
+    @Guarded public var metadata: [MetadataItem]? = nil
     /// Replace an existing file at `outputURL` (AVFoundation's sessions fail instead: the default).
-    public var replacesExistingFile: Bool {
-        get { settings.withLock { $0.replacesExistingFile } }
-        set { settings.withLock { $0.replacesExistingFile = newValue } }
-    }
+    @Guarded public var replacesExistingFile: Bool = false
     /// Overrides of the preset (which AVFoundation lacks): the video codec (VP9 and AV1 are
     /// reachable only so), its CRF, the audio codec, the audio bit rate.
-    public var videoCodec: VideoEncodingSettings.Codec? {
-        get { settings.withLock { $0.videoCodec } }
-        set { settings.withLock { $0.videoCodec = newValue } }
-    }
-    public var crf: Int? {
-        get { settings.withLock { $0.crf } }
-        set { settings.withLock { $0.crf = newValue } }
-    }
-    public var audioCodec: AudioEncodingSettings.Codec? {
-        get { settings.withLock { $0.audioCodec } }
-        set { settings.withLock { $0.audioCodec = newValue } }
-    }
-    public var audioBitRate: Int? {
-        get { settings.withLock { $0.audioBitRate } }
-        set { settings.withLock { $0.audioBitRate = newValue } }
-    }
+    @Guarded public var videoCodec: VideoEncodingSettings.Codec? = nil
+    @Guarded public var crf: Int? = nil
+    @Guarded public var audioCodec: AudioEncodingSettings.Codec? = nil
+    @Guarded public var audioBitRate: Int? = nil
     /// The audio tracks' volumes: the tracks it has parameters for (every enabled audio track
     /// when it has none) are mixed into one track, in the first one's place, language and group,
     /// and encoded — AAC at 192 kb/s under `passthrough` (video still copied), else as the
     /// preset says. Samples the mix clipped are reported in `warnings`.
-    public var audioMix: AudioMix? {
-        get { settings.withLock { $0.audioMix } }
-        set { settings.withLock { $0.audioMix = newValue } }
-    }
+    @Guarded public var audioMix: AudioMix? = nil
     /// How the video tracks are drawn into the one video track of the output: their layers'
     /// transforms, opacities and crops, and still-image overlays (a watermark). The tracks it
     /// draws become one track in the first video track's place; with no video track in the asset
     /// (a composition of still images) the output gains one, as long as the composition's
     /// instructions. Video is re-encoded as the preset says — `highestQuality`'s settings under
     /// `passthrough` (`warnings` says so) — at the composition's render size and frame rate.
-    public var videoComposition: VideoComposition? {
-        get { settings.withLock { $0.videoComposition } }
-        set { settings.withLock { $0.videoComposition = newValue } }
-    }
+    @Guarded public var videoComposition: VideoComposition? = nil
     /// Re-encoded video at exactly this size: pictures of another aspect ratio are fitted inside
     /// and letterboxed, smaller ones scaled up (what a concatenation of unlike clips needs);
     /// nil: the preset's box.
-    public var videoSize: Dimensions? {
-        get { settings.withLock { $0.videoSize } }
-        set { settings.withLock { $0.videoSize = newValue } }
-    }
+    @Guarded public var videoSize: Dimensions? = nil
     /// Re-encoded video at this constant frame rate (pictures repeated or left out); nil: the
     /// source's timing.
-    public var videoFrameRate: Double? {
-        get { settings.withLock { $0.videoFrameRate } }
-        set { settings.withLock { $0.videoFrameRate = newValue } }
-    }
+    @Guarded public var videoFrameRate: Double? = nil
     /// Re-encoded audio at this rate and channel count; nil: the source's.
-    public var audioSampleRate: Int? {
-        get { settings.withLock { $0.audioSampleRate } }
-        set { settings.withLock { $0.audioSampleRate = newValue } }
-    }
-    public var audioChannelCount: Int? {
-        get { settings.withLock { $0.audioChannelCount } }
-        set { settings.withLock { $0.audioChannelCount = newValue } }
-    }
+    @Guarded public var audioSampleRate: Int? = nil
+    @Guarded public var audioChannelCount: Int? = nil
     /// `passthrough` only: audio the output container cannot hold (PCM from a WAV into MP4) is
     /// encoded (AAC at 192 kb/s, or `audioCodec`) instead of failing the export.
-    public var encodesAudioTheContainerCannotHold: Bool {
-        get { settings.withLock { $0.encodesAudioTheContainerCannotHold } }
-        set { settings.withLock { $0.encodesAudioTheContainerCannotHold = newValue } }
-    }
+    @Guarded public var encodesAudioTheContainerCannotHold: Bool = false
     /// Called with `progress` as it moves, from the export's queues, one call at a time.
-    public var progressHandler: (@Sendable (Double) -> Void)? {
-        get { settings.withLock { $0.progressHandler } }
-        set { settings.withLock { $0.progressHandler = newValue } }
-    }
+    @Guarded public var progressHandler: (@Sendable (Double) -> Void)? = nil
 
     private let lock = NSLock()
     private var _status = Status.unknown

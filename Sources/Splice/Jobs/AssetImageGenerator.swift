@@ -11,37 +11,17 @@ import FFmpegBridge
 /// let (image, actualTime) = try generator.image(at: MediaTime(seconds: 1.5, preferredTimescale: 600))
 /// try AssetImageGenerator.pngData(image).write(to: url)
 /// ```
-public final class AssetImageGenerator: @unchecked Sendable {   // settings locked; the rest immutable
+public final class AssetImageGenerator: @unchecked Sendable {   // settings @Guarded; the rest immutable
     public let asset: Asset
-    /// The public settings, under a lock of their own: set from any thread, read by the job's.
-    private struct Settings: Sendable {
-        var maximumSize: Dimensions?
-        var appliesPreferredTrackTransform: Bool = false
-        var requestedTimeToleranceBefore: MediaTime = MediaTime.zero
-        var requestedTimeToleranceAfter: MediaTime = MediaTime.zero
-    }
-    private let settings = Locked(Settings())
     /// The largest size of an image (aspect ratio kept, never scaled up); nil: the video's size.
-    public var maximumSize: Dimensions? {
-        get { settings.withLock { $0.maximumSize } }
-        set { settings.withLock { $0.maximumSize = newValue } }
-    }
+    @Guarded public var maximumSize: Dimensions? = nil
     /// Whether images are turned upright by the track's transform (90°, 180°, 270° rotations).
-    public var appliesPreferredTrackTransform: Bool {
-        get { settings.withLock { $0.appliesPreferredTrackTransform } }
-        set { settings.withLock { $0.appliesPreferredTrackTransform = newValue } }
-    }
+    @Guarded public var appliesPreferredTrackTransform: Bool = false
     /// How far before and after the requested time the picture may be. Decoding is always
     /// frame-exact, so these only bound what is acceptable; zero (the default) asks for the
     /// frame shown at the time.
-    public var requestedTimeToleranceBefore: MediaTime {
-        get { settings.withLock { $0.requestedTimeToleranceBefore } }
-        set { settings.withLock { $0.requestedTimeToleranceBefore = newValue } }
-    }
-    public var requestedTimeToleranceAfter: MediaTime {
-        get { settings.withLock { $0.requestedTimeToleranceAfter } }
-        set { settings.withLock { $0.requestedTimeToleranceAfter = newValue } }
-    }
+    @Guarded public var requestedTimeToleranceBefore: MediaTime = MediaTime.zero
+    @Guarded public var requestedTimeToleranceAfter: MediaTime = MediaTime.zero
 
     public init(asset: Asset) {
         self.asset = asset

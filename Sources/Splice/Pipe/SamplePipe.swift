@@ -46,10 +46,7 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
     public let writer: AssetWriter
     /// Called with the fraction done (0…1), from the pipe's queues, one call at a time (never
     /// holding a lock that `cancel()` takes).
-    public var progressHandler: (@Sendable (Double) -> Void)? {
-        get { lock.withLock { _progressHandler } }
-        set { lock.withLock { _progressHandler = newValue } }
-    }
+    @Guarded public var progressHandler: (@Sendable (Double) -> Void)? = nil
 
     private struct Connection {
         let source: any SampleBufferSource
@@ -60,12 +57,7 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
         let start: MediaTime
     }
 
-    /// Guards the pipe's state below and the properties above and after (set from any thread).
     private let lock = NSLock()
-    private var _progressHandler: (@Sendable (Double) -> Void)?
-    private var _sessionStartTime = MediaTime.zero
-    private var _sessionEndTime: MediaTime?
-    private var _warnings: [String] = []
     private var connections: [Connection] = []
     private var isCancelled = false
     private var progress: [Double] = []
@@ -74,20 +66,11 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
 
     /// The source time the writer's session starts at (the first timestamp of a libavformat
     /// source, which MPEG-TS files put anywhere; 0 otherwise).
-    public var sessionStartTime: MediaTime {
-        get { lock.withLock { _sessionStartTime } }
-        set { lock.withLock { _sessionStartTime = newValue } }
-    }
+    @Guarded public var sessionStartTime = MediaTime.zero
     /// Where the writer's session ends (`endSession(atSourceTime:)`), if not at the last sample.
-    public var sessionEndTime: MediaTime? {
-        get { lock.withLock { _sessionEndTime } }
-        set { lock.withLock { _sessionEndTime = newValue } }
-    }
+    @Guarded public var sessionEndTime: MediaTime? = nil
     /// What the pipe set up could not carry into the output (chapters a container has no place for).
-    public internal(set) var warnings: [String] {
-        get { lock.withLock { _warnings } }
-        set { lock.withLock { _warnings = newValue } }
-    }
+    @Guarded public internal(set) var warnings: [String] = []
     /// The audio mixes it feeds (for their clipping counts): set while the pipe is made, before it runs.
     var mixes: [AssetReaderAudioMixOutput] = []
 

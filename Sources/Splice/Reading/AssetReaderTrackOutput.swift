@@ -2,33 +2,21 @@ import Foundation
 import MediaCore
 
 /// Hands out the samples of one track, in decode order.
-public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings locked; state under `lock`, the cursor under `reading`
+public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @Guarded; state under `lock`, the cursor under `reading`
     public let track: AssetTrack
     /// `nil`: samples pass through as stored. `.audio(…)`: decoded PCM; `.video(…)`: decoded
     /// pictures — in both cases on the asset's timeline, cut frame-exactly to the reader's range.
     public let outputSettings: OutputSettings?
-    /// The public settings, under a lock of their own: set from any thread, read by the job's.
-    private struct Settings: Sendable {
-        var alwaysCopiesSampleData: Bool = true
-        var presentsMediaTimeline: Bool = false
-    }
-    private let settings = Locked(Settings())
     /// `true` (the default): each sample's bytes are read into memory. `false`: samples refer to
     /// their bytes in the file, read only when `data` is asked for — a writer copies them file
     /// to file without reading them (what `SamplePipe.mirroring` uses). Set before reading.
-    public var alwaysCopiesSampleData: Bool {
-        get { settings.withLock { $0.alwaysCopiesSampleData } }
-        set { settings.withLock { $0.alwaysCopiesSampleData = newValue } }
-    }
+    @Guarded public var alwaysCopiesSampleData: Bool = true
     /// `false` (the default): samples are on the asset's timeline — each sample's decode and
     /// presentation times are its media times mapped through the track's edit list (see
     /// `AssetReader`). `true`: samples keep their media times, as stored, and the track's
     /// `segments` say where they are shown; a writer input given those `segments` rebuilds the
     /// edit list exactly (what `SamplePipe.mirroring` does). Set before reading.
-    public var presentsMediaTimeline: Bool {
-        get { settings.withLock { $0.presentsMediaTimeline } }
-        set { settings.withLock { $0.presentsMediaTimeline = newValue } }
-    }
+    @Guarded public var presentsMediaTimeline: Bool = false
     weak var reader: AssetReader?
 
     /// Guards `cursor`, `finished` and `last`; never held while the cursor reads or decodes, so

@@ -16,22 +16,14 @@ import FFmpegBridge
 /// reader.startReading()
 /// while let frame = output.copyNextSampleBuffer() { … frame.pixelBuffer … }
 /// ```
-public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unchecked Sendable {   // settings locked; reading state under `lock`
+public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unchecked Sendable {   // settings @Guarded; reading state under `lock`
     public let videoTracks: [AssetTrack]
     /// The pictures handed out: `pixelFormat` (yuv420p10le renders in 10 bits; other formats are
     /// converted from yuv420p), and `size`/maximums to scale the render size; nil: yuv420p at the
     /// render size.
     public let videoSettings: VideoOutputSettings?
-    /// The public settings, under a lock of their own: set from any thread, read by the job's.
-    private struct Settings: Sendable {
-        var videoComposition: VideoComposition?
-    }
-    private let settings = Locked(Settings())
     /// The composition; nil: `VideoComposition(propertiesOf:)` of the tracks' asset. Set before reading.
-    public var videoComposition: VideoComposition? {
-        get { settings.withLock { $0.videoComposition } }
-        set { settings.withLock { $0.videoComposition = newValue } }
-    }
+    @Guarded public var videoComposition: VideoComposition? = nil
 
     let outputs: [AssetReaderTrackOutput]
     weak var reader: AssetReader?

@@ -26,51 +26,27 @@ import FFmpegBridge
 /// … input.append(sample) … input.markAsFinished()
 /// try await writer.finishWriting()
 /// ```
-public final class AssetWriter: @unchecked Sendable {   // settings locked; writing state (and each input's `state`) under `lock`
+public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; writing state (and each input's `state`) under `lock`
     public enum Status: Sendable, Equatable {
         case unknown, writing, completed, failed, cancelled
     }
 
     public let outputURL: URL
     public let fileType: FileType
-    /// The public settings, under a lock of their own: set from any thread, read by the job's.
-    private struct Settings: Sendable {
-        var movieTimeScale: Int32 = 1000
-        var shouldOptimizeForNetworkUse: Bool = false
-        var replacesExistingFile: Bool = false
-        var chapters: [Asset.Chapter] = []
-        var metadata: [MetadataItem] = []
-    }
-    private let settings = Locked(Settings())
     /// The movie timescale (`mvhd`, edit lists, track durations). Set before `startWriting()`.
-    public var movieTimeScale: Int32 {
-        get { settings.withLock { $0.movieTimeScale } }
-        set { settings.withLock { $0.movieTimeScale = newValue } }
-    }
+    @Guarded public var movieTimeScale: Int32 = 1000
     /// Put `moov` before `mdat` so that players can start before the whole file is read.
-    public var shouldOptimizeForNetworkUse: Bool {
-        get { settings.withLock { $0.shouldOptimizeForNetworkUse } }
-        set { settings.withLock { $0.shouldOptimizeForNetworkUse = newValue } }
-    }
+    @Guarded public var shouldOptimizeForNetworkUse: Bool = false
     /// Whether an existing file at `outputURL` may be replaced (atomically, on success).
-    public var replacesExistingFile: Bool {
-        get { settings.withLock { $0.replacesExistingFile } }
-        set { settings.withLock { $0.replacesExistingFile = newValue } }
-    }
+    @Guarded public var replacesExistingFile: Bool = false
     /// Chapters, on the output's timeline, for containers that list them (Matroska, WebM). Set
     /// before `startWriting()`.
-    public var chapters: [Asset.Chapter] {
-        get { settings.withLock { $0.chapters } }
-        set { settings.withLock { $0.chapters = newValue } }
-    }
+    @Guarded public var chapters: [Asset.Chapter] = []
     /// The movie's metadata to write (`title`, `creationDate`, `location`, …); empty: none of
     /// its own — an MP4/MOV copies what `copyMovieStructure(of:)` took, if anything. In MP4/MOV
     /// the items replace the copied user data (`creationDate` sets `mvhd` too); elsewhere they
     /// are the container's tags. Set before writing starts.
-    public var metadata: [MetadataItem] {
-        get { settings.withLock { $0.metadata } }
-        set { settings.withLock { $0.metadata = newValue } }
-    }
+    @Guarded public var metadata: [MetadataItem] = []
 
     let lock = NSLock()
     var _status: Status = .unknown

@@ -21,7 +21,7 @@ import MediaCore
 ///     }
 /// }
 /// ```
-public final class AssetWriterInput: @unchecked Sendable {   // settings and tref list locked; `state` under the writer's lock
+public final class AssetWriterInput: @unchecked Sendable {   // settings @Guarded, tref list locked; `state` under the writer's lock
     public let mediaType: MediaType
     /// `nil`: samples are written as given (passthrough; the only mode so far).
     /// `nil`: samples are written as they are. `.video(…)`/`.audio(…)`: the input takes decoded
@@ -30,85 +30,32 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings and tre
     /// The format of the samples to come; its ISO sample entry is written byte-exact.
     public let sourceFormatHint: FormatDescription?
 
-    /// The public settings, under one lock: set from any thread, read by the writer's.
-    private struct Settings: Sendable {
-        var languageCode: String?
-        var extendedLanguageTag: String?
-        var marksOutputTrackAsEnabled: Bool = true
-        var name: String?
-        var mediaTimeScale: Int32 = 0
-        var naturalSize: Dimensions?
-        var transform: AffineTransform2D?
-        var preferredVolume: Float?
-        var preferredMediaChunkDuration: MediaTime = MediaTime(value: 1, timescale: 2)
-        var isForced: Bool = false
-        var mediaCharacteristics: Set<MediaCharacteristic> = []
-        var segments: [TrackSegment]?
-    }
-    private let settings = Locked(Settings())
-
     /// ISO 639-2/T language for `mdhd` (`und` when nil).
-    public var languageCode: String? {
-        get { settings.withLock { $0.languageCode } }
-        set { settings.withLock { $0.languageCode = newValue } }
-    }
+    @Guarded public var languageCode: String? = nil
     /// BCP 47 tag for `elng`.
-    public var extendedLanguageTag: String? {
-        get { settings.withLock { $0.extendedLanguageTag } }
-        set { settings.withLock { $0.extendedLanguageTag = newValue } }
-    }
+    @Guarded public var extendedLanguageTag: String? = nil
     /// Whether the track is enabled when it is in no group (groups decide for their members).
-    public var marksOutputTrackAsEnabled: Bool {
-        get { settings.withLock { $0.marksOutputTrackAsEnabled } }
-        set { settings.withLock { $0.marksOutputTrackAsEnabled = newValue } }
-    }
+    @Guarded public var marksOutputTrackAsEnabled: Bool = true
     /// The handler name (`hdlr`).
-    public var name: String? {
-        get { settings.withLock { $0.name } }
-        set { settings.withLock { $0.name = newValue } }
-    }
+    @Guarded public var name: String? = nil
     /// The media timescale; 0 takes the timescale of the first sample's decode time.
-    public var mediaTimeScale: Int32 {
-        get { settings.withLock { $0.mediaTimeScale } }
-        set { settings.withLock { $0.mediaTimeScale = newValue } }
-    }
+    @Guarded public var mediaTimeScale: Int32 = 0
     /// The track's visual size (`tkhd` width/height); defaults to the format's dimensions.
-    public var naturalSize: Dimensions? {
-        get { settings.withLock { $0.naturalSize } }
-        set { settings.withLock { $0.naturalSize = newValue } }
-    }
+    @Guarded public var naturalSize: Dimensions? = nil
     /// The track's display transform (`tkhd` matrix): a copied track's, or identity, when nil.
-    public var transform: AffineTransform2D? {
-        get { settings.withLock { $0.transform } }
-        set { settings.withLock { $0.transform = newValue } }
-    }
+    @Guarded public var transform: AffineTransform2D? = nil
     /// Audio volume, 0…1 (`tkhd`); 1 for audio tracks when nil.
-    public var preferredVolume: Float? {
-        get { settings.withLock { $0.preferredVolume } }
-        set { settings.withLock { $0.preferredVolume = newValue } }
-    }
+    @Guarded public var preferredVolume: Float? = nil
     /// How much media to gather per chunk before interleaving with other tracks.
-    public var preferredMediaChunkDuration: MediaTime {
-        get { settings.withLock { $0.preferredMediaChunkDuration } }
-        set { settings.withLock { $0.preferredMediaChunkDuration = newValue } }
-    }
+    @Guarded public var preferredMediaChunkDuration: MediaTime = MediaTime(value: 1, timescale: 2)
     /// Forced subtitles: Matroska's forced flag; a text track converted to tx3g for MP4/MOV gets
     /// the all-samples-forced display flag.
-    public var isForced: Bool {
-        get { settings.withLock { $0.isForced } }
-        set { settings.withLock { $0.isForced = newValue } }
-    }
+    @Guarded public var isForced: Bool = false
     /// `.describesMusicAndSoundForAccessibility` and `.describesVideoForAccessibility` become
     /// Matroska's hearing- and visual-impaired flags and Apple's tagged characteristics in MP4/MOV.
-    public var mediaCharacteristics: Set<MediaCharacteristic> {
-        get { settings.withLock { $0.mediaCharacteristics } }
-        set { settings.withLock { $0.mediaCharacteristics = newValue } }
-    }
+    @Guarded public var mediaCharacteristics: Set<MediaCharacteristic> = []
     /// The edit list to write, in movie time; `nil` for none (or one derived from the session times).
-    public var segments: [TrackSegment]? {
-        get { settings.withLock { $0.segments } }
-        set { settings.withLock { $0.segments = newValue } }
-    }
+    @Guarded public var segments: [TrackSegment]? = nil
 
     // Set when the input is added (`writer`) or while the writer is configured (the rest), then
     // only read: the writer's lock orders those writes before its threads' reads.
