@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ffmpeg_headers.h"
 
@@ -240,9 +241,11 @@ STUB(UTIL, const char *, av_get_sample_fmt_name, (enum AVSampleFormat sample_fmt
 STUB(UTIL, int, av_channel_layout_describe, (const AVChannelLayout *channel_layout, char *buf, size_t buf_size), (channel_layout, buf, buf_size))
 
 /* FFmpeg's log lines, formatted here (Swift cannot take a va_list) and handed to Splice with
-   the context that logged and the outermost context above it (followed through each class's
-   parent_log_context_offset, as av_log_format_line2 does for its prefixes), so that Splice can
-   route each line to the job that owns the context. */
+   the context that logged and its owner: the outermost context above it (followed through each
+   class's parent_log_context_offset, as av_log_format_line2 does for its prefixes) or, for a
+   codec context whose `opaque` Splice set, that pointer — which a frame-threaded codec's
+   per-thread copies of the context carry too — so that Splice can route each line to the job
+   that owns it. */
 static void (*log_handler)(void *context, void *root, int level, const char *line);
 
 static void *log_root(void *avcl) {
@@ -253,6 +256,9 @@ static void *log_root(void *avcl) {
         if (!parent) break;
         avcl = parent;
     }
+    const AVClass *cls = avcl ? *(const AVClass **)avcl : NULL;
+    if (cls && cls->class_name && strcmp(cls->class_name, "AVCodecContext") == 0 && ((AVCodecContext *)avcl)->opaque)
+        return ((AVCodecContext *)avcl)->opaque;
     return avcl;
 }
 

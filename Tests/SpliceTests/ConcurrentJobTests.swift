@@ -53,6 +53,26 @@ struct ConcurrentJobTests {
         }
     }
 
+    /// Decoders log from their own threads (frame threading): a damaged file's decoder messages
+    /// reach its export's warnings, under its track, and never the clean file's export beside it.
+    @Test func decoderMessagesReachTheirOwnExport() throws {
+        let (damaged, _) = try Self.damaged.get()
+        let clean = Fixtures.path("log-source.mkv")
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            results.set(i, Result {
+                let session = try ExportSession(asset: try Asset(url: i == 0 ? damaged : clean), presetName: "lowQuality")
+                session.outputURL = Fixtures.path("log-export-\(i).mp4")
+                session.replacesExistingFile = true
+                try session.run()
+                return session.warnings
+            })
+        }
+        let fromDamaged = try results.get(0), fromClean = try results.get(1)
+        #expect(fromDamaged.contains { $0.hasPrefix("track 1: ffmpeg: [h264]") }, "\(fromDamaged)")
+        #expect(!fromClean.contains { $0.contains("ffmpeg:") }, "\(fromClean)")
+    }
+
     final class Results: @unchecked Sendable {   // state guarded by `lock`
         private let lock = NSLock()
         private var values: [Int: Result<[String], Error>] = [:]

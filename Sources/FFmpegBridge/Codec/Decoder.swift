@@ -24,7 +24,9 @@ public final class Decoder: @unchecked Sendable {   // confined: used by one thr
         }
         guard let context = avcodec_alloc_context3(codec) else { throw MediaError(.io, "out of memory (avcodec_alloc_context3)") }
         self.context = context
-        FFmpegLog.register(context, to: log)
+        // Its frame threads log through copies of the context: they share its `opaque`, the sink.
+        context.pointee.opaque = Unmanaged.passUnretained(log).toOpaque()
+        FFmpegLog.register(context.pointee.opaque, to: log)
         var parameterBlock = avcodec_parameters_alloc()
         defer { avcodec_parameters_free(&parameterBlock) }
         guard let par = parameterBlock else { throw MediaError(.io, "out of memory (avcodec_parameters_alloc)") }
@@ -37,7 +39,7 @@ public final class Decoder: @unchecked Sendable {   // confined: used by one thr
     }
 
     deinit {
-        FFmpegLog.unregister(context)
+        FFmpegLog.unregister(context?.pointee.opaque)
         avcodec_free_context(&context)
     }
 

@@ -63,7 +63,9 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
                              + "a build without it lacks the library \(Encoder.library(of: c.encoderName)))")
         }
         guard let context = avcodec_alloc_context3(codec) else { throw MediaError(.io, "out of memory (avcodec_alloc_context3)") }
-        FFmpegLog.register(context, to: log)
+        // Its frame threads log through copies of the context: they share its `opaque`, the sink.
+        context.pointee.opaque = Unmanaged.passUnretained(log).toOpaque()
+        FFmpegLog.register(context.pointee.opaque, to: log)
         self.context = context
         context.pointee.time_base = AVRational(num: 1, den: c.timescale)
         context.pointee.pkt_timebase = context.pointee.time_base
@@ -112,7 +114,7 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
                 while avcodec_receive_packet(context, packet.pointer) >= 0 { av_packet_unref(packet.pointer) }
             }
         }
-        FFmpegLog.unregister(context)
+        FFmpegLog.unregister(context?.pointee.opaque)
         avcodec_free_context(&context)
     }
 

@@ -57,8 +57,9 @@ public enum FFmpegLog {
         av_log_set_level(verbose ? AV_LOG_INFO : AV_LOG_WARNING)
     }
 
-    /// Sends what `context` (an `AVFormatContext`, `AVCodecContext`, `AVIOContext`, …) logs to
-    /// `sink`, until `unregister`. Call `unregister` before the context is freed.
+    /// Sends what `context` (an `AVFormatContext`, an `AVIOContext`, …, or the `opaque` of an
+    /// `AVCodecContext`, which its frame threads' copies share) logs to `sink`, until
+    /// `unregister`. Call `unregister` before the context is freed.
     static func register(_ context: UnsafeRawPointer?, to sink: Sink) {
         guard let context else { return }
         lock.withLock { sinks[context] = sink }
@@ -84,6 +85,18 @@ public enum FFmpegLog {
         pthread_key_create(&key, nil)
         return key
     }()
+
+    /// Warnings for a job from what FFmpeg said: `ffmpeg: <line>`, a repeated line once with its
+    /// count, at most `limit` lines and then how many others there were.
+    public static func summary(_ messages: [String], limit: Int = 20) -> [String] {
+        var lines: [(text: String, count: Int)] = []
+        for m in messages {
+            if let i = lines.firstIndex(where: { $0.text == m }) { lines[i].count += 1 } else { lines.append((m, 1)) }
+        }
+        var out = lines.prefix(limit).map { "ffmpeg: \($0.text)" + ($0.count > 1 ? " (\($0.count) times)" : "") }
+        if lines.count > limit { out.append("ffmpeg: … and \(lines.count - limit) other messages") }
+        return out
+    }
 
     /// Routes FFmpeg's log to `receive`, once, before the first libav call.
     static let installed: Void = {

@@ -18,8 +18,9 @@ const char *splice_ffmpeg_load_converters(void);
 const char *splice_ffmpeg_load_filters(void);
 
 /* Routes FFmpeg's log messages, one formatted line at a time, to `handler` (at the levels
-   av_log_set_level lets through), with the context that logged (NULL for none) and the
-   outermost context it belongs to (its parents followed; the context itself when it has none). */
+   av_log_set_level lets through), with the context that logged (NULL for none) and its owner:
+   the outermost context it belongs to (its parents followed; the context itself when it has
+   none), or a codec context's `opaque` when set (frame threads' copies of it carry it too). */
 void splice_ffmpeg_set_log_handler(void (*handler)(void *context, void *root, int level, const char *line));
 
 #endif

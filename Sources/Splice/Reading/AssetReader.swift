@@ -159,7 +159,7 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
                     let decoding = DecodingCursor(source: timeline, track: track, settings: settings, timeRange: range)
                     let timed = ConstantRateCursor.applying(settings, to: decoding, from: range == .everything ? nil : range.start)
                     output.start(PrefetchingCursor(timed, capacity: track.mediaType == .video ? 4 : 8,
-                                                   damagedPackets: { decoding.damagedPackets }))
+                                                   damagedPackets: { decoding.damagedPackets }, messages: { decoding.takeDecoderMessages() }))
                 } else {
                     output.start(timeline)
                 }

@@ -1,5 +1,6 @@
 import Foundation
 import MediaCore
+import FFmpegBridge
 
 /// Hands out the samples of one track, in decode order.
 public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @Guarded; state under `lock`, the cursor under `reading`
@@ -37,11 +38,13 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @
 
     var isFinished: Bool { lock.withLock { finished } }
 
-    /// What decoding skipped (damaged packets), for the reader's warnings.
+    /// What decoding skipped (damaged packets) and what the decoder said (repeated lines once,
+    /// with a count; at most 20), for the reader's warnings.
     var decodingWarnings: [String] {
-        guard let decoding = lock.withLock({ cursor as? PrefetchingCursor }), decoding.damagedPackets > 0 else { return [] }
+        guard let decoding = lock.withLock({ cursor as? PrefetchingCursor }) else { return [] }
         let n = decoding.damagedPackets
-        return ["track \(track.trackID): \(n) damaged packet\(n == 1 ? " was" : "s were") skipped by the decoder"]
+        let skipped = n > 0 ? ["\(n) damaged packet\(n == 1 ? " was" : "s were") skipped by the decoder"] : []
+        return (skipped + FFmpegLog.summary(decoding.decoderMessages)).map { "track \(track.trackID): " + $0 }
     }
 
     /// How far on its timeline this output has handed out samples (decode time + duration of

@@ -44,13 +44,7 @@ final class DemuxSession: ReadSession, @unchecked Sendable {   // `cursors` unde
         }
         let damaged = demuxer.corruptPacketCount
         if damaged > 0 { warnings.append("\(damaged) damaged packet\(damaged == 1 ? " was" : "s were") copied as read") }
-        var lines: [(String, Int)] = []
-        for m in demuxer.takeMessages() {
-            if let i = lines.firstIndex(where: { $0.0 == m }) { lines[i].1 += 1 } else { lines.append((m, 1)) }
-        }
-        warnings += lines.prefix(20).map { "ffmpeg: \($0.0)" + ($0.1 > 1 ? " (\($0.1) times)" : "") }
-        if lines.count > 20 { warnings.append("ffmpeg: … and \(lines.count - 20) other messages") }
-        return warnings
+        return warnings + FFmpegLog.summary(demuxer.takeMessages())
     }
 }
 

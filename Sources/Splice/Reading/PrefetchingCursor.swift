@@ -9,8 +9,9 @@ import MediaCore
 /// a sample being decoded: the thread closes the source once that sample is made.
 final class PrefetchingCursor: SampleCursor, @unchecked Sendable {   // state under `condition`; `source` used by one thread at a time
     private let source: any SampleCursor
-    /// The decoder's count of damaged packets skipped so far.
+    /// The decoder's count of damaged packets skipped so far, and what it said since last asked.
     private let damage: () -> Int
+    private let messages: () -> [String]
     private let capacity: Int
     private let condition = NSCondition()
     /// At most `capacity` samples, oldest first (a few: removing the first is cheap).
@@ -21,14 +22,18 @@ final class PrefetchingCursor: SampleCursor, @unchecked Sendable {   // state un
     private var running = false
     private var damaged = 0
 
-    init(_ source: any SampleCursor, capacity: Int, damagedPackets: @escaping () -> Int) {
+    init(_ source: any SampleCursor, capacity: Int, damagedPackets: @escaping () -> Int, messages: @escaping () -> [String] = { [] }) {
         self.source = source
         damage = damagedPackets
+        self.messages = messages
         self.capacity = max(1, capacity)
     }
 
     /// Damaged packets the decoder has skipped so far.
     var damagedPackets: Int { condition.withLock { damaged } }
+    /// What the decoder said so far (the first 100 lines).
+    var decoderMessages: [String] { condition.withLock { said } }
+    private var said: [String] = []
 
     func next() throws -> SampleBuffer? {
         condition.lock()
@@ -69,8 +74,10 @@ final class PrefetchingCursor: SampleCursor, @unchecked Sendable {   // state un
             condition.unlock()
             if stop { break }
             let result = Result { try source.next() }
+            let lines = messages()
             condition.lock()
             damaged = damage()
+            said += lines.prefix(max(0, 100 - said.count))
             switch result {
             case .success(let sample?): if !closed { queue.append(sample) }
             case .success(nil): ended = .some(nil)
