@@ -144,11 +144,10 @@ struct ThreadSafetyTests {
             #expect(stopped.wait(timeout: .now() + 20) == .success, "stop waited for the decode")
             source.gate.signal()
             #expect(reading.wait(timeout: .now() + 20) == .success)
-            if prefetching {
-                // The decoding thread closes its source once its sample is made, exactly once.
-                for _ in 0..<200 where source.closeCount == 0 { usleep(10_000) }
-                #expect(source.closeCount == 1)
-            }
+            // The source is closed once its sample is made, exactly once: by the decoding thread,
+            // or (a cursor that cannot close while it reads) by the reader after its read.
+            for _ in 0..<200 where source.closeCount == 0 { usleep(10_000) }
+            #expect(source.closeCount == 1)
             #expect(output.copyNextSampleBuffer() == nil)
         }
     }

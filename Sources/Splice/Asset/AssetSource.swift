@@ -30,6 +30,13 @@ protocol SampleCursor: AnyObject {
     func next() throws -> SampleBuffer?
     /// Stops early (the reader was cancelled or failed); frees what the cursor holds.
     func close()
+    /// Whether `close()` may run while `next()` runs on another thread (and makes it return
+    /// soon); otherwise a closing reader waits until `next()` returns.
+    var closesWhileReading: Bool { get }
+}
+
+extension SampleCursor {
+    var closesWhileReading: Bool { false }
 }
 
 /// What a track's source keeps of it beyond `AssetTrack`'s public properties.

@@ -27,6 +27,10 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @
     private let reading = NSLock()
     private var cursor: (any SampleCursor)?
     private var finished = false
+    /// A read is in progress; `stop()` during it leaves the close to the reader (`closeAfterRead`)
+    /// unless the cursor closes while reading.
+    private var isReading = false
+    private var closeAfterRead = false
 
     public init(track: AssetTrack, outputSettings: OutputSettings? = nil) {
         self.track = track
@@ -60,30 +64,42 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @
         lock.withLock { self.cursor = cursor }
     }
 
-    /// Ends this output's samples (the reader was cancelled or failed).
+    /// Ends this output's samples (the reader was cancelled or failed), without waiting for a
+    /// sample being read or decoded.
     func stop() {
-        let cursor: (any SampleCursor)? = lock.withLock {
-            finished = true
-            return self.cursor
-        }
-        cursor?.close()
+        lock.lock()
+        finished = true
+        let cursor = self.cursor
+        let closesNow = cursor.map { !isReading || $0.closesWhileReading } ?? false
+        if !closesNow { closeAfterRead = isReading }
+        lock.unlock()
+        if closesNow { cursor?.close() }
     }
 
     /// The next sample in decode order, or `nil` at the end, after `cancelReading()`, or on failure
     /// (then the reader's `status` is `.failed` and its `error` says why).
     public func copyNextSampleBuffer() -> SampleBuffer? {
         let outcome: Result<SampleBuffer?, Error> = reading.withLock {
-            guard let cursor = lock.withLock({ finished ? nil : cursor }) else { return .success(nil) }
+            let reader: (any SampleCursor)? = lock.withLock {
+                guard !finished, let cursor else { return nil }
+                isReading = true
+                return cursor
+            }
+            guard let cursor = reader else { return .success(nil) }
             let result = Result { try cursor.next() }
-            return lock.withLock {
+            let (outcome, closes): (Result<SampleBuffer?, Error>, Bool) = lock.withLock {
+                isReading = false
+                defer { closeAfterRead = false }
                 // Stopped while the cursor read: what it made is not handed out.
-                if finished { return .success(nil) }
+                if finished { return (.success(nil), closeAfterRead) }
                 switch result {
                 case .success(let s?): if s.decodeTimeStamp.isNumeric { last = (s.decodeTimeStamp, s.duration) }
                 case .success(nil), .failure: finished = true
                 }
-                return result
+                return (result, false)
             }
+            if closes { cursor.close() }
+            return outcome
         }
         switch outcome {
         case .success(let sample?):

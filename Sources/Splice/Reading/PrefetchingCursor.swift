@@ -29,6 +29,9 @@ final class PrefetchingCursor: SampleCursor, @unchecked Sendable {   // state un
         self.capacity = max(1, capacity)
     }
 
+    /// `close()` wakes a waiting `next()` and leaves the decode in progress to its thread.
+    var closesWhileReading: Bool { true }
+
     /// Damaged packets the decoder has skipped so far.
     var damagedPackets: Int { condition.withLock { damaged } }
     /// What the decoder said so far (the first 100 lines).
