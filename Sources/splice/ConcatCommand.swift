@@ -141,7 +141,7 @@ enum ConcatCommand: Command {
             // The first clip's frame rate, constant: other clips' pictures repeated or left out.
             if let rate = firstVideo?.nominalFrameRate, rate > 0 { session.videoFrameRate = ConcatCommand.standardRate(Double(rate)) }
             if let audio = assets.lazy.compactMap({ $0.tracks(withMediaType: .audio).first?.formatDescriptions.first }).first {
-                session.audioSampleRate = audio.sampleRate.map { Int($0) }
+                session.audioSampleRate = audio.sampleRate.flatMap { $0.rounded(saturating: Int.self, .towardZero) }
                 session.audioChannelCount = audio.channelCount
             }
         }
@@ -158,7 +158,7 @@ enum ConcatCommand: Command {
         session.audioMix = fadeJob.audioMix
         if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }
         if let audio = assets.lazy.compactMap({ $0.tracks(withMediaType: .audio).first?.formatDescriptions.first }).first {
-            session.audioSampleRate = audio.sampleRate.map { Int($0) }
+            session.audioSampleRate = audio.sampleRate.flatMap { $0.rounded(saturating: Int.self, .towardZero) }
             session.audioChannelCount = audio.channelCount
         }
         return try JobSupport.export(session, to: outputURL, force: args.flags.contains("--force"), faststart: args.flags.contains("--faststart"))

@@ -82,7 +82,7 @@ enum ExportCommand: Command {
             session.audioCodec = codec
         }
         if let c = args.options["--crf"] {
-            guard let crf = Int(c), (0...63).contains(crf) else { throw UsageError(message: "--crf takes a number from 0 to 63") }
+            guard let crf = Int(c), (0...63).contains(crf) else { throw UsageError(message: "--crf takes a number from 0 to 63") }   // lint: checked (parses text: nil when it is not a number)
             session.crf = crf
         }
         if let b = args.options["--audio-bitrate"] {
@@ -128,7 +128,7 @@ enum ExportCommand: Command {
         let lower = text.lowercased()
         let (digits, scale): (Substring, Double) = lower.hasSuffix("k") ? (lower.dropLast(), 1000) : lower.hasSuffix("m") ? (lower.dropLast(), 1_000_000) : (Substring(lower), 1)
         guard let v = Double(digits), v > 0 else { return nil }
-        let rate = Int((v * scale).rounded())
+        let rate = (v * scale).rounded(saturating: Int.self) ?? 0
         return rate >= 8000 && rate <= 10_000_000 ? rate : nil
     }
 }

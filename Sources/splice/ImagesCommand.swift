@@ -50,8 +50,8 @@ enum ImagesCommand: Command {
         let seconds = try number(args.options["--seconds-per-image"], "--seconds-per-image", range: 0.001...86_400)
         let crossfade = try number(args.options["--crossfade"], "--crossfade", range: 0...86_400) ?? 0
         let frameDuration = VideoComposition.frameDuration(forRate: fps)
-        let perImage = seconds.map { max(1, Int(($0 / frameDuration.seconds).rounded())) } ?? (args.options["--fps"] != nil ? 1 : Int((3 / frameDuration.seconds).rounded()))
-        let fadeFrames = Int((crossfade / frameDuration.seconds).rounded())
+        let perImage = seconds.map { max(1, ($0 / frameDuration.seconds).rounded(saturating: Int.self) ?? 1) } ?? (args.options["--fps"] != nil ? 1 : (3 / frameDuration.seconds).rounded(saturating: Int.self) ?? 1)
+        let fadeFrames = (crossfade / frameDuration.seconds).rounded(saturating: Int.self) ?? 0
         guard fadeFrames <= perImage else {
             throw UsageError(message: "--crossfade \(args.options["--crossfade"]!) is longer than each image is shown (\(Double(perImage) * frameDuration.seconds) s)")
         }
@@ -89,7 +89,7 @@ enum ImagesCommand: Command {
 
     /// `<w>x<h>`, even sizes from 16 to 16384.
     static func parseSize(_ text: String) throws -> Dimensions {
-        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }   // lint: checked (parses text: nil when it is not a number)
         guard parts.count == 2, (16...16384).contains(parts[0]), (16...16384).contains(parts[1]), parts[0] % 2 == 0, parts[1] % 2 == 0 else {
             throw UsageError(message: "--size takes <width>x<height>, even, 16 to 16384 (1920x1080), not '\(text)'")
         }

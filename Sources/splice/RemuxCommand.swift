@@ -184,11 +184,12 @@ final class ProgressBar: @unchecked Sendable {   // `lastDraw` under `lock`; the
     private func draw(_ fraction: Double, _ now: Date) {
         let elapsed = now.timeIntervalSince(start)
         let width = 30
-        let filled = Int((fraction * Double(width)).rounded(.down))
+        let filled = max(0, min(width, (fraction * Double(width)).rounded(saturating: Int.self, .down) ?? 0))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let speed = elapsed > 0 && mediaSeconds.isFinite ? fraction * mediaSeconds / elapsed : 0
         let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
-        let line = String(format: "\r[%@] %3d%%  %.0fx  ETA %d:%02d ", bar, Int(fraction * 100), speed, Int(eta) / 60, Int(eta) % 60)
+        let seconds = eta.rounded(saturating: Int.self, .towardZero) ?? 0
+        let line = String(format: "\r[%@] %3d%%  %.0fx  ETA %d:%02d ", bar, (fraction * 100).rounded(saturating: Int.self, .towardZero) ?? 0, speed, seconds / 60, seconds % 60)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

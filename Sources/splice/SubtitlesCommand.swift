@@ -122,7 +122,7 @@ enum SubtitlesCommand: Command {
         let list = candidates.map { "\($0.trackID) (\($0.languageCode ?? "und")\($0.name.map { ", \($0)" } ?? ""))" }.joined(separator: ", ")
         let track: AssetTrack
         if let id = args.options["--track"] {
-            guard let n = Int(id), let t = candidates.first(where: { $0.trackID == n }) else {
+            guard let n = Int(id), let t = candidates.first(where: { $0.trackID == n }) else {   // lint: checked (parses text: nil when it is not a number)
                 throw MediaError(.invalidData, "track \(id) is not a tx3g subtitle track; subtitle tracks: \(list.isEmpty ? "none" : list)", file: asset.url.path)
             }
             track = t

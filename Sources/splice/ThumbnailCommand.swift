@@ -47,7 +47,7 @@ enum ThumbnailCommand: Command {
         let generator = AssetImageGenerator(asset: try Asset(url: URL(fileURLWithPath: args.positionals[0])))
         generator.appliesPreferredTrackTransform = true
         if let size = args.options["--size"] {
-            let parts = size.split(separator: "x").compactMap { Int($0) }
+            let parts = size.split(separator: "x").compactMap { Int($0) }   // lint: checked (parses text: nil when it is not a number)
             guard parts.count == 2, parts.allSatisfy({ $0 > 0 }) else { throw UsageError(message: "--size wants <width>x<height>") }
             generator.maximumSize = Dimensions(width: parts[0], height: parts[1])
         }

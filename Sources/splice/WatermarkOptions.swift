@@ -29,7 +29,7 @@ enum WatermarkOptions {
             return v
         } ?? 1
         let margin = try args.options["--margin"].map { text -> Int in
-            guard let v = Int(text), v >= 0 else { throw UsageError(message: "--margin takes a number of pixels, not '\(text)'") }
+            guard let v = Int(text), v >= 0 else { throw UsageError(message: "--margin takes a number of pixels, not '\(text)'") }   // lint: checked (parses text: nil when it is not a number)
             return v
         } ?? 16
         let url = URL(fileURLWithPath: path)
@@ -52,7 +52,7 @@ enum WatermarkOptions {
         if text.hasSuffix("%"), let p = Double(text.dropLast()), p > 0, p <= 100 {
             return max(2, (Double(videoWidth) * p / 100).rounded())
         }
-        guard let px = Int(text), px >= 2, px <= 16384 else {
+        guard let px = Int(text), px >= 2, px <= 16384 else {   // lint: checked (parses text: nil when it is not a number)
             throw UsageError(message: "--watermark-width takes pixels (2 to 16384) or a percentage (1% to 100%), not '\(text)'")
         }
         return Double(px)

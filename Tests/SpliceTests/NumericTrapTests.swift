@@ -84,6 +84,18 @@ struct NumericTrapTests {
         #expect(try Self.streamHashes(source) == Self.streamHashes(restored))
     }
 
+    /// Numbers typed on the command line are untrusted too: a bit rate of 1e300 is a usage error.
+    @Test func hugeNumbersOnTheCommandLine() throws {
+        let url = try Self.allOnesTimes.get()
+        let out = Fixtures.path("huge-bitrate.mp4")
+        for rate in ["1e300", "inf", "nan", "9223372036854775808k"] {
+            let r = try Tool.splice(["export", url.path, "-o", out.path, "--audio-bitrate", rate])
+            #expect(r.status == 64, "--audio-bitrate \(rate): status \(r.status): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("error: "), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+    }
+
     static func streamHashes(_ url: URL) throws -> String {
         try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:v?", "-map", "0:a?", "-c", "copy",
                                   "-f", "streamhash", "-hash", "md5", "-"]).stdout

@@ -67,7 +67,7 @@ public enum SampleComparison {
         let expected = isoA?.encryption
         let fail = { (what: String) in MediaError(.invalidData, "track \(tb.trackID): \(what)", file: b.url.path) }
         if let location = isoA?.auxiliaryInformationLocation, let found = try location.read(from: try ReadOnlyFile(path: a.url.path)),
-           (try found.data) != (try expected?.data) || found.sizes != expected?.sizes {
+           found.data != expected?.data || found.sizes != expected?.sizes {
             throw MediaError(.invalidData, "track \(ta.trackID): its 'saio' does not point at its 'senc' entries: the source's encryption data is damaged",
                              file: a.url.path)
         }
@@ -75,7 +75,7 @@ public enum SampleComparison {
             if expected?.sampleCount ?? 0 > 0 { throw fail("the copy has no 'saiz'/'saio' for its encrypted samples") }
             return
         }
-        guard (try written.data) == (try expected?.data), written.sizes == expected?.sizes else {
+        guard written.data == expected?.data, written.sizes == expected?.sizes else {
             throw fail("the samples' encryption information (IVs, subsample maps) differs from the source's "
                        + "(\(written.sampleCount) entries against \(expected?.sampleCount ?? 0))")
         }

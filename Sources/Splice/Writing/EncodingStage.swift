@@ -172,8 +172,8 @@ final class EncodingStage: @unchecked Sendable {   // state under `lock`
         guard let encoder else { return [] }
         let scale = encoder.configuration.timescale
         // A packet without bytes only carries new extradata (FLAC's final STREAMINFO): not a sample.
-        return try encoded.filter { try !$0.data.isEmpty }.map { p in
-            let bytes = [UInt8](try p.data)
+        return try encoded.filter { !$0.data.isEmpty }.map { p in
+            let bytes = [UInt8](p.data)
             if entry == nil {
                 let parameters = encoder.parameters
                 let made = try CodecMapping.sampleEntry(for: parameters, firstPacket: bytes)
