@@ -69,7 +69,9 @@ sanitize: deps-test
 ## `make fuzz-campaign` runs the targets users' files reach for FUZZ_CAMPAIGN_SECONDS each (niced),
 ## growing the corpora kept in Fuzz/corpus/remux and Fuzz/corpus/entries.
 FUZZ_SECONDS ?= 60
-FUZZ_SEED ?= $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+ifndef FUZZ_SEED
+FUZZ_SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+endif
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$$runs,-max_total_time=$(FUZZ_SECONDS)) -seed=$(FUZZ_SEED)
 FUZZ_TARGETS := Boxes SampleTables Subtitles Writer Codecs Remux SampleEntries
 fuzz-build: deps-test
