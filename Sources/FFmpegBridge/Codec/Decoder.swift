@@ -11,7 +11,8 @@ public final class Decoder: @unchecked Sendable {   // confined: used by one thr
     public private(set) var damagedPackets = 0
     /// FFmpeg's name of the codec.
     public let codecName: String
-    /// What libavcodec said about this stream (its frame threads' own lines are not kept).
+    /// What libavcodec said about this stream, its frame threads' lines included (they log through
+    /// copies of the context that share its `opaque`).
     public let log = FFmpegLog.Sink()
 
     /// - Throws: `.unsupported` when this machine's libavcodec has no decoder for the codec.

@@ -37,7 +37,7 @@ final class DecodingCursor: SampleCursor {
 
     /// Damaged packets the decoder skipped.
     var damagedPackets: Int { decoder?.damagedPackets ?? 0 }
-    /// What the decoder said since the last call (its frame threads' lines are not kept).
+    /// What the decoder said since the last call (its frame threads' lines included).
     func takeDecoderMessages() -> [String] { decoder?.log.take() ?? [] }
 
     func next() throws -> SampleBuffer? {
