@@ -12,8 +12,12 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
     private var io: UnsafeMutablePointer<AVIOContext>?
     private let sink: Sink
     private let packet = Packet()
-    /// Bitstream filters between Splice's packets and the muxer, per stream.
-    private var filters: [Int: UnsafeMutablePointer<AVBSFContext>] = [:]
+    /// Bitstream filters between Splice's packets and the muxer, per stream and per codec
+    /// configuration: a track whose description changes gets a filter for each, so that each
+    /// part carries its own parameter sets.
+    private var filters: [Int: [[UInt8]: UnsafeMutablePointer<AVBSFContext>]] = [:]
+    /// A filtered stream's filter and codec as declared (the configuration of its first description).
+    private var filterInputs: [Int: (name: String, codec: CodecParameters, timeBase: AVRational)] = [:]
     public let formatName: String
 
     /// The position-keeping writer behind the AVIO callbacks.
@@ -102,7 +106,7 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
     deinit {
         FFmpegLog.unregister(context)
         FFmpegLog.unregister(io)
-        for (_, f) in filters {
+        for f in filters.values.flatMap(\.values) {
             var p: UnsafeMutablePointer<AVBSFContext>? = f
             av_bsf_free(&p)
         }
@@ -148,27 +152,38 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
         if metadata.isHearingImpaired { disposition |= AV_DISPOSITION_HEARING_IMPAIRED }
         if metadata.isVisualImpaired { disposition |= AV_DISPOSITION_VISUAL_IMPAIRED }
         st.pointee.disposition = disposition
-        // AVI takes H.264/HEVC with start codes only (MPEG-TS converts by itself): libavcodec's
-        // mp4toannexb filters turn NAL lengths and avcC/hvcC into start codes and in-band parameter sets.
-        if formatName == "avi", codec.codecName == "h264" || codec.codecName == "hevc", codec.extradata.first == 1 {
-            try addFilter("\(codec.codecName)_mp4toannexb", stream: st)
+        // AVI and MPEG-TS take H.264/HEVC with start codes only: libavcodec's mp4toannexb
+        // filters turn NAL lengths and avcC/hvcC into start codes and in-band parameter sets.
+        // (The MPEG-TS muxer would add one filter by itself, with the first configuration only.)
+        if formatName == "avi" || formatName == "mpegts", codec.codecName == "h264" || codec.codecName == "hevc", codec.extradata.first == 1 {
+            let index = Int(widening: st.pointee.index)
+            filterInputs[index] = ("\(codec.codecName)_mp4toannexb", codec, st.pointee.time_base)
+            let ctx = try filter(stream: index, configuration: codec.extradata)
+            let r = avcodec_parameters_copy(st.pointee.codecpar, ctx.pointee.par_out)
+            if r < 0 { throw FFmpegError(code: r, operation: "cannot start the \(codec.codecName)_mp4toannexb filter").mediaError }
         }
         return Int(widening: st.pointee.index)
     }
 
-    private func addFilter(_ name: String, stream st: UnsafeMutablePointer<AVStream>) throws {
+    /// The filter of a filtered stream's packets described by `configuration` (its codec's
+    /// extradata), started on first use.
+    private func filter(stream: Int, configuration: [UInt8]) throws -> UnsafeMutablePointer<AVBSFContext> {
+        if let f = filters[stream]?[configuration] { return f }
+        guard let (name, codec, timeBase) = filterInputs[stream] else {
+            throw MediaError(.invalidOperation, "stream \(stream) has no filter")
+        }
         guard let filter = av_bsf_get_by_name(name) else { throw MediaError(.unsupported, "FFmpeg has no '\(name)' filter") }
         var ctx: UnsafeMutablePointer<AVBSFContext>?
         var r = av_bsf_alloc(filter, &ctx)
         guard r >= 0, let ctx else { throw FFmpegError(code: r, operation: "cannot start the \(name) filter").mediaError }
-        filters[Int(widening: st.pointee.index)] = ctx
-        r = avcodec_parameters_copy(ctx.pointee.par_in, st.pointee.codecpar)
-        if r >= 0 {
-            ctx.pointee.time_base_in = st.pointee.time_base
-            r = av_bsf_init(ctx)
-        }
-        if r >= 0 { r = avcodec_parameters_copy(st.pointee.codecpar, ctx.pointee.par_out) }
+        filters[stream, default: [:]][configuration] = ctx
+        var described = codec
+        described.extradata = configuration
+        try described.copy(into: ctx.pointee.par_in)
+        ctx.pointee.time_base_in = timeBase
+        r = av_bsf_init(ctx)
         if r < 0 { throw FFmpegError(code: r, operation: "cannot start the \(name) filter").mediaError }
+        return ctx
     }
 
     /// Sends `p` (or the end, when nil) through a stream's filter and writes what comes out.
@@ -242,8 +257,11 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
 
     /// Writes one packet (times in the stream's time base), interleaved by libavformat.
     /// - Parameter skippedSamplesAtEnd: audio samples a player drops from the end of this packet.
+    /// - Parameter configuration: the codec configuration (extradata) the packet was coded
+    ///   with, when it is not the stream's: a filtered stream converts it with its own.
     public func write(_ data: Data, stream: Int, presentationTime: Int64, decodeTime: Int64, duration: Int64,
-                      isKeyFrame: Bool, skippedSamplesAtEnd: Int = 0) throws {
+                      isKeyFrame: Bool, skippedSamplesAtEnd: Int = 0, configuration: [UInt8]? = nil) throws {
+        let filter = try filterInputs[stream].map { try self.filter(stream: stream, configuration: configuration ?? $0.codec.extradata) }
         guard let size = Int32(exactly: data.count) else {
             throw MediaError(.unsupported, "a sample of \(data.count) bytes is more than libavformat takes")
         }
@@ -262,7 +280,7 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
                 for i in 0..<10 { side[i] = 0 }
                 for i in 0..<4 { side[4 + i] = UInt8(truncatingIfNeeded: (n >> (8 * UInt32(truncatingIfNeeded: i))) & 0xFF) }
             }
-            if let filter = filters[stream] {
+            if let filter {
                 // Filters take reference-counted packets: copy the bytes into one.
                 p.pointee.data = nil
                 p.pointee.size = 0
@@ -286,9 +304,11 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
 
     /// Flushes the interleaving queue and writes the container's index and trailer.
     public func writeTrailer() throws {
-        for (stream, filter) in filters.sorted(by: { $0.key < $1.key }) {
-            let r = FFmpegLog.routing(to: log) { filterAndWrite(filter, nil) }
-            if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot finish the filter of stream \(stream)")) }
+        for (stream, byConfiguration) in filters.sorted(by: { $0.key < $1.key }) {
+            for (_, filter) in byConfiguration.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                let r = FFmpegLog.routing(to: log) { filterAndWrite(filter, nil) }
+                if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot finish the filter of stream \(stream)")) }
+            }
         }
         let r = FFmpegLog.routing(to: log) { av_write_trailer(context) }
         if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot finish the \(formatName) file")) }

@@ -58,7 +58,60 @@ final class FormatMuxer: Muxer {
         return names
     }
 
-    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 { 1 }
+    /// What a track's descriptions tell its decoder, per input (by index): the first is the one
+    /// its stream is declared with; a sample refers to one by its description index.
+    private var configurations: [Int: [Configuration]] = [:]
+    /// Inputs that have written a sample of a description other than their first: from then on
+    /// each of their H.264/HEVC sync samples carries its parameter sets in the samples (Matroska).
+    private var changedDescription: Set<Int> = []
+
+    /// A description as a decoder sees it (what differs between two descriptions that matters).
+    private struct Configuration: Equatable {
+        var codecName: String
+        var extradata: [UInt8]
+        var width: Int, height: Int, sampleRate: Int, channelCount: Int
+        /// H.264/HEVC: the NAL length size and parameter sets of `extradata`.
+        var nal: NALConfiguration?
+
+        init(_ p: CodecParameters) {
+            codecName = p.codecName
+            extradata = p.extradata
+            (width, height, sampleRate, channelCount) = (p.width, p.height, p.sampleRate, p.channelCount)
+            nal = NALConfiguration(codecName: p.codecName, record: p.extradata)
+        }
+    }
+
+    /// The decoder configuration of a sample's description: what its sample entry maps to, or
+    /// (samples read through libavformat) its codec parameters.
+    private func configuration(of format: FormatDescription, mediaType: MediaType) -> Configuration {
+        if let entry = format.sampleEntry, let p = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: mediaType) {
+            return Configuration(p)
+        }
+        return Configuration(format.parameters)
+    }
+
+    /// Numbers the distinct decoder configurations of an audio or video track (1 for its
+    /// first). A change of H.264/HEVC parameter sets is carried into the stream (see
+    /// `write`); any other codec whose configuration changes is refused, since the container
+    /// has one configuration per stream and the later samples would not decode.
+    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 {
+        guard input.mediaType == .video || input.mediaType == .audio else { return 1 }
+        let key = input.state.index
+        let config = configuration(of: sample.formatDescription, mediaType: input.mediaType)
+        var known = configurations[key] ?? []
+        if let i = known.firstIndex(of: config) { return UInt32(clamping: i + 1) }
+        if let first = known.first {
+            guard first.nal != nil, config.nal != nil, first.codecName == config.codecName else {
+                let what = first.codecName == config.codecName ? "its \(config.codecName) configuration changes" : "its codec changes from \(first.codecName) to \(config.codecName)"
+                throw MediaError(.unsupported, "\(input.state.label): \(what) partway (a second sample description), which \(formatName) "
+                                 + "files cannot carry: they have one configuration per stream, so the later samples would not decode; "
+                                 + "mp4 and mov can, or re-encode")
+            }
+        }
+        known.append(config)
+        configurations[key] = known
+        return UInt32(clamping: known.count)
+    }
 
     func write(_ counts: [Int], of inputs: [AssetWriterInput], session: WriterSession) throws {
         if streams.isEmpty { try start(inputs, session: session) }
@@ -76,11 +129,23 @@ final class FormatMuxer: Muxer {
         func ticks(_ v: Int64) -> Int64 {
             MediaTime(value: v, timescale: scale).ticks(numerator: stream.timeBase.num, denominator: stream.timeBase.den)
         }
-        let data: Data
+        var data: Data
         switch s.storage {
         case .bytes(let d): data = d
         case .file(let r): data = try r.file.readData(at: r.offset, count: r.length)
         case .pcm, .pixels: throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
+        }
+        var configuration: [UInt8]?
+        if let known = configurations[input.state.index], known.count > 1, let first = known.first,
+           known.indices.contains(Int(widening: s.descriptionIndex) - 1) {
+            let own = known[Int(widening: s.descriptionIndex) - 1]
+            if s.descriptionIndex != 1 { changedDescription.insert(input.state.index) }
+            if isMatroska, let stream = first.nal, let nal = own.nal, changedDescription.contains(input.state.index) {
+                // One configuration per stream: the parameter sets go in each sync sample.
+                data = Data(try nal.inBand([UInt8](data), for: stream, withParameterSets: s.isSync))
+            } else if s.descriptionIndex != 1 {
+                configuration = own.extradata
+            }
         }
         let pts = s.decodeTime + stream.shift + s.compositionOffset
         let dts = s.decodeTime + stream.shift - stream.lead
@@ -92,7 +157,7 @@ final class FormatMuxer: Muxer {
         do {
             try context.write(data, stream: stream.index, presentationTime: ticks(pts),
                               decodeTime: ticks(dts), duration: ticks(s.duration), isKeyFrame: s.isSync,
-                              skippedSamplesAtEnd: skipped)
+                              skippedSamplesAtEnd: skipped, configuration: configuration)
         } catch let error as MediaError where error.underlying is FFmpegError {
             // Name the sample, not libavformat's stream index and errno.
             let time = { (v: Int64) in String(format: "%.3f s", MediaTime(value: v, timescale: scale).seconds) }

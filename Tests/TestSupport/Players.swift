@@ -1,0 +1,28 @@
+import Foundation
+
+/// The players a file is judged in, each decoding its first video stream to raw I420 frames:
+/// ffmpeg, GStreamer (`decodebin`) and mpv (its encoding mode, frames as shown).
+public enum Player: String, CaseIterable, Sendable, CustomStringConvertible {
+    case ffmpeg, gstreamer, mpv
+
+    public var description: String { rawValue }
+
+    /// Every frame the player shows, as yuv420p bytes, one after the other.
+    public func frames(_ url: URL) throws -> Data {
+        let out = Fixtures.path("player-\(rawValue)-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        switch self {
+        case .ffmpeg:
+            try Tool.ffmpeg(["-i", url.path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", "yuv420p", out.path])
+        case .gstreamer:
+            try Tool.check("gst-launch-1.0", ["-q", "filesrc", "location=\(url.path)", "!", "decodebin", "!", "videoconvert", "!",
+                                              "video/x-raw,format=I420", "!", "filesink", "location=\(out.path)"])
+        case .mpv:
+            let nut = out.appendingPathExtension("nut")
+            defer { try? FileManager.default.removeItem(at: nut) }
+            try Tool.check("mpv", ["--no-config", "--really-quiet", "--no-audio", "--o=\(nut.path)", "--of=nut", "--ovc=rawvideo", url.path])
+            try Tool.ffmpeg(["-i", nut.path, "-f", "rawvideo", "-pix_fmt", "yuv420p", out.path])
+        }
+        return try Data(contentsOf: out)
+    }
+}
