@@ -26,3 +26,13 @@ int splice_rename_noreplace(const char *from, const char *to) {
 int splice_start_writeback(int fd, int64_t offset, int64_t length) {
     return sync_file_range(fd, (off64_t)offset, (off64_t)length, SYNC_FILE_RANGE_WRITE);
 }
+
+int splice_open_unnamed(const char *directory) {
+    return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+}
+
+int splice_link_unnamed(int fd, const char *path) {
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}

@@ -29,8 +29,12 @@ public enum SubtitleFile {
     ///   valid in it, or the file and line of the first problem.
     public static func read(_ url: URL, encoding: String?, warnings: ((String) -> Void)?) throws(SubtitleError) -> [SubtitleCue] {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw SubtitleError(file: url.path, line: nil, message: FileManager.default.fileExists(atPath: url.path) ? "cannot read the file" : "no such file")
+        do {
+            let file = try ReadOnlyFile(path: url.path)
+            guard file.size <= 1 << 30 else { throw MediaError(.unsupported, "more than Splice reads (1 GiB)") }
+            data = try file.readData(at: 0, count: Int(clamping: file.size))
+        } catch {
+            throw SubtitleError(file: url.path, line: nil, message: (error as? MediaError)?.message ?? "cannot read the file")
         }
         var named: (String, String.Encoding)?
         if let encoding {

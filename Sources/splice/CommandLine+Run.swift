@@ -1,7 +1,8 @@
 import Foundation
 import Splice
 
-/// Exit codes (sysexits.h): usage 64, bad input data 65, missing input 66, other failures 1.
+/// Exit codes (sysexits.h): usage 64, bad input data 65, missing input 66, other failures 1;
+/// 128 + the signal after SIGINT (130), SIGTERM (143) or SIGHUP (129), with nothing written.
 enum ExitCode {
     static let success: Int32 = 0
     static let failure: Int32 = 1
@@ -53,7 +54,7 @@ extension CommandLine {
 
     static func run(_ args: [String]) -> Int32 {
         guard let first = args.first else {
-            FileHandle.standardError.write(Data(mainHelp.utf8))
+            Terminal.error(mainHelp)
             return ExitCode.usage
         }
         switch first {
@@ -85,6 +86,9 @@ extension CommandLine {
             }
             do {
                 return try c.run(rest)
+            } catch let e as MediaError where e.code == .cancelled && Signals.exitStatus != nil {
+                Terminal.error("error: interrupted (\(Signals.name(Signals.received ?? 0))); nothing was written\n")
+                return Signals.exitStatus ?? ExitCode.failure
             } catch let e as UsageError {
                 var e = e
                 e.command = c.name
@@ -115,7 +119,7 @@ extension CommandLine {
             message = "error: \(error)"
             code = ExitCode.failure
         }
-        FileHandle.standardError.write(Data((message.replacingOccurrences(of: "\n", with: "\n", options: []) + "\n").utf8))
+        Terminal.error((message.replacingOccurrences(of: "\n", with: "\n", options: []) + "\n"))
         return code
     }
 }

@@ -107,7 +107,7 @@ enum ConcatCommand: Command {
         guard let type = FileType(pathExtension: outputURL.pathExtension) else {
             throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files", file: outputURL.path)
         }
-        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"))
+        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: args.positionals)
         let audioOnly = args.flags.contains("--audio-only") || type == .m4a || type == .mka
         let clips = try args.positionals.map(Clip.init)
         let assets = try clips.map { try $0.open() }
@@ -130,7 +130,7 @@ enum ConcatCommand: Command {
         let problems = asset.tracks.compactMap { t in t.passthroughProblem.map { "track \(t.trackID): \($0)" } }
         if !problems.isEmpty, !reencode {
             guard mode != .never else { throw MediaError(.unsupported, "the clips do not fit one track: " + problems.joined(separator: "; ")) }
-            for p in problems { FileHandle.standardError.write(Data("note: re-encoding every clip: \(p)\n".utf8)) }
+            for p in problems { Terminal.error("note: re-encoding every clip: \(p)\n") }
             reencode = true
         }
         let session = ExportSession(asset: asset, preset: reencode ? preset : .passthrough)
@@ -186,11 +186,11 @@ enum ConcatCommand: Command {
                 let span = String(format: "%.3f–%.3f", snapped[k].start.seconds, snapped[k].end.seconds)
                 let line = "warning: \(clips[k].text): cut at sync samples, \(span) s (start \(earlier) s earlier, end \(later) s later): "
                     + ".\(type.rawValue) files have no edit lists\n"
-                FileHandle.standardError.write(Data(line.utf8))
+                Terminal.error(line)
             }
             ranges = snapped
         } else if !moved.isEmpty {
-            FileHandle.standardError.write(Data("note: re-encoding: \(clips[moved[0]].text) is not cut at sync samples, and .\(type.rawValue) files have no edit lists to hide the rest\n".utf8))
+            Terminal.error("note: re-encoding: \(clips[moved[0]].text) is not cut at sync samples, and .\(type.rawValue) files have no edit lists to hide the rest\n")
             reencode = true
         }
         return (ranges, reencode)
@@ -276,34 +276,38 @@ enum JobSupport {
         return true
     }
 
-    static func checkOutput(_ url: URL, force: Bool) throws {
+    /// Refuses an output that is one of the job's inputs (by device and inode, so also through
+    /// `../`, a symbolic or a hard link; `--force` or not), then one that exists without `--force`.
+    /// - Parameter inputs: every file the job reads, as given (a clip's `#t=` part is ignored).
+    static func checkOutput(_ url: URL, force: Bool, inputs: [String]) throws {
+        let files = inputs.flatMap { [$0, String($0.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0])] }
+        try FileIdentity.checkOutput(url.path, isNotAnyOf: files)
         if !force && FileManager.default.fileExists(atPath: url.path) {
             throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: url.path)
         }
     }
 
-    /// Runs `session` into `url` with a progress line (`json`: JSON lines); 130 on Ctrl-C
-    /// (nothing left).
+    /// Runs `session` into `url` with a progress line (`json`: JSON lines); 128 + the signal on
+    /// SIGINT, SIGTERM or SIGHUP (nothing left).
     static func export(_ session: ExportSession, to url: URL, force: Bool, faststart: Bool, json: Bool = false) throws -> Int32 {
         session.outputURL = url
         session.replacesExistingFile = force
         session.shouldOptimizeForNetworkUse = faststart
         let reporter = ProgressReport(mediaSeconds: session.exportedRange.duration.seconds, json: json)
         if reporter.isEnabled { session.progressHandler = { reporter.update($0) } }
-        let interrupt = Interrupt { [weak session] in session?.cancelExport() }
-        defer { interrupt.restore() }
         do {
-            try session.run()
+            try Signals.whileRunning(cancel: { [weak session] in session?.cancelExport() }) { try session.run() }
             reporter.finish()
-        } catch let e as MediaError where e.code == .cancelled && interrupt.fired {
+        } catch let e as MediaError where e.code == .cancelled {
             reporter.clear()
-            FileHandle.standardError.write(Data("error: interrupted; \(url.path) was not written\n".utf8))
-            return 130
+            guard let status = Signals.exitStatus else { throw e }
+            Terminal.error("error: interrupted (\(Signals.name(status - 128))); \(url.path) was not written\n")
+            return status
         } catch {
             reporter.clear()
             throw error
         }
-        for warning in session.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        for warning in session.warnings { Terminal.error("warning: \(warning)\n") }
         let written = try Asset(url: url)
         let tracks = written.tracks.map { t in "\(t.mediaType) \(t.codecName)" + (t.naturalSize.map { " \($0)" } ?? "") }
         print("\(url.path): \(session.preset == .passthrough ? (session.audioMix == nil ? "copied" : "copied, audio mixed") : "re-encoded (\(session.preset))"), "

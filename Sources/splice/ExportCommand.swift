@@ -62,7 +62,7 @@ enum ExportCommand: Command {
         let preset = try JobSupport.preset(args.options["--preset"], default: .mediumQuality)
         let outputURL = URL(fileURLWithPath: output)
         let force = args.flags.contains("--force")
-        try JobSupport.checkOutput(outputURL, force: force)
+        try JobSupport.checkOutput(outputURL, force: force, inputs: args.positionals + [args.options["--watermark"]].compactMap { $0 })
         let json = try JobSupport.jsonProgress(args)
         let session = try makeSession(args, preset: preset)
         return try JobSupport.export(session, to: outputURL, force: force, faststart: args.flags.contains("--faststart"), json: json)
@@ -167,7 +167,7 @@ final class ProgressReport: @unchecked Sendable {   // state under `lock`
         let speed = fraction * mediaSeconds / elapsed
         let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : -1
         let line = String(format: "{\"progress\":%.4f,\"speed\":%.2f,\"eta\":%.1f}\n", fraction, speed, max(0, eta))
-        FileHandle.standardError.write(Data(line.utf8))
+        Terminal.error(line)
     }
 
     func finish() {

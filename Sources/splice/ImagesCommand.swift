@@ -45,7 +45,7 @@ enum ImagesCommand: Command {
         guard let output = args.options["-o"] else { throw UsageError(message: "missing -o <output>") }
         let outputURL = URL(fileURLWithPath: output)
         let force = args.flags.contains("--force")
-        try JobSupport.checkOutput(outputURL, force: force)
+        try JobSupport.checkOutput(outputURL, force: force, inputs: args.positionals + [args.options["--audio"]].compactMap { $0 })
         let fps = try number(args.options["--fps"], "--fps", range: 1...240) ?? 30
         let seconds = try number(args.options["--seconds-per-image"], "--seconds-per-image", range: 0.001...86_400)
         let crossfade = try number(args.options["--crossfade"], "--crossfade", range: 0...86_400) ?? 0

@@ -43,7 +43,7 @@ enum InspectCommand: Command {
         }
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]), salvage: args.flags.contains("--salvage"))
         for note in asset.salvageNotes {
-            FileHandle.standardError.write(Data("warning: \(asset.url.path): \(note)\n".utf8))
+            Terminal.error("warning: \(asset.url.path): \(note)\n")
         }
         let report = AssetReport(asset: asset)
         if args.flags.contains("--json") {

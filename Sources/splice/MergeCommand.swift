@@ -35,7 +35,7 @@ enum MergeCommand: Command {
         guard args.positionals.count == 2 else { throw UsageError(message: "expected <video> and <audio>") }
         guard let output = args.options["-o"] else { throw UsageError(message: "missing -o <output>") }
         let outputURL = URL(fileURLWithPath: output)
-        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"))
+        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: args.positionals)
         let preset = try args.options["--preset"].map { try JobSupport.preset($0) }
         let videoClip = try Clip(args.positionals[0]), audioClip = try Clip(args.positionals[1])
         let video = try videoClip.open(), audio = try audioClip.open()
@@ -66,7 +66,7 @@ enum MergeCommand: Command {
         if !video.metadata.isEmpty { session.metadata = video.metadata }
         session.outputURL = outputURL
         if preset == nil, let type, !ExportSession.canHold(sound.codecName, in: type) {
-            FileHandle.standardError.write(Data("note: \(audioClip.url.lastPathComponent) (\(sound.codecName)) is encoded as AAC: .\(type.rawValue) files cannot hold \(sound.codecName)\n".utf8))
+            Terminal.error("note: \(audioClip.url.lastPathComponent) (\(sound.codecName)) is encoded as AAC: .\(type.rawValue) files cannot hold \(sound.codecName)\n")
         }
         return try JobSupport.export(session, to: outputURL, force: args.flags.contains("--force"), faststart: args.flags.contains("--faststart"))
     }

@@ -42,7 +42,7 @@ enum MixCommand: Command {
         let fadeIn = try number("--fade-in", 0), fadeOut = try number("--fade-out", 0)
         guard let at = ThumbnailCommand.parseTime(args.options["--at"] ?? "0") else { throw UsageError(message: "--at takes a time") }
         let outputURL = URL(fileURLWithPath: output)
-        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"))
+        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: args.positionals)
 
         let videoClip = try Clip(args.positionals[0]), musicClip = try Clip(args.positionals[1])
         let video = try videoClip.open(), music = try musicClip.open()

@@ -42,7 +42,7 @@ enum RemuxCommand: Command {
 
         OPTIONS:
           --faststart             Put the movie header before the media data (for streaming).
-          --force                 Replace <output> if it exists (it may be <input> itself).
+          --force                 Replace <output> if it exists (never <input>: a job does not write over what it reads).
           --verify                Read the output back and compare every sample with the input
                                   (MP4/MOV to MP4/MOV).
           --salvage               Copy what a damaged MP4/MOV still holds (see above).
@@ -67,12 +67,10 @@ enum RemuxCommand: Command {
         if args.flags.contains("--faststart") && !outputType.isISO {
             throw UsageError(message: "--faststart applies to MP4, MOV, M4A and M4V outputs")
         }
-        if !args.flags.contains("--force") && FileManager.default.fileExists(atPath: outputURL.path) {
-            throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: outputURL.path)
-        }
+        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: [inputURL.path])
         let asset = try Asset(url: inputURL, salvage: args.flags.contains("--salvage"))
         for note in asset.salvageNotes {
-            FileHandle.standardError.write(Data("warning: \(inputURL.path): \(note)\n".utf8))
+            Terminal.error("warning: \(inputURL.path): \(note)\n")
         }
         if args.flags.contains("--verify") && !(asset.isISOBMFF && outputType.isISO) {
             throw UsageError(message: "--verify compares MP4/MOV files; compare other containers with ffmpeg's streamhash or framemd5")
@@ -88,25 +86,24 @@ enum RemuxCommand: Command {
 
         let progress = ProgressBar(mediaSeconds: asset.duration.seconds)
         if progress.isEnabled { pipe.progressHandler = { progress.update($0) } }
-        let interrupt = Interrupt { [weak pipe] in pipe?.cancel() }
-        defer { interrupt.restore() }
         do {
-            try pipe.run()
+            try Signals.whileRunning(cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
             progress.finish()
-        } catch let e as MediaError where e.code == .cancelled && interrupt.fired {
+        } catch let e as MediaError where e.code == .cancelled {
             progress.clear()
-            FileHandle.standardError.write(Data("error: interrupted; \(outputURL.path) was not written\n".utf8))
-            return 130
+            guard let status = Signals.exitStatus else { throw e }
+            Terminal.error("error: interrupted (\(Signals.name(status - 128))); \(outputURL.path) was not written\n")
+            return status
         } catch {
             progress.clear()
             throw error
         }
 
         for warning in pipe.warnings {
-            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            Terminal.error("warning: \(warning)\n")
         }
         for warning in pipe.reader?.warnings ?? [] {
-            FileHandle.standardError.write(Data("warning: \(inputURL.path): \(warning)\n".utf8))
+            Terminal.error("warning: \(inputURL.path): \(warning)\n")
         }
         if verify { return try verified(asset, writtenURL, into: outputURL) }
         return ExitCode.success
@@ -121,7 +118,7 @@ enum RemuxCommand: Command {
         } catch {
             try? FileManager.default.removeItem(at: written)
             let reason = (error as? MediaError)?.message ?? "\(error)"
-            FileHandle.standardError.write(Data("error: \(output.path): verification failed: \(reason); the copy was removed and nothing was written\n".utf8))
+            Terminal.error("error: \(output.path): verification failed: \(reason); the copy was removed and nothing was written\n")
             return ExitCode.failure
         }
         guard rename(written.path, output.path) == 0 else {
@@ -131,33 +128,6 @@ enum RemuxCommand: Command {
         }
         print("verified: \(result.tracks) tracks, \(result.samples) samples identical in bytes and timing")
         return ExitCode.success
-    }
-}
-
-/// Turns SIGINT and SIGTERM into a cancellation while a job runs.
-final class Interrupt: @unchecked Sendable {   // state under `lock`
-    private var sources: [DispatchSourceSignal] = []
-    private let lock = NSLock()
-    private var _fired = false
-    var fired: Bool { lock.withLock { _fired } }
-
-    init(_ handler: @escaping @Sendable () -> Void) {
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [weak self] in
-                self?.lock.withLock { self?._fired = true }
-                handler()
-            }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    func restore() {
-        for s in sources { s.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
     }
 }
 
@@ -190,17 +160,17 @@ final class ProgressBar: @unchecked Sendable {   // `lastDraw` under `lock`; the
         let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
         let seconds = eta.rounded(saturating: Int.self, .towardZero) ?? 0
         let line = String(format: "\r[%@] %3d%%  %.0fx  ETA %d:%02d ", bar, (fraction * 100).rounded(saturating: Int.self, .towardZero) ?? 0, speed, seconds / 60, seconds % 60)
-        FileHandle.standardError.write(Data(line.utf8))
+        Terminal.error(line)
     }
 
     func finish() {
         guard isEnabled else { return }
         lock.withLock { draw(1, Date()) }
-        FileHandle.standardError.write(Data("\n".utf8))
+        Terminal.error("\n")
     }
 
     func clear() {
         guard isEnabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Terminal.error("\r\u{1B}[K")
     }
 }

@@ -80,16 +80,14 @@ enum SubtitlesCommand: Command {
         guard let type = FileType(pathExtension: outputURL.pathExtension), type.holdsTextSubtitles else {
             throw MediaError(.unsupported, "cannot write subtitles to '.\(outputURL.pathExtension)'; write .mp4, .m4v, .mov, .mkv or .webm", file: outputPath)
         }
-        if !args.flags.contains("--force") && FileManager.default.fileExists(atPath: outputPath) {
-            throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: outputPath)
-        }
+        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: args.positionals)
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
         var tracks: [NewSubtitleTrack] = []
         for (i, path) in args.positionals.dropFirst().enumerated() {
             let url = URL(fileURLWithPath: path)
             let cues: [SubtitleCue]
             do {
-                cues = try SubtitleFile.read(url, encoding: args.options["--encoding"]) { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }
+                cues = try SubtitleFile.read(url, encoding: args.options["--encoding"]) { Terminal.error("warning: \($0)\n") }
             } catch { throw error.mediaError }
             let tag = language ?? LanguageTag(fileName: url.lastPathComponent)
             tracks.append(NewSubtitleTrack(cues: cues, language: tag, name: args.options["--name"],
@@ -98,15 +96,8 @@ enum SubtitlesCommand: Command {
         }
         let (pipe, warnings) = try SamplePipe.addingSubtitles(tracks, to: asset, outputURL: outputURL)
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
-        for w in warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
-        let interrupt = Interrupt { [weak pipe] in pipe?.cancel() }
-        defer { interrupt.restore() }
-        do {
-            try pipe.run()
-        } catch let e as MediaError where e.code == .cancelled && interrupt.fired {
-            FileHandle.standardError.write(Data("error: interrupted; \(outputPath) was not written\n".utf8))
-            return 130
-        }
+        for w in warnings { Terminal.error("warning: \(w)\n") }
+        try Signals.whileRunning(cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
         return ExitCode.success
     }
 
@@ -117,6 +108,7 @@ enum SubtitlesCommand: Command {
         guard let format = SubtitleFormat(pathExtension: URL(fileURLWithPath: outputPath).pathExtension) else {
             throw UsageError(message: "the output must end in .srt or .vtt")
         }
+        try JobSupport.checkOutput(URL(fileURLWithPath: outputPath), force: args.flags.contains("--force"), inputs: args.positionals)
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
         let candidates = asset.tracks.filter { $0.hasMediaCharacteristic(.legible) && $0.formatDescriptions.first?.codec == "tx3g" }
         let list = candidates.map { "\($0.trackID) (\($0.languageCode ?? "und")\($0.name.map { ", \($0)" } ?? ""))" }.joined(separator: ", ")

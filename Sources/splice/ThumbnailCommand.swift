@@ -51,16 +51,24 @@ enum ThumbnailCommand: Command {
             guard parts.count == 2, parts.allSatisfy({ $0 > 0 }) else { throw UsageError(message: "--size wants <width>x<height>") }
             generator.maximumSize = Dimensions(width: parts[0], height: parts[1])
         }
-        for (i, time) in times.enumerated() {
-            let path = output.replacingOccurrences(of: "%d", with: String(i + 1))
-            if !args.flags.contains("--force") && FileManager.default.fileExists(atPath: path) {
-                throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: path)
-            }
+        // All or nothing: every image is written to a temporary file first, and only when all
+        // are there are they renamed into place (the ones already renamed are removed when one fails).
+        let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
+        for path in paths { try JobSupport.checkOutput(URL(fileURLWithPath: path), force: args.flags.contains("--force"), inputs: args.positionals) }
+        var files: [(OutputFile, String)] = []
+        let cancelled = Locked(false)
+        try Signals.whileRunning(cancel: { cancelled.withLock { $0 = true } }) {
+          for (time, path) in zip(times, paths) {
+            if cancelled.withLock({ $0 }) { throw MediaError(.cancelled, "interrupted; nothing was written", file: path) }
             let (image, actual) = try generator.image(at: time)
             let data = format == .png ? try AssetImageGenerator.pngData(image) : try AssetImageGenerator.jpegData(image)
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-            print("\(path): \(image.width)x\(image.height), the frame shown from \(String(format: "%.3f", actual.seconds)) s")
+            let file = try OutputFile(destination: path, replacing: args.flags.contains("--force"))
+            try file.write(data)
+            files.append((file, "\(path): \(image.width)x\(image.height), the frame shown from \(String(format: "%.3f", actual.seconds)) s"))
+          }
+          try OutputFile.commitAll(files.map(\.0))
         }
+        for (_, line) in files { print(line) }
         return ExitCode.success
     }
 

@@ -18,4 +18,13 @@ int splice_rename_noreplace(const char *from, const char *to);
 /* Starts writing back a range of a file without waiting (sync_file_range, SYNC_FILE_RANGE_WRITE). */
 int splice_start_writeback(int fd, int64_t offset, int64_t length);
 
+/* Opens an unnamed file in `directory` (O_TMPFILE): it has no name until linked, so a killed
+   process leaves nothing. -1 with errno (EOPNOTSUPP, EISDIR, EINVAL…) where the file system
+   cannot. */
+int splice_open_unnamed(const char *directory);
+
+/* Gives the unnamed file `fd` the name `path` (linkat through /proc/self/fd); fails with EEXIST
+   when `path` exists. */
+int splice_link_unnamed(int fd, const char *path);
+
 #endif

@@ -34,11 +34,9 @@ public final class StillImage: @unchecked Sendable {   // decoded state under `l
 
     /// - Throws: `.invalidData` naming the file when it is no image Splice can read.
     public convenience init(contentsOf url: URL) throws {
-        let data: Data
-        do { data = try Data(contentsOf: url, options: .mappedIfSafe) } catch {
-            throw MediaError(.io, "cannot read the image: \((error as NSError).localizedDescription)", file: url.path)
-        }
-        try self.init(data: data, name: url.path)
+        let file = try ReadOnlyFile(path: url.path)
+        guard file.size <= 1 << 30 else { throw MediaError(.unsupported, "an image of \(file.size) bytes is more than Splice reads (1 GiB)", file: url.path) }
+        try self.init(data: try file.readData(at: 0, count: Int(clamping: file.size)), name: url.path)
     }
 
     public init(data: Data, name: String) throws {

@@ -126,6 +126,6 @@ public enum FFmpegLog {
                 Unmanaged<Sink>.fromOpaque(routed).takeUnretainedValue().append(text)
             }
         }
-        if show { FileHandle.standardError.write(Data("ffmpeg: \(text)\n".utf8)) }
+        if show { let line = Array("ffmpeg: \(text)\n".utf8); _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) } }   // a closed stderr drops the line
     }
 }

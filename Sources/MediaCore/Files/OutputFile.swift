@@ -4,12 +4,17 @@ import Foundation
 import Glibc
 #endif
 
-/// A file being written: a temporary file beside the destination, renamed over it
-/// only by `commit()`. Until then the destination is untouched; `discard()` (or
-/// deinit) removes the temporary file, so a failed or cancelled job leaves nothing.
+/// A file being written: a temporary file in the destination's directory, put in place only
+/// by `commit()`. Until then the destination is untouched; `discard()` (or deinit) removes the
+/// temporary file, so a failed or cancelled job leaves nothing.
+///
+/// Where the file system can (`O_TMPFILE`: ext4, XFS, btrfs, tmpfs) the temporary file has no
+/// name at all until `commit()` links it: a process killed outright (SIGKILL, a crash, power
+/// loss) leaves nothing behind. Elsewhere it is a hidden `.<name>.splice-<random>.tmp`.
 public final class OutputFile: @unchecked Sendable {   // confined: used under its writer's lock
     public let destination: String
-    public private(set) var temporaryPath: String
+    /// The temporary file's name; nil while it has none (`O_TMPFILE`).
+    public private(set) var temporaryPath: String?
     /// Bytes written so far (the position of the next `write`).
     public private(set) var size: UInt64 = 0
     private var fd: Int32
@@ -31,13 +36,34 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
         (fd, temporaryPath) = try OutputFile.createTemporary(beside: destination)
     }
 
-    private static func createTemporary(beside destination: String) throws -> (Int32, String) {
+    private static func createTemporary(beside destination: String) throws -> (Int32, String?) {
+        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        if ProcessInfo.processInfo.environment["SPLICE_NO_UNNAMED_FILES"] == nil {
+            do {
+                return (try SystemCall.retrying { splice_open_unnamed(directory) }, nil)
+            } catch where [EOPNOTSUPP, EISDIR, EINVAL, ENOSYS].contains(error.code) {
+                // This file system cannot: a named temporary file instead.
+            } catch {
+                throw MediaError.io("cannot create a file in \(directory)", error, file: destination)
+            }
+        }
+        let (fd, path) = try createNamed(beside: destination, mode: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC)
+        return (fd, path)
+    }
+
+    /// A hidden file of a name no other has, beside `destination`: opened with `mode` (its
+    /// descriptor), or, with `link` set, that unnamed file given the name (descriptor -1).
+    private static func createNamed(beside destination: String, mode: Int32, linking unnamed: Int32? = nil) throws -> (Int32, String) {
         let url = URL(fileURLWithPath: destination)
         let directory = url.deletingLastPathComponent().path
         for _ in 0..<16 {
             let path = directory + "/." + url.lastPathComponent + ".splice-" + String(UInt32.random(in: 0...UInt32.max), radix: 36) + ".tmp"
             do {
-                return (try SystemCall.retrying { open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }, path)
+                if let unnamed {
+                    try SystemCall.retrying { splice_link_unnamed(unnamed, path) }
+                    return (-1, path)
+                }
+                return (try SystemCall.retrying { open(path, mode, 0o666) }, path)
             } catch where error != .exists {
                 throw MediaError.io("cannot create a file in \(directory)", error, file: destination)
             } catch {}
@@ -138,7 +164,7 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
         let (newFD, newPath) = try OutputFile.createTemporary(beside: destination)
         var ok = false
         defer {
-            if !ok { close(newFD); unlink(newPath) }
+            if !ok { close(newFD); if let newPath { unlink(newPath) } }
         }
         try header.withUnsafeBytes { buf in
             do throws(Errno) { try SystemCall.writeAll(newFD, buf) } catch { throw ioError("write failed", error) }
@@ -155,7 +181,7 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
             copied += UInt64(clamping: n)
         }
         close(fd)
-        unlink(temporaryPath)
+        if let temporaryPath { unlink(temporaryPath) }
         fd = newFD
         temporaryPath = newPath
         size += UInt64(clamping: header.count)
@@ -163,18 +189,34 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
         return true
     }
 
-    /// Flushes the file to disk and renames it to the destination.
+    /// Flushes the file to disk and puts it at the destination (renamed, or linked when it has
+    /// no name yet).
     public func commit() throws {
         guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
         do { try SystemCall.retrying { fsync(fd) } } catch { discard(); throw ioError("cannot flush to disk", error) }
-        close(fd)
-        done = true
-        do {
-            try SystemCall.retrying { replacing ? rename(temporaryPath, destination) : splice_rename_noreplace(temporaryPath, destination) }
-        } catch {
-            unlink(temporaryPath)
-            if error == .exists { throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: destination) }
-            throw ioError("cannot rename into place", error)
+        if temporaryPath == nil, !replacing {
+            // Linking fails when the destination exists: nothing is replaced.
+            let linked = Result { () throws(Errno) in try SystemCall.retrying { splice_link_unnamed(fd, destination) } }
+            discard()   // closes the descriptor: the file lives on under its name, or is gone
+            if case .failure(let error) = linked {
+                if error == .exists { throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: destination) }
+                throw ioError("cannot put the file in place", error)
+            }
+        } else {
+            if temporaryPath == nil {
+                // A name beside the destination, then renamed over it.
+                do { temporaryPath = try OutputFile.createNamed(beside: destination, mode: 0, linking: fd).1 } catch { discard(); throw error }
+            }
+            close(fd)
+            done = true
+            guard let temporaryPath else { return }
+            do {
+                try SystemCall.retrying { replacing ? rename(temporaryPath, destination) : splice_rename_noreplace(temporaryPath, destination) }
+            } catch {
+                unlink(temporaryPath)
+                if error == .exists { throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: destination) }
+                throw ioError("cannot rename into place", error)
+            }
         }
         let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -186,6 +228,24 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
         guard !done else { return }
         done = true
         close(fd)
-        unlink(temporaryPath)
+        if let temporaryPath { unlink(temporaryPath) }
+    }
+}
+
+extension OutputFile {
+    /// Commits `files` together: all are in place afterwards, or — when one cannot be — none is
+    /// (those already renamed into place are removed, the rest discarded).
+    public static func commitAll(_ files: [OutputFile]) throws {
+        var committed: [OutputFile] = []
+        do {
+            for f in files {
+                try f.commit()
+                committed.append(f)
+            }
+        } catch {
+            for f in committed { unlink(f.destination) }
+            for f in files { f.discard() }
+            throw error
+        }
     }
 }

@@ -53,7 +53,7 @@ public final class ReadOnlyFile: RandomAccessBytes, @unchecked Sendable {   // i
         }
         if (st.st_mode & S_IFMT) == S_IFDIR {
             close(fd)
-            throw MediaError(.invalidData, "is a directory, not a movie file", file: path)
+            throw MediaError(.invalidData, "is a directory, not a file", file: path)
         }
         if (st.st_mode & S_IFMT) != S_IFREG {
             close(fd)

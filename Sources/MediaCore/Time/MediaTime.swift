@@ -9,7 +9,7 @@
 /// let b = a.converted(to: 90000, rounding: .nearest) // 3003/90000
 /// assert(a == b)
 /// ```
-public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Special values outside the numeric timeline.
     public enum Kind: Sendable, Hashable {
         case numeric
@@ -216,7 +216,21 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         }
     }
 
+    /// Seconds, as messages show a time ("1.5 s"; up to microseconds); `debugDescription`
+    /// gives the ticks.
     public var description: String {
+        switch kind {
+        case .numeric:
+            var text = String(format: "%.6f", seconds)
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+            return text + " s"
+        default: return debugDescription
+        }
+    }
+
+    /// The ticks: "900000/90000".
+    public var debugDescription: String {
         switch kind {
         case .numeric: return "\(value)/\(timescale)"
         case .invalid: return "invalid"

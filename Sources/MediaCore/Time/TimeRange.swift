@@ -1,5 +1,5 @@
 /// A span of media time: where it starts and how long it lasts.
-public struct TimeRange: Sendable, Hashable, CustomStringConvertible {
+public struct TimeRange: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     public var start: MediaTime
     public var duration: MediaTime
 
@@ -29,5 +29,7 @@ public struct TimeRange: Sendable, Hashable, CustomStringConvertible {
         return e > s ? TimeRange(start: s, end: e) : TimeRange(start: s, duration: .zero)
     }
 
-    public var description: String { "[\(start), \(end))" }
+    /// "1.5 s to 3 s" (`debugDescription` gives the ticks).
+    public var description: String { "\(start) to \(end)" }
+    public var debugDescription: String { "[\(start.debugDescription), \(end.debugDescription))" }
 }

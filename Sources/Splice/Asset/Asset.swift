@@ -157,6 +157,32 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     /// Whether the asset is a composition's (`MutableComposition.makeAsset()`).
     public var isComposition: Bool { source is CompositionSource }
 
+    /// The files the asset reads: its own, or a composition's source files, in track and
+    /// segment order, each once.
+    public var sourceURLs: [URL] {
+        guard isComposition else { return [url] }
+        var seen: Set<URL> = [], urls: [URL] = []
+        for t in tracks { for u in sourceURLs(of: t) where seen.insert(u).inserted { urls.append(u) } }
+        return urls
+    }
+
+    /// The files a track's samples come from: the asset's, or a composition track's segments'.
+    public func sourceURLs(of track: AssetTrack) -> [URL] {
+        guard let backing = track.backing as? CompositionTrackBacking else { return [url] }
+        var seen: Set<URL> = [], urls: [URL] = []
+        for s in backing.segments { if let u = s.sourceURL, seen.insert(u).inserted { urls.append(u) } }
+        return urls
+    }
+
+    /// The file a message about `track` (or, with none, about the asset) names: the asset's; for
+    /// a composition, the track's only source file, or none when it has several (the message
+    /// then names the segment).
+    public func filePath(of track: AssetTrack? = nil) -> String? {
+        guard isComposition else { return url.path }
+        let urls = track.map { sourceURLs(of: $0) } ?? sourceURLs
+        return urls.count == 1 ? urls[0].path : nil
+    }
+
     /// Opens and reads the structure of the movie at `url` without blocking the caller.
     public static func load(_ url: URL) async throws -> Asset {
         try await Task.detached { try Asset(url: url) }.value

@@ -216,12 +216,13 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
 
     private func exportNow() throws {
         guard let outputURL else { throw MediaError(.invalidOperation, "no outputURL set") }
+        try FileIdentity.checkOutput(outputURL.path, isNotAnyOf: asset.sourceURLs.map(\.path))
         let fileType = try outputFileType ?? FileType(pathExtension: outputURL.pathExtension) ?? {
             throw MediaError(.unsupported, "cannot tell the container from '.\(outputURL.pathExtension)'; set outputFileType "
                              + "(\(supportedFileTypes.map(\.rawValue).joined(separator: ", ")))", file: outputURL.path)
         }()
         if preset == .appleM4A, asset.tracks(withMediaType: .audio).isEmpty {
-            throw MediaError(.unsupported, "the appleM4A preset exports audio, and \(asset.url.lastPathComponent) has no audio track", file: asset.url.path)
+            throw MediaError(.unsupported, "the appleM4A preset exports audio, and \(asset.url.lastPathComponent) has no audio track", file: asset.filePath())
         }
         for track in asset.tracks {
             guard case .copy = plan(for: track) else { continue }
@@ -237,8 +238,13 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
             throw MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
         }
         if timeRange != .everything {
+            let duration = String(format: "%.3f s", asset.duration.seconds)
             guard timeRange.start.isNumeric, timeRange.start >= .zero, timeRange.start < asset.duration, !exportedRange.isEmpty else {
-                throw MediaError(.invalidOperation, "the range \(timeRange) is outside the asset (0 to \(asset.duration.seconds) s)", file: asset.url.path)
+                throw MediaError(.invalidData, "the range starts at \(timeRange.start), past the end (\(duration))", file: asset.filePath())
+            }
+            // A range that ends past the end is refused, not shortened without a word.
+            guard !timeRange.end.isNumeric || timeRange.end <= asset.duration else {
+                throw MediaError(.invalidData, "the range ends at \(timeRange.end), past the end (\(duration))", file: asset.filePath())
             }
         }
         let reader = try AssetReader(asset: asset)

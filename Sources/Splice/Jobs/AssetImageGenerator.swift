@@ -32,7 +32,7 @@ public final class AssetImageGenerator: @unchecked Sendable {   // settings @Gua
     public func image(at time: MediaTime) throws -> (image: PixelBuffer, actualTime: MediaTime) {
         guard let track = asset.tracks.first(where: { $0.mediaType == .video && $0.isEnabled })
                 ?? asset.tracks.first(where: { $0.mediaType == .video }) else {
-            throw MediaError(.unsupported, "no video track", file: asset.url.path)
+            throw MediaError(.unsupported, "no video track", file: asset.filePath())
         }
         // The frame shown at `time` starts at most a frame before it: read from a second before.
         let lead = MediaTime(value: 1, timescale: 1)
@@ -42,7 +42,7 @@ public final class AssetImageGenerator: @unchecked Sendable {   // settings @Gua
         let settings = VideoOutputSettings(pixelFormat: .rgba, maximumWidth: maximumSize?.width, maximumHeight: maximumSize?.height)
         let output = AssetReaderTrackOutput(track: track, outputSettings: .video(settings))
         try reader.add(output)
-        guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read", file: asset.url.path) }
+        guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read", file: asset.filePath()) }
         var shown: SampleBuffer?
         while let s = output.copyNextSampleBuffer() {
             if s.presentationTimeStamp <= time || shown == nil { shown = s }
@@ -50,7 +50,7 @@ public final class AssetImageGenerator: @unchecked Sendable {   // settings @Gua
         if let error = reader.error { throw error }
         guard let frame = shown, let image = frame.imageBuffer else {
             throw MediaError(.invalidData, "no picture at \(String(format: "%.3f", time.seconds)) s (the video lasts \(String(format: "%.3f", track.timeRange.end.seconds)) s)",
-                             file: asset.url.path)
+                             file: asset.filePath())
         }
         let upright = appliesPreferredTrackTransform ? image.rotated(clockwise: track.preferredTransform.rotationDegrees ?? 0) : image
         return (upright, frame.presentationTimeStamp)

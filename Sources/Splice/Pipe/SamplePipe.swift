@@ -96,6 +96,12 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
     /// Runs the pipe to the end and finishes the writer.
     /// - Throws: the reader's or writer's error, or `.cancelled` after `cancel()`; the output is then not created.
     public func run() throws {
+        if let reader {
+            do { try FileIdentity.checkOutput(writer.outputURL.path, isNotAnyOf: reader.asset.sourceURLs.map(\.path)) } catch {
+                writer.cancelWriting()
+                throw error
+            }
+        }
         if let reader, !reader.startReading() {
             writer.cancelWriting()
             throw reader.error ?? MediaError(.cancelled, "reading was cancelled")

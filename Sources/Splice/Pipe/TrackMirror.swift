@@ -86,7 +86,7 @@ struct TrackMirror {
                   SubtitlePacketFormat(codecName: format.codecName ?? "") == nil else { continue }
             let reason = track.backing.isoProblem ?? "no ISO sample description"
             throw MediaError(.unsupported, "track \(track.trackID) (\(track.codecName)) cannot be written to \(fileType.rawValue): \(reason)",
-                             file: asset.url.path)
+                             file: asset.filePath(of: track))
         }
     }
 
@@ -98,15 +98,15 @@ struct TrackMirror {
             let what = "track \(track.trackID) is encrypted (\(e))"
             if case .leaveOut = plan(track) { continue }
             guard case .copy = plan(track) else {
-                throw MediaError(.unsupported, "\(what): its samples cannot be decoded without the key; copy it (passthrough)", file: asset.url.path)
+                throw MediaError(.unsupported, "\(what): its samples cannot be decoded without the key; copy it (passthrough)", file: asset.filePath(of: track))
             }
-            if let problem = e.problem { throw MediaError(.unsupported, "\(what): \(problem)", file: asset.url.path) }
+            if let problem = e.problem { throw MediaError(.unsupported, "\(what): \(problem)", file: asset.filePath(of: track)) }
             guard fileType.isISO else {
                 throw MediaError(.unsupported, "\(what): .\(fileType.rawValue) files cannot carry MP4's Common Encryption; write .mp4 or .mov",
-                                 file: asset.url.path)
+                                 file: asset.filePath(of: track))
             }
             guard timeRange == .everything else {
-                throw MediaError(.unsupported, "\(what): its samples and their IVs can only be copied whole, not cut to a range", file: asset.url.path)
+                throw MediaError(.unsupported, "\(what): its samples and their IVs can only be copied whole, not cut to a range", file: asset.filePath(of: track))
             }
         }
     }

@@ -83,7 +83,7 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
                 _outputs.append(output)
                 return nil
             }
-            let error = MediaError(.invalidOperation, reason, file: asset.url.path)
+            let error = MediaError(.invalidOperation, reason, file: asset.filePath())
             guard _status == .unknown || _status == .reading else { return (error, []) }
             _status = .failed
             _error = error
@@ -180,11 +180,12 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
         for o in outputs { o.stop() }
     }
 
-    func fail(_ error: MediaError) {
+    /// Fails the reader with `error` met reading `track` (which names the file it came from).
+    func fail(_ error: MediaError, track: AssetTrack? = nil) {
         let outputs = lock.withLock { () -> [AssetReaderTrackOutput] in
             guard _status == .reading else { return [] }
             _status = .failed
-            _error = error.inFile(asset.url.path)
+            _error = asset.filePath(of: track).map { error.inFile($0) } ?? error
             return _outputs
         }
         for o in outputs { o.stop() }

@@ -107,7 +107,7 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @
         case .success(nil):
             reader?.outputDidFinish()
         case .failure(let error):
-            reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
+            reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"), track: track)
         }
         return nil
     }

@@ -45,7 +45,7 @@ public struct VideoComposition: Sendable {
     public init(propertiesOf asset: Asset) throws {
         let tracks = asset.tracks(withMediaType: .video).filter(\.isEnabled)
         guard let first = tracks.first ?? asset.tracks(withMediaType: .video).first, let natural = first.naturalSize else {
-            throw MediaError(.unsupported, "\(asset.url.lastPathComponent) has no video track to compose", file: asset.url.path)
+            throw MediaError(.unsupported, "\(asset.url.lastPathComponent) has no video track to compose", file: asset.filePath())
         }
         self.init(renderSize: VideoComposition.shownSize(natural, first.preferredTransform),
                   frameDuration: VideoComposition.frameDuration(forRate: Double(first.nominalFrameRate)))

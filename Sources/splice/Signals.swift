@@ -1,0 +1,88 @@
+import Dispatch
+import Foundation
+import Splice
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How `splice` ends on SIGINT, SIGTERM and SIGHUP: caught for the whole run, so that none is
+/// lost between two steps. A job in progress is cancelled (its output discarded, nothing left)
+/// and splice exits 128 + the signal (130, 143, 129); with no job running it exits at once.
+/// SIGPIPE is ignored: a closed stdout or stderr never ends a job (see `Terminal`).
+enum Signals {
+    private static let state = Locked(State())
+
+    private struct State {
+        var received: Int32?
+        /// The running job's cancellation, if a job runs.
+        var cancel: (@Sendable () -> Void)?
+    }
+
+    /// Keeps the dispatch sources alive for the whole run.
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+
+    /// Installs the handlers; call once, first thing.
+    static func install() {
+        signal(SIGPIPE, SIG_IGN)
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { received(sig) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    private static func received(_ sig: Int32) {
+        let cancel: (@Sendable () -> Void)? = state.withLock { s in
+            if s.received == nil { s.received = sig }
+            return s.cancel
+        }
+        guard let cancel else { _exit(128 + sig) }
+        cancel()
+    }
+
+    /// The first signal received, if any.
+    static var received: Int32? { state.withLock { $0.received } }
+
+    /// The exit status after `received`: 128 + the signal.
+    static var exitStatus: Int32? { received.map { 128 + $0 } }
+
+    /// Runs `body` with `cancel` as what a signal does; a signal that came before is acted on at once.
+    static func whileRunning<T>(cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) rethrows -> T {
+        let pending: Bool = state.withLock { s in
+            s.cancel = cancel
+            return s.received != nil
+        }
+        if pending { cancel() }
+        defer { state.withLock { $0.cancel = nil } }
+        return try body()
+    }
+
+    /// The signal's name, for the message.
+    static func name(_ sig: Int32) -> String {
+        switch sig {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(sig)"
+        }
+    }
+}
+
+/// Writing to the terminal's streams without ever failing a job: a write to a closed pipe
+/// (`… 2>&1 | head -1`) is dropped, and the job goes on.
+enum Terminal {
+    /// Writes `text` to stderr as it is.
+    static func error(_ text: String) {
+        var bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            done += n
+        }
+        bytes.removeAll()
+    }
+}
