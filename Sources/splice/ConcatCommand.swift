@@ -79,7 +79,7 @@ enum ConcatCommand: Command {
                                   cuts cannot be hidden, snap each start back to its sync
                                   sample with a warning. always: re-encode.
           --preset <name>         The export preset when re-encoding (default: highestQuality).
-          --audio-only            Join only the audio (also for .m4a and .mka outputs).
+          --audio-only            Join only the audio (also for .m4a and .mka outputs); a clip without sound is refused.
           --all-tracks            Keep every track all clips have (by type and language),
                                   not only the enabled video and audio.
           --crossfade <seconds>   Dissolve each clip's picture into the next's and crossfade
@@ -90,7 +90,7 @@ enum ConcatCommand: Command {
           -h, --help              Show help information.
 
         EXIT STATUS: 0 success, 1 failure, 64 usage error, 65 invalid or unfit clips,
-        66 missing clip, 130 interrupted.
+        66 missing clip, 129, 130, 143 interrupted (SIGHUP, SIGINT, SIGTERM).
 
         """
 
@@ -114,6 +114,11 @@ enum ConcatCommand: Command {
         var ranges = try zip(clips, assets).map { try $0.range(in: $1) }
         if !audioOnly, !assets.contains(where: { !$0.tracks(withMediaType: .video).isEmpty }) {
             throw MediaError(.invalidData, "no clip has video (use --audio-only, or an .m4a output, to join audio)", file: clips[0].url.path)
+        }
+        if audioOnly, let silent = zip(clips, assets).first(where: { $1.tracks(withMediaType: .audio).isEmpty }) {
+            // Joining sound: a clip without any is refused, not dropped without a word.
+            throw MediaError(.invalidData, "has no sound, and --audio-only joins the clips' sound: leave it out, or join it with its video",
+                             file: silent.0.url.path)
         }
         let allTracks = args.flags.contains("--all-tracks")
         if let fade = args.options["--crossfade"] {

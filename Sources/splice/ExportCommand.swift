@@ -46,7 +46,7 @@ enum ExportCommand: Command {
           -h, --help              Show help information.
 
         EXIT STATUS: 0 success, 1 failure, 64 usage error (an unknown preset), 65 invalid or
-        unsupported input (a preset that cannot apply), 66 missing input, 130 interrupted.
+        unsupported input (a preset that cannot apply), 66 missing input, 129, 130, 143 interrupted (SIGHUP, SIGINT, SIGTERM).
 
         """
     }

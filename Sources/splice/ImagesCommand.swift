@@ -34,7 +34,7 @@ enum ImagesCommand: Command {
           -h, --help                Show help information.
 
         EXIT STATUS: 0 success, 1 failure, 64 usage error, 65 an image or the audio cannot be
-        read, 66 missing file, 130 interrupted.
+        read, 66 missing file, 129, 130, 143 interrupted (SIGHUP, SIGINT, SIGTERM).
 
         """
 

@@ -26,7 +26,7 @@ enum MergeCommand: Command {
           -h, --help              Show help information.
 
         EXIT STATUS: 0 success, 1 failure, 64 usage error, 65 invalid input, 66 missing file,
-        130 interrupted.
+        129, 130, 143 interrupted (SIGHUP, SIGINT, SIGTERM).
 
         """
 

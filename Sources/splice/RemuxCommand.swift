@@ -50,7 +50,7 @@ enum RemuxCommand: Command {
           -h, --help              Show help information.
 
         EXIT STATUS: 0 success, 1 failure (output exists, write error, verification failed),
-        64 usage error, 65 invalid or unsupported input, 66 missing input, 130 interrupted.
+        64 usage error, 65 invalid or unsupported input, 66 missing input, 129, 130, 143 interrupted (SIGHUP, SIGINT, SIGTERM).
 
         """
 

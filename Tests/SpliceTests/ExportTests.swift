@@ -352,7 +352,7 @@ struct ExportTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)
         let rest = String(decoding: seen + err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(rest.hasSuffix("error: interrupted; \(out.path) was not written\n"), "\(rest)")
+        #expect(rest.hasSuffix("error: interrupted (SIGINT); \(out.path) was not written\n"), "\(rest)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
         #expect(try leftovers(of: out).isEmpty)
     }

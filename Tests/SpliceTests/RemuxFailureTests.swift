@@ -87,10 +87,10 @@ struct RemuxFailureTests {
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         let status = process.terminationStatus
-        #expect(status == 130)
+        #expect(status == 128 + signal)
         #expect(!FileManager.default.fileExists(atPath: output.path))
         let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(message == "error: interrupted; \(output.path) was not written\n")
+        #expect(message == "error: interrupted (\(signal == SIGINT ? "SIGINT" : "SIGTERM")); \(output.path) was not written\n")
         #expect(try leftovers(of: output).isEmpty)
     }
 }

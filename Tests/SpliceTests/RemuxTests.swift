@@ -107,14 +107,16 @@ struct RemuxTests {
         #expect(try RemuxTests.streamHash(input) == RemuxTests.streamHash(output))
     }
 
-    @Test func remuxOverItsOwnInput() throws {
+    /// A remux over its own input is refused, `--force` or not: the input stays as it was.
+    @Test func remuxOverItsOwnInputIsRefused() throws {
         let output = Fixtures.path("self.mp4")
         try? FileManager.default.removeItem(at: output)
         try FileManager.default.copyItem(at: try Fixtures.grouped.get(), to: output)
-        let before = try RemuxTests.streamHash(output)
+        let before = try Data(contentsOf: output)
         let r = try Tool.splice(["remux", output.path, output.path, "--force"])
-        #expect(r.status == 0, "\(r.stderr)")
-        #expect(try RemuxTests.streamHash(output) == before)
+        #expect(r.status == 1)
+        #expect(r.stderr == "error: \(output.path): is an input of this job: writing it would replace what is being read; choose another output\n")
+        #expect(try Data(contentsOf: output) == before)
         #expect(try leftovers(of: output).isEmpty)
     }
 }

@@ -296,9 +296,14 @@ public struct HandlerBox: Sendable, Hashable {
     public var name: String
     /// Whether the name was a QuickTime Pascal string (length byte first).
     public var isPascalName: Bool
+    /// The box as read, after version and flags: what a copy writes again, byte for byte, while
+    /// nothing above is changed (nil: written from the fields).
+    public var payload: [UInt8]?
 
     static func parse(_ r: inout ByteReader) throws -> HandlerBox {
         try r.skip(4, "version and flags")
+        let payload = r.rest()
+        var r = ByteReader(payload, path: "hdlr")
         let component = try r.fourCC("pre_defined")
         let handler = try r.fourCC("handler type")
         try r.skip(12)
@@ -316,7 +321,21 @@ public struct HandlerBox: Sendable, Hashable {
         }
         if let zero = nameBytes.firstIndex(of: 0) { nameBytes = nameBytes[..<zero] }
         let name = String(decoding: nameBytes, as: UTF8.self)
-        return HandlerBox(componentType: component, handlerType: handler, name: name, isPascalName: pascal)
+        var box = HandlerBox(componentType: component, handlerType: handler, name: name, isPascalName: pascal)
+        box.payload = payload
+        return box
+    }
+
+    /// Whether `payload` still says what the fields say (so that it can be written as it was).
+    public var payloadIsCurrent: Bool {
+        guard let payload, var parsed = try? HandlerBox.parse(payloadWithHeader: payload) else { return false }
+        parsed.payload = self.payload
+        return parsed == self
+    }
+
+    private static func parse(payloadWithHeader payload: [UInt8]) throws -> HandlerBox {
+        var r = ByteReader([0, 0, 0, 0] + payload, path: "hdlr")
+        return try parse(&r)
     }
 }
 

@@ -116,6 +116,7 @@ public enum MovieWriter {
 
     public static func write(_ h: HandlerBox, to w: inout BoxWriter) {
         w.fullBox("hdlr", version: 0, flags: 0) { w in
+            if let payload = h.payload, h.payloadIsCurrent { w.append(payload); return }
             w.fourCC(h.componentType); w.fourCC(h.handlerType); w.zeros(12)
             let name = Array(h.name.utf8)
             if h.isPascalName {

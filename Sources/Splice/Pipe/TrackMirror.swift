@@ -95,18 +95,24 @@ struct TrackMirror {
     private func checkEncryption(to fileType: FileType) throws {
         for track in copiedTracks {
             guard let e = track.encryption else { continue }
-            let what = "track \(track.trackID) is encrypted (\(e))"
+            var what = "track \(track.trackID) is encrypted (\(e))"
+            var file = asset.filePath(of: track)
+            if let segment = (track.backing as? CompositionTrackBacking)?.segments.first(where: { $0.sourceTrack?.encryption != nil }) {
+                // A composition's track: the clip that is encrypted, not the composition.
+                what = "\(segment.name) is encrypted (\(e))"
+                file = segment.sourceURL?.path
+            }
             if case .leaveOut = plan(track) { continue }
             guard case .copy = plan(track) else {
-                throw MediaError(.unsupported, "\(what): its samples cannot be decoded without the key; copy it (passthrough)", file: asset.filePath(of: track))
+                throw MediaError(.unsupported, "\(what): its samples cannot be decoded without the key; copy it (passthrough)", file: file)
             }
-            if let problem = e.problem { throw MediaError(.unsupported, "\(what): \(problem)", file: asset.filePath(of: track)) }
+            if let problem = e.problem { throw MediaError(.unsupported, "\(what): \(problem)", file: file) }
             guard fileType.isISO else {
                 throw MediaError(.unsupported, "\(what): .\(fileType.rawValue) files cannot carry MP4's Common Encryption; write .mp4 or .mov",
-                                 file: asset.filePath(of: track))
+                                 file: file)
             }
             guard timeRange == .everything else {
-                throw MediaError(.unsupported, "\(what): its samples and their IVs can only be copied whole, not cut to a range", file: asset.filePath(of: track))
+                throw MediaError(.unsupported, "\(what): its samples and their IVs can only be copied whole, not cut to a range", file: file)
             }
         }
     }

@@ -86,7 +86,10 @@ final class DecodingCursor: SampleCursor {
         let format = sample.formatDescription
         var parameters = format.parameters
         if let entry = format.sampleEntry,
-           let p = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: format.mediaType) {
+           var p = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: format.mediaType) {
+            // An ISO audio entry's 16.16 rate cannot say 88.2 kHz and up (0 there): the stream's says.
+            if p.sampleRate == 0 { p.sampleRate = parameters.sampleRate }
+            if p.channelCount == 0 { p.channelCount = parameters.channelCount }
             parameters = p
         }
         guard !parameters.codecName.isEmpty else {

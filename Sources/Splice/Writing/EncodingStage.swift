@@ -146,6 +146,11 @@ final class EncodingStage: @unchecked Sendable {   // state under `lock`
         case .audio(let a):
             guard let pcm = sample.pcmBuffer else { throw MediaError(.invalidData, "\(track): audio settings need PCM") }
             var rate = a.codec == .opus ? 48000 : (a.sampleRate ?? pcm.format.sampleRate)
+            if a.codec == .aac, a.sampleRate == nil, rate > 48000 {
+                // AAC above 48 kHz spends bits on what no one hears and is not played everywhere.
+                notes.append("\(track): \(rate) Hz audio is encoded as AAC at 48000 Hz")
+                rate = 48000
+            }
             if let rates = Encoder.supportedSampleRates(encoderName: a.codec.encoderName), !rates.contains(rate),
                let nearest = rates.min(by: { abs($0 - rate) < abs($1 - rate) }) {
                 notes.append("\(track): \(a.codec.encoderName) does not take \(rate) Hz; the audio is resampled to \(nearest) Hz")

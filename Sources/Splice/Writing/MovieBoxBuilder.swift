@@ -154,6 +154,12 @@ struct MovieBoxBuilder {
     }
 
     private func handler(_ input: AssetWriterInput) -> HandlerBox {
+        // A copy into the same family (ISO → ISO, QuickTime → QuickTime) with its name kept keeps
+        // the box byte for byte, whatever string form its name has.
+        if let copied = input.passthrough?.handler, input.name == nil || input.name == copied.name,
+           (copied.componentType.rawValue == 0) == !fileType.isQuickTime, copied.payloadIsCurrent {
+            return copied
+        }
         var handler = input.passthrough?.handler ?? HandlerBox(
             componentType: fileType.isQuickTime ? "mhlr" : FourCC(rawValue: 0),
             handlerType: input.mediaType.handlerType, name: "", isPascalName: fileType.isQuickTime)
@@ -163,6 +169,7 @@ struct MovieBoxBuilder {
         handler.isPascalName = fileType.isQuickTime
         if !fileType.isQuickTime { handler.componentType = FourCC(rawValue: 0) }
         else if handler.componentType.rawValue == 0 { handler.componentType = "mhlr" }
+        handler.payload = nil
         return handler
     }
 
