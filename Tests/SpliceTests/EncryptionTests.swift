@@ -141,6 +141,28 @@ struct EncryptionTests {
         #expect(try Tool.splice(["inspect", encryptedMKV.path]).stdout.contains("track 1: ContentEncryption, key ID \(Self.keyID)"))
     }
 
+    /// A clear lead: each track has an encrypted and a clear sample entry, and its first fragment
+    /// names the clear one (`tfhd` sample description index 2, no `senc`/`saiz`/`saio`), its
+    /// samples unencrypted. It is reported clear where it is, copied with both entries, and the
+    /// copy verifies; the encrypted samples' IVs and subsample maps are carried as they are.
+    @Test func aClearLeadIsClearAndCopies() throws {
+        let (clear, encrypted) = try Self.movies.get()
+        let source = Fixtures.path("cenc-clear-lead.mp4"), out = Fixtures.path("cenc-clear-lead-out.mp4")
+        try Self.boxes(["fragment", encrypted.path, source.path, "--clear-lead", clear.path])
+        let report = try Tool.splice(["inspect", source.path]).stdout
+        #expect(report.contains("track 1: cenc, of avc1, key ID \(Self.keyID), 10 samples clear (of a clear sample entry)"), "\(report)")
+        #expect(!report.contains("cannot be copied"), "\(report)")
+        let r = try Tool.splice(["remux", source.path, out.path, "--force", "--verify"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("verified: 2 tracks, 138 samples"), "\(r.stdout)")
+        // The copy's saiz gives the clear samples no information (size 0); the rest are the source's.
+        let nonEmpty = { (u: URL) in try Self.entries(u).split(separator: "\n").filter { !$0.hasPrefix("track") } }
+        #expect(try nonEmpty(out) == nonEmpty(source))
+        #expect(try Tool.splice(["inspect", out.path]).stdout.contains("10 samples clear (of a clear sample entry)"))
+        // (ffmpeg 5.1 does not read such a file — "Incorrect number of samples in encryption
+        // info" — so the script and --verify are the independent checks here.)
+    }
+
     /// A fragmented file whose last edit has a duration of 0 ("to the end of the media") is
     /// defragmented with that edit's real duration.
     @Test func openEndedEditBecomesTheRealDuration() throws {

@@ -100,7 +100,7 @@ public struct MovieFile: Sendable {
                 fragmentDuration = nil
                 movieHeader.duration = 0
             }
-            tracks[i].resolveEncryption()
+            tracks[i].resolveEncryption(defaultDescriptionIndex: trackExtends[tracks[i].trackID]?.sampleDescriptionIndex)
             if isFragmented { tracks[i].resolveOpenEndedEdit(movieTimescale: movieHeader.timescale) }
         }
         self.tracks = tracks

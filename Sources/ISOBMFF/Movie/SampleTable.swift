@@ -45,6 +45,21 @@ public struct SampleTable: Sendable, Hashable {
 
     public init() {}
 
+    /// How many samples refer to each sample description (1-based), from `stsc` and the chunk
+    /// count; never more than `sampleCount` in all.
+    public func sampleCountsByDescription() -> [UInt32: Int] {
+        var counts: [UInt32: Int] = [:]
+        var left = sampleCount
+        for (k, run) in sampleToChunk.enumerated() where left > 0 {
+            let end = k + 1 < sampleToChunk.count ? UInt64(widening: sampleToChunk[k + 1].firstChunk) : UInt64(clamping: chunkOffsets.count) + 1
+            let chunks = end > UInt64(widening: run.firstChunk) ? end - UInt64(widening: run.firstChunk) : 0
+            let n = min(UInt64(clamping: left), chunks.multipliedReportingOverflow(by: UInt64(widening: run.samplesPerChunk)).partialValue)
+            counts[run.sampleDescriptionIndex, default: 0] += Int(clamping: n)
+            left -= Int(clamping: n)
+        }
+        return counts
+    }
+
     public func size(ofSample index: Int) -> UInt32 {
         constantSampleSize != 0 ? constantSampleSize : sampleSizes[index]
     }

@@ -5,17 +5,30 @@ import MediaCore
 /// offsets (the source's `senc`/`saiz`/`saio` are not copied as they are).
 extension Track {
     /// Reads the `senc`/`saiz` (and PIFF `uuid` senc) of the sample table and of every fragment
-    /// of a track whose first sample entry is protected, and takes them out of the boxes kept
-    /// byte-exact. What cannot be carried is said in `encryptionProblem`.
-    mutating func resolveEncryption() {
-        guard let entry = sampleTable.sampleEntries.first, let scheme = ProtectionScheme(sampleEntry: entry.bytes, mediaType: mediaType) else { return }
+    /// of a track with a protected sample entry, and takes them out of the boxes kept
+    /// byte-exact. Samples of a clear entry (a clear lead: a fragment whose `tfhd` names an
+    /// unprotected entry) have no auxiliary information: an entry of 0 bytes each, as `saiz`
+    /// says of them, and they are counted in `clearSampleCount`. What cannot be carried is said
+    /// in `encryptionProblem`.
+    /// - Parameter defaultDescriptionIndex: `trex`'s, for fragments whose `tfhd` names none.
+    mutating func resolveEncryption(defaultDescriptionIndex: UInt32? = nil) {
+        let entries = sampleTable.sampleEntries
+        let protected = Set(entries.indices.filter { ProtectionScheme(sampleEntry: entries[$0].bytes, mediaType: mediaType) != nil }
+            .map { UInt32(clamping: $0 + 1) })
+        guard let first = protected.min(), let scheme = ProtectionScheme(sampleEntry: entries[Int(widening: first) - 1].bytes, mediaType: mediaType) else { return }
         protection = scheme
         var all = SampleEncryption(flags: 0)
         var problem: String?
-        func take(_ boxes: inout [RawBox], samples: Int, at path: String) throws {
+        var clear = 0
+        func take(_ boxes: inout [RawBox], samples: Int, at path: String, isClear: Bool = false) throws {
             defer { boxes.removeAll { Track.isAuxiliaryInformation($0) } }
             let sizes = try boxes.first { $0.type == "saiz" }.map { try SampleEncryption.parseSaiz(ByteReader(Array($0.payload), path: path + "/saiz")) }
             guard let senc = boxes.first(where: { $0.type == "senc" || Track.isPIFFSampleEncryption($0) }) else {
+                if isClear {
+                    clear += samples
+                    for _ in 0..<samples { all.append([UInt8]()[...]) }      // clear: no auxiliary information
+                    return
+                }
                 if samples > 0, scheme.perSampleIVSize > 0 || sizes != nil {
                     problem = problem ?? "its per-sample IVs are not in a 'senc' box (\(path)), which Splice cannot carry"
                 }
@@ -36,13 +49,19 @@ extension Track {
         }
         // Damaged auxiliary information makes the track uncopyable, not the file unreadable.
         do {
-            try take(&sampleTable.otherBoxes, samples: sampleTable.sampleCount, at: "trak[\(trackID)]/mdia/minf/stbl")
+            let byDescription = sampleTable.sampleCountsByDescription()
+            let stblClear = !byDescription.keys.contains { protected.contains($0) }
+            try take(&sampleTable.otherBoxes, samples: sampleTable.sampleCount, at: "trak[\(trackID)]/mdia/minf/stbl", isClear: stblClear)
+            if !stblClear { clear += byDescription.filter { !protected.contains($0.key) }.values.reduce(0, +) }
             for i in fragments.indices {
-                try take(&fragments[i].otherBoxes, samples: fragments[i].sampleCount, at: "moof@\(fragments[i].moofOffset)/traf[\(trackID)]")
+                let index = fragments[i].sampleDescriptionIndex ?? defaultDescriptionIndex ?? 1
+                try take(&fragments[i].otherBoxes, samples: fragments[i].sampleCount, at: "moof@\(fragments[i].moofOffset)/traf[\(trackID)]",
+                         isClear: !protected.contains(index))
             }
         } catch {
             problem = problem ?? "its encryption information is damaged: \((error as? MediaError)?.description ?? "\(error)")"
         }
+        clearSampleCount = clear
         if let problem {
             encryptionProblem = problem
         } else if all.data.isEmpty == false || all.sampleCount > 0 {

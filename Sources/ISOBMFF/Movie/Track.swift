@@ -18,10 +18,13 @@ public struct Track: Sendable, Hashable {
     public var otherMediaBoxes: [RawBox] = []
     /// Fragments of this track, in file order (fragmented files only).
     public var fragments: [TrackFragment] = []
-    /// How the track is encrypted (its first sample entry's `sinf`), when it is.
+    /// How the track is encrypted (its first protected sample entry's `sinf`), when it is.
     public var protection: ProtectionScheme?
     /// Every sample's auxiliary encryption information, in decode order (protected tracks).
     public var encryption: SampleEncryption?
+    /// Samples of a protected track that use a clear sample entry (a clear lead), which are not
+    /// encrypted.
+    public var clearSampleCount = 0
     /// Why the track's encryption cannot be carried into a copy, when it cannot.
     public var encryptionProblem: String?
     /// Where a progressive track's `saiz`/`saio` say its auxiliary information is: each

@@ -153,7 +153,7 @@ struct ISOTrackBacking: TrackBacking {
         track.protection.map { p in
             TrackEncryption(scheme: p.scheme.description.trimmingCharacters(in: .whitespaces), originalFormat: p.originalFormat.description,
                             keyID: p.keyID.isEmpty ? nil : p.keyIDHex, samplesWithInformation: track.encryption?.sampleCount ?? 0,
-                            problem: track.encryptionProblem)
+                            problem: track.encryptionProblem, clearSamples: track.clearSampleCount)
         }
     }
     var mediaDuration: MediaTime? {

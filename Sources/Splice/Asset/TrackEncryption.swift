@@ -16,9 +16,12 @@ public struct TrackEncryption: Sendable, Hashable, CustomStringConvertible {
     public var samplesWithInformation: Int
     /// Why a copy cannot carry the encryption, when it cannot.
     public var problem: String?
+    /// Samples that are not encrypted: those of a clear sample entry (a clear lead).
+    public var clearSamples = 0
 
     public var description: String {
-        [scheme, originalFormat.map { "of \($0)" }, keyID.map { "key ID \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        [scheme, originalFormat.map { "of \($0)" }, keyID.map { "key ID \($0)" },
+         clearSamples > 0 ? "\(clearSamples) samples clear (of a clear sample entry)" : nil].compactMap { $0 }.joined(separator: ", ")
     }
 }
 
