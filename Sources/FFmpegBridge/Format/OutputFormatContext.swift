@@ -98,7 +98,9 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
             throw FFmpegError(code: splice_averror(ENOMEM), operation: "cannot allocate an I/O context")
         }
         ctx!.pointee.pb = io
-        ctx!.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        // Bit-exact: no random segment and track UIDs (Matroska), no version strings — the same
+        // inputs give the same bytes.
+        ctx!.pointee.flags |= AVFMT_FLAG_CUSTOM_IO | AVFMT_FLAG_BITEXACT
         FFmpegLog.register(ctx, to: log)
         FFmpegLog.register(io, to: log)
     }

@@ -155,12 +155,21 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
     /// volume, matrix) and the movie's `udta`/`meta`. Call before `startWriting()`; for other
     /// sources it does nothing.
     public func copyMovieStructure(of asset: Asset) {
-        guard let movie = (asset.source as? ISOMovieSource)?.movie else { return }
+        guard let movie = (asset.source as? ISOMovieSource)?.movie else {
+            // A composition's new headers take the first clip's times (an MP4/MOV's).
+            if let first = asset.sourceURLs.lazy.compactMap({ url in asset.tracks.lazy.compactMap { t in
+                   (t.backing as? CompositionTrackBacking)?.segments.first { $0.sourceURL == url }?.sourceTrack?.asset }.first }).first,
+               let header = (first.source as? ISOMovieSource)?.movie.movieHeader {
+                lock.withLock { if _status == .unknown { template.stamp(from: header) } }
+            }
+            return
+        }
         lock.withLock {
             guard _status == .unknown else { return }
             if movie.movieHeader.timescale <= UInt32(clamping: Int32.max) { movieTimeScale = Int32(clamping: movie.movieHeader.timescale) }
             template = MovieTemplate(fileType: FileType(movie.fileType) == fileType ? movie.fileType : nil,
                                      header: movie.movieHeader, boxes: movie.otherMovieBoxes)
+            template.stamp(from: movie.movieHeader)
         }
     }
 

@@ -15,34 +15,41 @@ struct ChunkWriter {
 
     /// The chunks to write for the first `counts[i]` pending samples of each input, in order.
     ///
-    /// Window by window, inputs in order within a window, one chunk per run of samples sharing a
-    /// sample description. When every sample refers to the same source file in increasing
-    /// offsets per track (a passthrough copy), they go in source order instead: the output keeps
-    /// the source's interleaving and long runs of bytes are copied file to file in one go.
+    /// Window by window (each laid out on its own, so that the layout never depends on how many
+    /// windows a flush happens to hold — on thread timing), inputs in order within a window, one
+    /// chunk per run of samples sharing a sample description. When every sample of a window
+    /// refers to the same source file in increasing offsets per track (a passthrough copy), they
+    /// go in source order instead: the output keeps the source's interleaving, and adjacent
+    /// ranges are copied file to file in one go (`queue` merges them across chunks).
     static func layout(_ counts: [Int], of inputs: [AssetWriterInput]) -> [(AssetWriterInput, Range<Int>)] {
-        let runs = sourceOrder(counts, inputs).map { runsInSourceOrder($0, inputs) } ?? runsByWindow(counts, inputs)
-        return runs.map { (inputs[$0.input], $0.range) }
-    }
-
-    private static func runsByWindow(_ counts: [Int], _ inputs: [AssetWriterInput]) -> [(input: Int, range: Range<Int>)] {
-        var runs: [(Int, Range<Int>)] = []
+        var runs: [(input: Int, range: Range<Int>)] = []
         var cursor = [Int](repeating: 0, count: inputs.count)
         while true {
             var w = Int64.max
             for (i, input) in inputs.enumerated() where cursor[i] < counts[i] { w = min(w, input.state.pending[cursor[i]].window) }
             guard w != Int64.max else { break }
-            for (i, input) in inputs.enumerated() {
-                let pending = input.state.pending
-                var start = cursor[i]
-                var end = start
-                while end < counts[i] && pending[end].window <= w { end += 1 }
-                cursor[i] = end
-                while start < end {
-                    var stop = start + 1
-                    while stop < end && pending[stop].descriptionIndex == pending[start].descriptionIndex { stop += 1 }
-                    runs.append((i, start..<stop))
-                    start = stop
-                }
+            let ranges = inputs.indices.map { i in
+                var end = cursor[i]
+                while end < counts[i] && inputs[i].state.pending[end].window <= w { end += 1 }
+                return cursor[i]..<end
+            }
+            runs += sourceOrder(ranges, inputs).map { runsInSourceOrder($0, inputs) } ?? runsByInput(ranges, inputs)
+            cursor = ranges.map(\.upperBound)
+        }
+        return runs.map { (inputs[$0.input], $0.range) }
+    }
+
+    /// One window: inputs in order, one run per stretch of samples sharing a description.
+    private static func runsByInput(_ ranges: [Range<Int>], _ inputs: [AssetWriterInput]) -> [(input: Int, range: Range<Int>)] {
+        var runs: [(Int, Range<Int>)] = []
+        for (i, input) in inputs.enumerated() {
+            let pending = input.state.pending
+            var start = ranges[i].lowerBound
+            while start < ranges[i].upperBound {
+                var stop = start + 1
+                while stop < ranges[i].upperBound && pending[stop].descriptionIndex == pending[start].descriptionIndex { stop += 1 }
+                runs.append((i, start..<stop))
+                start = stop
             }
         }
         return runs
@@ -63,13 +70,13 @@ struct ChunkWriter {
 
     /// The samples to flush as (input, index) in source-file order, when they all lie in one
     /// file with offsets increasing within each input.
-    private static func sourceOrder(_ counts: [Int], _ inputs: [AssetWriterInput]) -> [(Int, Int)]? {
+    private static func sourceOrder(_ ranges: [Range<Int>], _ inputs: [AssetWriterInput]) -> [(Int, Int)]? {
         var file: ReadOnlyFile?
         var offsets: [[UInt64]] = []
         for (i, input) in inputs.enumerated() {
             var list: [UInt64] = []
-            list.reserveCapacity(counts[i])
-            for s in input.state.pending[..<counts[i]] {
+            list.reserveCapacity(ranges[i].count)
+            for s in input.state.pending[ranges[i]] {
                 guard case .file(let r) = s.storage else { return nil }
                 if file == nil { file = r.file } else if file !== r.file { return nil }
                 if let previous = list.last, r.offset < previous { return nil }
@@ -79,17 +86,17 @@ struct ChunkWriter {
         }
         // Merge the per-input sorted lists.
         var order: [(Int, Int)] = []
-        order.reserveCapacity(counts.reduce(0, +))
-        var cursor = [Int](repeating: 0, count: counts.count)
+        order.reserveCapacity(ranges.reduce(0) { $0 + $1.count })
+        var cursor = [Int](repeating: 0, count: ranges.count)
         while true {
             var best: Int?
             var bestOffset = UInt64.max
-            for i in counts.indices where cursor[i] < counts[i] && offsets[i][cursor[i]] < bestOffset {
+            for i in ranges.indices where cursor[i] < ranges[i].count && offsets[i][cursor[i]] < bestOffset {
                 best = i
                 bestOffset = offsets[i][cursor[i]]
             }
             guard let b = best else { break }
-            order.append((b, cursor[b]))
+            order.append((b, ranges[b].lowerBound + cursor[b]))
             cursor[b] += 1
         }
         return order

@@ -13,8 +13,6 @@ struct MovieBoxBuilder {
     let movieTimeScale: Int32
     let fileType: FileType
     let template: MovieTemplate
-    /// Seconds from 1904-01-01 (the ISO epoch) to now.
-    let now = (Date().timeIntervalSince1970 + 2_082_844_800).rounded(saturating: UInt64.self, .down) ?? 0
 
     /// The `moov`, with every chunk offset moved by `chunkShift`.
     func movieBox(chunkShift: UInt64) -> [UInt8] {
@@ -32,7 +30,7 @@ struct MovieBoxBuilder {
             tracks.append(track)
         }
         var mvhd = template.header ?? MovieHeader(
-            version: 0, creationTime: now, modificationTime: now, timescale: 0, duration: 0, rate: 0x10000,
+            version: 0, creationTime: template.stamp.creation, modificationTime: template.stamp.modification, timescale: 0, duration: 0, rate: 0x10000,
             volume: 0x100, matrix: identityMatrix, nextTrackID: 0)
         mvhd.timescale = UInt32(clamping: movieTimeScale)
         mvhd.duration = movieDuration
@@ -75,8 +73,8 @@ struct MovieBoxBuilder {
                 .convertScale(movieTimeScale, method: .up).value)
         }
         let mediaHeader = MediaHeader(
-            version: 0, creationTime: pass?.mediaHeader.creationTime ?? now,
-            modificationTime: pass?.mediaHeader.modificationTime ?? now, timescale: UInt32(clamping: mediaScale),
+            version: 0, creationTime: pass?.mediaHeader.creationTime ?? template.stamp.creation,
+            modificationTime: pass?.mediaHeader.modificationTime ?? template.stamp.modification, timescale: UInt32(clamping: mediaScale),
             duration: mediaDuration, languageCode: languageCode(input), quality: pass?.mediaHeader.quality ?? 0)
         var track = Track(header: header, mediaHeader: mediaHeader, handler: handler(input), sampleTable: sampleTable)
         track.editList = edits
@@ -91,8 +89,8 @@ struct MovieBoxBuilder {
     /// from the format; then the input's size, matrix and volume where it sets them.
     private func trackHeader(_ input: AssetWriterInput) -> TrackHeader {
         var header = input.passthrough?.header ?? TrackHeader(
-            version: 0, flags: TrackHeader.inMovieFlag | TrackHeader.inPreviewFlag, creationTime: now,
-            modificationTime: now, trackID: 0, duration: 0, layer: 0, alternateGroup: 0, volume: 0,
+            version: 0, flags: TrackHeader.inMovieFlag | TrackHeader.inPreviewFlag, creationTime: template.stamp.creation,
+            modificationTime: template.stamp.modification, trackID: 0, duration: 0, layer: 0, alternateGroup: 0, volume: 0,
             matrix: identityMatrix, width: 0, height: 0)
         if input.passthrough == nil {
             header.volume = input.mediaType == .audio ? 0x100 : 0

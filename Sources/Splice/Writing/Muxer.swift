@@ -30,6 +30,27 @@ struct MovieTemplate {
     var fileType: FileTypeBox?
     var header: MovieHeader?
     var boxes: [RawBox] = []
+    /// The creation and modification times (seconds since 1904) of what the output makes anew
+    /// (a movie or track header without a source's): the source's, never the clock, so that the
+    /// same inputs give the same bytes.
+    var stamp = MovieTemplate.defaultStamp
+
+    /// `SOURCE_DATE_EPOCH` (reproducible builds' clock, seconds since 1970) when it is set, else 0 ("unknown").
+    static var defaultStamp: (creation: UInt64, modification: UInt64) {
+        let epoch = sourceDateEpoch ?? 0
+        return (epoch, epoch)
+    }
+
+    /// `SOURCE_DATE_EPOCH` in seconds since 1904, when set to a number.
+    static var sourceDateEpoch: UInt64? {
+        guard let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let seconds = UInt64(text) else { return nil }   // lint: checked (parses text: nil when it is not a number)
+        return seconds.addingReportingOverflow(2_082_844_800).partialValue
+    }
+
+    /// Takes `header`'s times as the stamp (`SOURCE_DATE_EPOCH`, when set, as the modification time).
+    mutating func stamp(from header: MovieHeader) {
+        stamp = (header.creationTime, MovieTemplate.sourceDateEpoch ?? header.modificationTime)
+    }
 
     /// The template with `items` as the movie's user data (replacing a copied `udta` and
     /// `meta`), and a `creationDate` item as the `mvhd` creation time.
@@ -42,8 +63,7 @@ struct MovieTemplate {
         t.boxes = boxes.filter { $0.type != "udta" && $0.type != "meta" } + [UserData.userDataBox(atoms)]
         if let date = items.first(where: { $0.commonKey == "creationDate" })?.date {
             let seconds = (date.timeIntervalSince1970 + 2_082_844_800).rounded(saturating: UInt64.self, .down) ?? 0
-            let now = (Date().timeIntervalSince1970 + 2_082_844_800).rounded(saturating: UInt64.self, .down) ?? 0
-            t.header = t.header ?? MovieHeader(version: 0, creationTime: seconds, modificationTime: now, timescale: 0, duration: 0,
+            t.header = t.header ?? MovieHeader(version: 0, creationTime: seconds, modificationTime: stamp.modification, timescale: 0, duration: 0,
                                                rate: 0x10000, volume: 0x100, matrix: identityMatrix, nextTrackID: 0)
             t.header?.creationTime = seconds
         }
