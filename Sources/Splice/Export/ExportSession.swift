@@ -214,6 +214,19 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         return timeRange == .everything ? whole : timeRange.intersection(whole)
     }
 
+    /// Refuses a `timeRange` that starts or ends past the asset's end (never shortened without a word).
+    private func checkRange() throws {
+        guard timeRange != .everything else { return }
+        let duration = String(format: "%.3f s", asset.duration.seconds)
+        guard timeRange.start.isNumeric, timeRange.start >= .zero, timeRange.start < asset.duration, !exportedRange.isEmpty else {
+            throw MediaError(.invalidData, "the range starts at \(timeRange.start), past the end (\(duration))", file: asset.filePath())
+        }
+        // A range that ends past the end is refused, not shortened without a word.
+        guard !timeRange.end.isNumeric || timeRange.end <= asset.duration else {
+            throw MediaError(.invalidData, "the range ends at \(timeRange.end), past the end (\(duration))", file: asset.filePath())
+        }
+    }
+
     private func exportNow() throws {
         guard let outputURL else { throw MediaError(.invalidOperation, "no outputURL set") }
         try FileIdentity.checkOutput(outputURL.path, isNotAnyOf: asset.sourceURLs.map(\.path))
@@ -237,16 +250,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         if let reason = problem(writing: fileType) {
             throw MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
         }
-        if timeRange != .everything {
-            let duration = String(format: "%.3f s", asset.duration.seconds)
-            guard timeRange.start.isNumeric, timeRange.start >= .zero, timeRange.start < asset.duration, !exportedRange.isEmpty else {
-                throw MediaError(.invalidData, "the range starts at \(timeRange.start), past the end (\(duration))", file: asset.filePath())
-            }
-            // A range that ends past the end is refused, not shortened without a word.
-            guard !timeRange.end.isNumeric || timeRange.end <= asset.duration else {
-                throw MediaError(.invalidData, "the range ends at \(timeRange.end), past the end (\(duration))", file: asset.filePath())
-            }
-        }
+        try checkRange()
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
         writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse && fileType.isISO

@@ -107,6 +107,16 @@ final class EncodingStage: @unchecked Sendable {   // state under `lock`
         return out
     }
 
+    /// The rate audio is encoded at: Opus's 48 kHz, the settings', or the source's — AAC above
+    /// 48 kHz (bits spent on what no one hears, not played everywhere) at 48 kHz.
+    private func encodedRate(_ a: AudioEncodingSettings, source: Int) -> Int {
+        if a.codec == .opus { return 48000 }
+        if let rate = a.sampleRate { return rate }
+        guard a.codec == .aac, source > 48000 else { return source }
+        notes.append("\(track): \(source) Hz audio is encoded as AAC at 48000 Hz")
+        return 48000
+    }
+
     private func open(for sample: SampleBuffer) throws {
         switch settings {
         case .video(let v):
@@ -145,12 +155,7 @@ final class EncodingStage: @unchecked Sendable {   // state under `lock`
             pictures = try PictureConverter(pixelFormat: v.pixelFormat, size: (width, height))
         case .audio(let a):
             guard let pcm = sample.pcmBuffer else { throw MediaError(.invalidData, "\(track): audio settings need PCM") }
-            var rate = a.codec == .opus ? 48000 : (a.sampleRate ?? pcm.format.sampleRate)
-            if a.codec == .aac, a.sampleRate == nil, rate > 48000 {
-                // AAC above 48 kHz spends bits on what no one hears and is not played everywhere.
-                notes.append("\(track): \(rate) Hz audio is encoded as AAC at 48000 Hz")
-                rate = 48000
-            }
+            var rate = encodedRate(a, source: pcm.format.sampleRate)
             if let rates = Encoder.supportedSampleRates(encoderName: a.codec.encoderName), !rates.contains(rate),
                let nearest = rates.min(by: { abs($0 - rate) < abs($1 - rate) }) {
                 notes.append("\(track): \(a.codec.encoderName) does not take \(rate) Hz; the audio is resampled to \(nearest) Hz")
