@@ -39,6 +39,10 @@ public struct Track: Sendable, Hashable {
     }
 
     public var trackID: UInt32 { header.trackID }
+    /// The first sample's decode time: 0 in a sample table, else its fragment's `tfdt` (or 0).
+    public var firstDecodeTime: Int64 {
+        sampleTable.sampleCount > 0 ? 0 : Int64(clamping: fragments.first { $0.sampleCount > 0 }?.baseMediaDecodeTime ?? 0)
+    }
     public var mediaType: MediaType { MediaType(handlerType: handler.handlerType) }
 
     /// Samples in the `stbl` plus all fragments.

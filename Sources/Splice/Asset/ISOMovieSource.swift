@@ -1,3 +1,4 @@
+import Foundation
 import MediaCore
 import ISOBMFF
 
@@ -138,7 +139,8 @@ struct ISOTrackBacking: TrackBacking {
         TrackPassthrough(header: track.header, mediaHeader: track.mediaHeader, handler: track.handler,
                          mediaInformationBoxes: track.mediaInformationBoxes, otherTrackBoxes: track.otherTrackBoxes,
                          otherMediaBoxes: track.otherMediaBoxes, sampleTableBoxes: track.sampleTable.otherBoxes,
-                         expectedSampleCount: track.sampleCount, encryption: track.encryption)
+                         expectedSampleCount: track.sampleCount, encryption: track.encryption,
+                         sampleEntries: track.sampleTable.sampleEntries.map { Data($0.bytes) })
     }
     var isoProblem: String? { nil }
     var isAttachment: Bool { false }

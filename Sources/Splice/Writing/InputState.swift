@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import MediaCore
 import ISOBMFF
@@ -99,4 +100,7 @@ struct TrackPassthrough: Sendable {
     /// A protected track's auxiliary encryption information (every sample's IV and subsample
     /// map): written again, with the output's offsets, when every sample is copied.
     var encryption: SampleEncryption? = nil
+    /// The source's sample entries, in its order: a copy keeps them so (and their numbers),
+    /// used or not.
+    var sampleEntries: [Data] = []
 }

@@ -113,6 +113,14 @@ final class TrackTable {
     func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 {
         let format = sample.formatDescription
         if let last, last.format == format { return last.index }
+        if entryCount == 0, let copied = input.passthrough?.sampleEntries, !copied.isEmpty {
+            // A copy keeps the source's entries in its order, so that each keeps its number.
+            for entry in copied where entryIndex[entry] == nil {
+                builder.addSampleEntry(try SampleEntry(bytes: [UInt8](entry), handler: input.mediaType.handlerType))
+                entryCount += 1
+                entryIndex[entry] = entryCount
+            }
+        }
         var entry = try format.sampleEntry ?? TrackTable.buildEntry(for: sample, track: input.state.label)
         if quickTimeSound, input.passthrough == nil, let qt = CodecMapping.quickTimeSoundEntry([UInt8](entry)) { entry = Data(qt) }
         let i: UInt32
