@@ -69,7 +69,7 @@ enum RemuxCommand: Command {
         }
         try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: [inputURL.path])
         let asset = try Asset(url: inputURL, salvage: args.flags.contains("--salvage"))
-        for note in asset.salvageNotes {
+        for note in asset.salvageNotes + asset.timingNotes {
             Terminal.error("warning: \(inputURL.path): \(note)\n")
         }
         if args.flags.contains("--verify") && !(asset.isISOBMFF && outputType.isISO) {

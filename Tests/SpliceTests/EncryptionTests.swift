@@ -163,6 +163,33 @@ struct EncryptionTests {
         // info" — so the script and --verify are the independent checks here.)
     }
 
+    /// Fragments whose `tfdt` disagrees with the durations before them: a later start is kept
+    /// (decode times unchanged, the sample before it longer), said in a warning, and verifies;
+    /// an earlier one (decode times going back) is refused, naming the fragment. A plain remux
+    /// never changes a time that --verify would reject.
+    @Test func fragmentsThatDisagreeWithTheirDurations() throws {
+        let clear = try Self.movies.get().clear
+        let gap = Fixtures.path("frag-gap.mp4"), overlap = Fixtures.path("frag-overlap.mp4")
+        try Self.boxes(["fragment", clear.path, gap.path, "--tfdt-gap", "0.5"])
+        try Self.boxes(["fragment", clear.path, overlap.path, "--tfdt-gap", "-0.1"])
+        let out = Fixtures.path("frag-gap-out.mp4")
+        let r = try Tool.splice(["remux", gap.path, out.path, "--force", "--verify"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("warning: \(gap.path): the fragment at byte") && r.stderr.contains("starts 0.500 s after the samples before it end"), "\(r.stderr)")
+        // (Edit lists aside: the source's, copied, shows 2 s of what is now 2.5 s of media in both.)
+        let dts = { (u: URL) in
+            try Tool.check("ffprobe", ["-v", "error", "-ignore_editlist", "1", "-show_entries", "packet=stream_index,dts_time", "-of", "csv=p=0", u.path])
+                .stdout.split(separator: "\n").sorted { $0.prefix(1) < $1.prefix(1) }
+        }
+        #expect(try dts(out) == dts(gap), "the copy's decode times are the source's")
+        let plain = Fixtures.path("frag-gap-plain.mp4")
+        #expect(try Tool.splice(["remux", gap.path, plain.path, "--force"]).status == 0)
+        #expect(try Data(contentsOf: plain) == Data(contentsOf: out), "--verify checks what a plain remux writes")
+        let refused = try Tool.splice(["remux", overlap.path, Fixtures.path("frag-overlap-out.mp4").path, "--force"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("starts its decode times at") && refused.stderr.contains("before the samples before it end"), "\(refused.stderr)")
+    }
+
     /// A fragmented file whose last edit has a duration of 0 ("to the end of the media") is
     /// defragmented with that edit's real duration.
     @Test func openEndedEditBecomesTheRealDuration() throws {

@@ -25,6 +25,9 @@ public struct MovieFile: Sendable {
     public var topLevelBoxes: [TopLevelBox] = []
     /// What a salvage left out or made up (see `init(file:salvage:)`), one line each.
     public var salvageNotes: [String] = []
+    /// What a copy changes of the file's timing (fragments that start after the samples before
+    /// them end), one line each.
+    public var timingNotes: [String] = []
 
     /// Largest `moov`/`moof` Splice loads; a real one is far smaller.
     public static let maximumMetadataBoxSize: UInt64 = 1 << 30
@@ -101,7 +104,10 @@ public struct MovieFile: Sendable {
                 movieHeader.duration = 0
             }
             tracks[i].resolveEncryption(defaultDescriptionIndex: trackExtends[tracks[i].trackID]?.sampleDescriptionIndex)
-            if isFragmented { tracks[i].resolveOpenEndedEdit(movieTimescale: movieHeader.timescale) }
+            if isFragmented {
+                tracks[i].resolveOpenEndedEdit(movieTimescale: movieHeader.timescale)
+                timingNotes += tracks[i].checkFragmentTiming()
+            }
         }
         self.tracks = tracks
     }

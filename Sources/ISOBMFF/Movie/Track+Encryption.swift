@@ -110,3 +110,31 @@ extension Track {
 private extension Double {
     func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
 }
+
+extension Track {
+    /// Where a fragment's `tfdt` disagrees with the durations before it. A later start (a gap)
+    /// is kept by a copy, whose sample table then gives the sample before it the longer
+    /// duration: said in the returned notes. An earlier start (an overlap) would make decode
+    /// times go back, which no sample table holds: said in `timingProblem`.
+    mutating func checkFragmentTiming() -> [String] {
+        let scale = Double(mediaHeader.timescale > 0 ? mediaHeader.timescale : 1)
+        let seconds = { (v: Int64) in String(format: "%.3f s", Double(v) / scale) }
+        var notes: [String] = []
+        var end: Int64? = sampleTable.sampleCount > 0 ? Int64(clamping: sampleTable.totalDuration) : nil
+        for f in fragments where f.sampleCount > 0 {
+            let start = f.baseMediaDecodeTime.map { Int64(clamping: $0) } ?? end ?? 0
+            if let end, start != end {
+                let place = "the fragment at byte \(f.moofOffset) (track \(trackID))"
+                if start < end {
+                    timingProblem = timingProblem ?? "\(place) starts its decode times at \(seconds(start)), before the samples before it end "
+                        + "(\(seconds(end))): decode times that go back cannot be kept in a sample table"
+                } else {
+                    notes.append("\(place) starts \(seconds(start - end)) after the samples before it end: a copy keeps its decode "
+                                 + "times, so the sample before it lasts that much longer")
+                }
+            }
+            end = start.addingReportingOverflow(Int64(clamping: f.duration)).partialValue
+        }
+        return notes
+    }
+}

@@ -25,6 +25,9 @@ public struct Track: Sendable, Hashable {
     /// Samples of a protected track that use a clear sample entry (a clear lead), which are not
     /// encrypted.
     public var clearSampleCount = 0
+    /// Why the track's samples cannot be read in decode order (fragments whose decode times go
+    /// back), when they cannot.
+    public var timingProblem: String?
     /// Why the track's encryption cannot be carried into a copy, when it cannot.
     public var encryptionProblem: String?
     /// Where a progressive track's `saiz`/`saio` say its auxiliary information is: each

@@ -154,6 +154,11 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
         for t in tracks { t.asset = self }
     }
 
+    /// What a copy changes of the file's timing, one line each: fragments of an MP4 that start
+    /// after the samples before them end (a copy's sample table makes the sample before each
+    /// last longer). Empty for most files.
+    public var timingNotes: [String] { (source as? ISOMovieSource)?.movie.timingNotes ?? [] }
+
     /// Whether the asset is a composition's (`MutableComposition.makeAsset()`).
     public var isComposition: Bool { source is CompositionSource }
 

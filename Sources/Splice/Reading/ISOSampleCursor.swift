@@ -15,6 +15,8 @@ final class ISOSampleCursor: SampleCursor {
     private var endDecodeTime: Int64 = .max
     /// Where a one-segment edit list ends the media (audio only): samples past it are trimmed.
     private var editEnd: Int64?
+    /// Why the track cannot be read in decode order (fragments whose decode times go back).
+    private let timingProblem: String?
     private var window = Data()
     private var windowStart: UInt64 = 0
     /// Largest single read: chunks bigger than this are read in pieces.
@@ -28,6 +30,7 @@ final class ISOSampleCursor: SampleCursor {
         timescale = track.naturalTimeScale
         formats = track.formatDescriptions
         self.copiesSampleData = copiesSampleData
+        timingProblem = iso.timingProblem
         let edits = track.segments.filter { !$0.isEmpty }
         if track.mediaType == .audio, edits.count == 1, let source = edits[0].source, source.end.isNumeric {
             editEnd = source.end.convertScale(timescale, method: .up).value
@@ -52,6 +55,7 @@ final class ISOSampleCursor: SampleCursor {
     }
 
     func next() throws -> SampleBuffer? {
+        if let timingProblem { throw MediaError(.invalidData, timingProblem) }
         guard let s = iterator.next(), s.decodeTime < endDecodeTime else { return nil }
         guard s.offset <= file.size, UInt64(widening: s.size) <= file.size - s.offset else {
             throw MediaError(.invalidData, "sample at offset \(s.offset) (\(s.size) bytes) lies past the end of the file",
