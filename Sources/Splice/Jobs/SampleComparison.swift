@@ -45,13 +45,7 @@ public enum SampleComparison {
                 n += 1
                 let (za, zb) = shift ?? (sa.decodeTimeStamp, sb.decodeTimeStamp)
                 shift = (za, zb)
-                if try sa.data != sb.data { throw mismatch(b, tb, n, "bytes differ") }
-                if sa.decodeTimeStamp - za != sb.decodeTimeStamp - zb {
-                    throw mismatch(b, tb, n, "decode time \(sb.decodeTimeStamp - zb) from the first, expected \(sa.decodeTimeStamp - za)")
-                }
-                if sa.presentationTimeStamp - za != sb.presentationTimeStamp - zb {
-                    throw mismatch(b, tb, n, "presentation time \(sb.presentationTimeStamp - zb) from the first decode time, expected \(sa.presentationTimeStamp - za)")
-                }
+                try compareSample(sa, za, sb, zb, n, tb, in: b)
                 // A duration is compared once the next sample is known: where the source's next
                 // decode time disagrees with it (a fragment starting after a gap), the copy's
                 // sample table says the decode times' difference instead.
@@ -72,6 +66,18 @@ public enum SampleComparison {
             total += n
         }
         return Result(tracks: a.tracks.count, samples: total)
+    }
+
+    /// One sample's bytes and its times from its track's first decode time.
+    private static func compareSample(_ sa: SampleBuffer, _ za: MediaTime, _ sb: SampleBuffer, _ zb: MediaTime, _ n: Int,
+                                      _ tb: AssetTrack, in b: Asset) throws {
+        if try sa.data != sb.data { throw mismatch(b, tb, n, "bytes differ") }
+        if sa.decodeTimeStamp - za != sb.decodeTimeStamp - zb {
+            throw mismatch(b, tb, n, "decode time \(sb.decodeTimeStamp - zb) from the first, expected \(sa.decodeTimeStamp - za)")
+        }
+        if sa.presentationTimeStamp - za != sb.presentationTimeStamp - zb {
+            throw mismatch(b, tb, n, "presentation time \(sb.presentationTimeStamp - zb) from the first decode time, expected \(sa.presentationTimeStamp - za)")
+        }
     }
 
     /// The samples' auxiliary encryption information (IVs, subsample maps) must be the same in
