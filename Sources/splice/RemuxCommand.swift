@@ -112,6 +112,15 @@ enum RemuxCommand: Command {
     /// Compares the copy at `written` with `asset` and moves it to `output`; on a difference
     /// removes it and exits 1 with the first difference.
     static func verified(_ asset: Asset, _ written: URL, into output: URL) throws -> Int32 {
+        // A signal while the copy is read back removes it: nothing is left.
+        try Signals.whileRunning(cancel: {
+            unlink(written.path)
+            Terminal.error("error: interrupted; \(output.path) was not written\n")
+            _exit(Signals.exitStatus ?? 130)
+        }) { try verifiedNow(asset, written, into: output) }
+    }
+
+    private static func verifiedNow(_ asset: Asset, _ written: URL, into output: URL) throws -> Int32 {
         let result: SampleComparison.Result
         do {
             result = try SampleComparison.compare(asset, try Asset(url: written))

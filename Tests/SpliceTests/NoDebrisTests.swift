@@ -145,6 +145,32 @@ struct NoDebrisTests {
         #expect(abs((Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 20) < 0.1, "\(duration)")
     }
 
+    /// `remux --verify` interrupted while it reads its copy back (the copy then has a name,
+    /// `.<name>.verifying-<pid>`) removes it: exit 130, nothing left.
+    @Test(.enabled(if: notSanitized)) func anInterruptedVerificationLeavesNothing() throws {
+        let dir = try Self.workspace("verify")
+        let before = try Self.listing(dir)
+        var caught = false
+        for _ in 0..<10 where !caught {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Tool.spliceBinary)
+            process.arguments = ["remux", dir.appendingPathComponent("in.mp4").path, dir.appendingPathComponent("out.mp4").path, "--verify"]
+            process.standardError = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            while process.isRunning, !(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.contains(".verifying") }) {
+                usleep(2_000)
+            }
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            if process.terminationStatus == 0 { try FileManager.default.removeItem(at: dir.appendingPathComponent("out.mp4")); continue }
+            caught = true
+            #expect(process.terminationStatus == 130)
+            #expect(try Self.listing(dir) == before)
+        }
+        #expect(caught, "the verification was never caught running")
+    }
+
     /// SIGKILL at 1 s leaves nothing on tmpfs: the output has no name until it is complete.
     @Test(.enabled(if: notSanitized)) func aKilledJobLeavesNothing() throws {
         let dir = try Self.workspace("kill", in: URL(fileURLWithPath: "/dev/shm"))
