@@ -56,6 +56,13 @@ struct HonestMessagesTests {
             let level = try Self.level(out)
             #expect(abs(level - source) < 0.5, "\(name): \(level) dB, the source \(source) dB")
         }
+        // Copied into Matroska: the same PCM at the same rate.
+        let mka = Fixtures.path("honest-\(rate).mka")
+        let r = try Self.splice(["remux", wav.path, mka.path, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.sampleRate(mka) == rate)
+        let pcm = { (u: URL) in try Tool.check("ffmpeg", ["-v", "error", "-i", u.path, "-f", "md5", "-"]).stdout }
+        #expect(try pcm(mka) == pcm(wav))
     }
 
     /// A range past the end is refused by export as by concat, in seconds, naming the file.

@@ -260,6 +260,9 @@ final class FormatMuxer: Muxer {
                                  + "(in 'esds') is not converted to the .idx header they store; mp4 and mov can hold it")
             }
             p = c
+            // An ISO audio entry's 16.16 rate cannot say 88.2 kHz and up (0 there): the stream's says.
+            if p.sampleRate == 0 { p.sampleRate = format.parameters.sampleRate }
+            if p.channelCount == 0 { p.channelCount = format.parameters.channelCount }
         } else if format.codecName != nil {
             p = format.parameters
         } else {
