@@ -86,9 +86,8 @@ extension CommandLine {
             }
             do {
                 return try c.run(rest)
-            } catch let e as MediaError where e.code == .cancelled && Signals.exitStatus != nil {
-                Terminal.error("error: interrupted (\(Signals.name(Signals.received ?? 0))); nothing was written\n")
-                return Signals.exitStatus ?? ExitCode.failure
+            } catch let e as MediaError where e.code == .cancelled && Signals.received != nil {
+                return Signals.reportInterruption(of: nil) ?? ExitCode.failure
             } catch let e as UsageError {
                 var e = e
                 e.command = c.name

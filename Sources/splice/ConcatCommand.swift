@@ -305,8 +305,7 @@ enum JobSupport {
             reporter.finish()
         } catch let e as MediaError where e.code == .cancelled {
             reporter.clear()
-            guard let status = Signals.exitStatus else { throw e }
-            Terminal.error("error: interrupted (\(Signals.name(status - 128))); \(url.path) was not written\n")
+            guard let status = Signals.reportInterruption(of: url.path) else { throw e }
             return status
         } catch {
             reporter.clear()

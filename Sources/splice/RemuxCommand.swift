@@ -91,8 +91,7 @@ enum RemuxCommand: Command {
             progress.finish()
         } catch let e as MediaError where e.code == .cancelled {
             progress.clear()
-            guard let status = Signals.exitStatus else { throw e }
-            Terminal.error("error: interrupted (\(Signals.name(status - 128))); \(outputURL.path) was not written\n")
+            guard let status = Signals.reportInterruption(of: outputURL.path) else { throw e }
             return status
         } catch {
             progress.clear()
@@ -115,8 +114,7 @@ enum RemuxCommand: Command {
         // A signal while the copy is read back removes it: nothing is left.
         try Signals.whileRunning(cancel: {
             unlink(written.path)
-            Terminal.error("error: interrupted; \(output.path) was not written\n")
-            _exit(Signals.exitStatus ?? 130)
+            _exit(Signals.reportInterruption(of: output.path) ?? 130)
         }) { try verifiedNow(asset, written, into: output) }
     }
 

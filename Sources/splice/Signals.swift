@@ -45,9 +45,6 @@ enum Signals {
     /// The first signal received, if any.
     static var received: Int32? { state.withLock { $0.received } }
 
-    /// The exit status after `received`: 128 + the signal.
-    static var exitStatus: Int32? { received.map { 128 + $0 } }
-
     /// Runs `body` with `cancel` as what a signal does; a signal that came before is acted on at once.
     static func whileRunning<T>(cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) rethrows -> T {
         let pending: Bool = state.withLock { s in
@@ -59,14 +56,13 @@ enum Signals {
         return try body()
     }
 
-    /// The signal's name, for the message.
-    static func name(_ sig: Int32) -> String {
-        switch sig {
-        case SIGINT: "SIGINT"
-        case SIGTERM: "SIGTERM"
-        case SIGHUP: "SIGHUP"
-        default: "signal \(sig)"
-        }
+    /// After a job stopped: when a signal stopped it, says so — naming the output not written
+    /// (nil: "nothing was written") — and returns the exit status, 128 + the signal; else nil.
+    static func reportInterruption(of output: String?) -> Int32? {
+        guard let sig = received else { return nil }
+        let name = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP"][sig] ?? "signal \(sig)"
+        Terminal.error("error: interrupted (\(name)); \(output.map { "\($0) was not written" } ?? "nothing was written")\n")
+        return 128 + sig
     }
 }
 
@@ -75,14 +71,13 @@ enum Signals {
 enum Terminal {
     /// Writes `text` to stderr as it is.
     static func error(_ text: String) {
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + done, $0.count - done) }
+            let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress! + done, $0.count - done) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return }
             done += n
         }
-        bytes.removeAll()
     }
 }

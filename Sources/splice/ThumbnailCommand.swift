@@ -58,15 +58,15 @@ enum ThumbnailCommand: Command {
         var files: [(OutputFile, String)] = []
         let cancelled = Locked(false)
         try Signals.whileRunning(cancel: { cancelled.withLock { $0 = true } }) {
-          for (time, path) in zip(times, paths) {
-            if cancelled.withLock({ $0 }) { throw MediaError(.cancelled, "interrupted; nothing was written", file: path) }
-            let (image, actual) = try generator.image(at: time)
-            let data = format == .png ? try AssetImageGenerator.pngData(image) : try AssetImageGenerator.jpegData(image)
-            let file = try OutputFile(destination: path, replacing: args.flags.contains("--force"))
-            try file.write(data)
-            files.append((file, "\(path): \(image.width)x\(image.height), the frame shown from \(String(format: "%.3f", actual.seconds)) s"))
-          }
-          try OutputFile.commitAll(files.map(\.0))
+            for (time, path) in zip(times, paths) {
+                if cancelled.withLock({ $0 }) { throw MediaError(.cancelled, "interrupted; nothing was written", file: path) }
+                let (image, actual) = try generator.image(at: time)
+                let data = format == .png ? try AssetImageGenerator.pngData(image) : try AssetImageGenerator.jpegData(image)
+                let file = try OutputFile(destination: path, replacing: args.flags.contains("--force"))
+                try file.write(data)
+                files.append((file, "\(path): \(image.width)x\(image.height), the frame shown from \(String(format: "%.3f", actual.seconds)) s"))
+            }
+            try OutputFile.commitAll(files.map(\.0))
         }
         for (_, line) in files { print(line) }
         return ExitCode.success

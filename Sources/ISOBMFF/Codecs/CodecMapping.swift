@@ -177,3 +177,18 @@ public enum CodecMapping {
         return true
     }
 }
+
+extension FormatDescription {
+    /// The codec parameters a decoder or a muxer is given for samples of this description: what
+    /// its sample entry maps to, with the rate and channel count the entry cannot say (an ISO
+    /// audio entry's 16.16 rate is 0 at 88.2 kHz and up) taken from the description's own
+    /// parameters. Nil without a sample entry, or for one that maps to no codec Splice knows.
+    /// - Parameter mediaType: the track's (how its entry is read); the description's by default.
+    public func entryCodecParameters(mediaType: MediaType? = nil) -> CodecParameters? {
+        guard let entry = sampleEntry,
+              var p = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: mediaType ?? self.mediaType) else { return nil }
+        if p.sampleRate == 0 { p.sampleRate = parameters.sampleRate }
+        if p.channelCount == 0 { p.channelCount = parameters.channelCount }
+        return p
+    }
+}

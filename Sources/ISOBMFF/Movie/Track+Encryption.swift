@@ -12,10 +12,9 @@ extension Track {
     /// in `encryptionProblem`.
     /// - Parameter defaultDescriptionIndex: `trex`'s, for fragments whose `tfhd` names none.
     mutating func resolveEncryption(defaultDescriptionIndex: UInt32? = nil) {
-        let entries = sampleTable.sampleEntries
-        let protected = Set(entries.indices.filter { ProtectionScheme(sampleEntry: entries[$0].bytes, mediaType: mediaType) != nil }
-            .map { UInt32(clamping: $0 + 1) })
-        guard let first = protected.min(), let scheme = ProtectionScheme(sampleEntry: entries[Int(widening: first) - 1].bytes, mediaType: mediaType) else { return }
+        let schemes = sampleTable.sampleEntries.map { ProtectionScheme(sampleEntry: $0.bytes, mediaType: mediaType) }
+        let protected = Set(schemes.indices.filter { schemes[$0] != nil }.map { UInt32(clamping: $0 + 1) })
+        guard let scheme = schemes.lazy.compactMap({ $0 }).first else { return }
         protection = scheme
         var all = SampleEncryption(flags: 0)
         var problem: String?
@@ -88,53 +87,5 @@ public struct AuxiliaryInformationLocation: Sendable, Hashable {
     /// The entries there, read as a player reads them; nil when they are not one run.
     public func read(from file: some RandomAccessBytes) throws -> SampleEncryption? {
         try SampleEncryption.read(sizes: sizes, offsets: offsets, from: file)
-    }
-}
-
-extension Track {
-    /// In a fragmented file the last edit may have a duration of 0, meaning "to the end of the
-    /// media" (ISO/IEC 14496-12 §8.6.6.1), which fragments make unknown when `moov` is written.
-    /// Once the fragments are read it is known: the edit gets the real duration, so that a
-    /// defragmented copy (which has no such rule) presents the whole track.
-    mutating func resolveOpenEndedEdit(movieTimescale: UInt32) {
-        guard var edits = editList, let last = edits.entries.last, last.segmentDuration == 0, !last.isEmpty,
-              mediaHeader.timescale > 0, movieTimescale > 0, last.rate != 0 else { return }
-        let rest = Int64(clamping: mediaDuration) - last.mediaTime
-        guard rest > 0 else { return }
-        let scaled = (Double(rest) / last.rate.magnitude.clamped(0.001, 1000)) * Double(movieTimescale) / Double(mediaHeader.timescale)
-        edits.entries[edits.entries.count - 1].segmentDuration = scaled.rounded(saturating: UInt64.self) ?? 0
-        editList = edits
-    }
-}
-
-private extension Double {
-    func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
-}
-
-extension Track {
-    /// Where a fragment's `tfdt` disagrees with the durations before it. A later start (a gap)
-    /// is kept by a copy, whose sample table then gives the sample before it the longer
-    /// duration: said in the returned notes. An earlier start (an overlap) would make decode
-    /// times go back, which no sample table holds: said in `timingProblem`.
-    mutating func checkFragmentTiming() -> [String] {
-        let scale = Double(mediaHeader.timescale > 0 ? mediaHeader.timescale : 1)
-        let seconds = { (v: Int64) in String(format: "%.3f s", Double(v) / scale) }
-        var notes: [String] = []
-        var end: Int64? = sampleTable.sampleCount > 0 ? Int64(clamping: sampleTable.totalDuration) : nil
-        for f in fragments where f.sampleCount > 0 {
-            let start = f.baseMediaDecodeTime.map { Int64(clamping: $0) } ?? end ?? 0
-            if let end, start != end {
-                let place = "the fragment at byte \(f.moofOffset) (track \(trackID))"
-                if start < end {
-                    timingProblem = timingProblem ?? "\(place) starts its decode times at \(seconds(start)), before the samples before it end "
-                        + "(\(seconds(end))): decode times that go back cannot be kept in a sample table"
-                } else {
-                    notes.append("\(place) starts \(seconds(start - end)) after the samples before it end: a copy keeps its decode "
-                                 + "times, so the sample before it lasts that much longer")
-                }
-            }
-            end = start.addingReportingOverflow(Int64(clamping: f.duration)).partialValue
-        }
-        return notes
     }
 }

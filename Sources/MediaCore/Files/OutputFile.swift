@@ -31,7 +31,7 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory) {
             if isDirectory.boolValue { throw MediaError(.invalidOperation, "is a directory", file: destination) }
-            if !replacing { throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: destination) }
+            if !replacing { throw OutputFile.alreadyExists(destination) }
         }
         (fd, temporaryPath) = try OutputFile.createTemporary(beside: destination)
     }
@@ -47,13 +47,13 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
                 throw MediaError.io("cannot create a file in \(directory)", error, file: destination)
             }
         }
-        let (fd, path) = try createNamed(beside: destination, mode: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC)
+        let (fd, path) = try createNamed(beside: destination)
         return (fd, path)
     }
 
-    /// A hidden file of a name no other has, beside `destination`: opened with `mode` (its
-    /// descriptor), or, with `link` set, that unnamed file given the name (descriptor -1).
-    private static func createNamed(beside destination: String, mode: Int32, linking unnamed: Int32? = nil) throws -> (Int32, String) {
+    /// A hidden name no other file has, beside `destination`: a new file of that name, opened (its
+    /// descriptor), or — `linking` an unnamed file — that file given the name (descriptor -1).
+    private static func createNamed(beside destination: String, linking unnamed: Int32? = nil) throws -> (Int32, String) {
         let url = URL(fileURLWithPath: destination)
         let directory = url.deletingLastPathComponent().path
         for _ in 0..<16 {
@@ -63,7 +63,7 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
                     try SystemCall.retrying { splice_link_unnamed(unnamed, path) }
                     return (-1, path)
                 }
-                return (try SystemCall.retrying { open(path, mode, 0o666) }, path)
+                return (try SystemCall.retrying { open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }, path)
             } catch where error != .exists {
                 throw MediaError.io("cannot create a file in \(directory)", error, file: destination)
             } catch {}
@@ -72,6 +72,10 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
     }
 
     deinit { discard() }
+
+    private static func alreadyExists(_ destination: String) -> MediaError {
+        MediaError(.invalidOperation, "already exists (use --force to replace it)", file: destination)
+    }
 
     private func ioError(_ what: String, _ cause: Errno) -> MediaError {
         MediaError.io(what, cause, file: destination)
@@ -199,22 +203,20 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
             let linked = Result { () throws(Errno) in try SystemCall.retrying { splice_link_unnamed(fd, destination) } }
             discard()   // closes the descriptor: the file lives on under its name, or is gone
             if case .failure(let error) = linked {
-                if error == .exists { throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: destination) }
+                if error == .exists { throw OutputFile.alreadyExists(destination) }
                 throw ioError("cannot put the file in place", error)
             }
         } else {
-            if temporaryPath == nil {
-                // A name beside the destination, then renamed over it.
-                do { temporaryPath = try OutputFile.createNamed(beside: destination, mode: 0, linking: fd).1 } catch { discard(); throw error }
-            }
+            // An unnamed file replacing the destination gets a name beside it, then is renamed over it.
+            let temporaryPath: String
+            do { temporaryPath = try self.temporaryPath ?? OutputFile.createNamed(beside: destination, linking: fd).1 } catch { discard(); throw error }
             close(fd)
             done = true
-            guard let temporaryPath else { return }
             do {
                 try SystemCall.retrying { replacing ? rename(temporaryPath, destination) : splice_rename_noreplace(temporaryPath, destination) }
             } catch {
                 unlink(temporaryPath)
-                if error == .exists { throw MediaError(.invalidOperation, "already exists (use --force to replace it)", file: destination) }
+                if error == .exists { throw OutputFile.alreadyExists(destination) }
                 throw ioError("cannot rename into place", error)
             }
         }

@@ -165,18 +165,18 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     /// The files the asset reads: its own, or a composition's source files, in track and
     /// segment order, each once.
     public var sourceURLs: [URL] {
-        guard isComposition else { return [url] }
-        var seen: Set<URL> = [], urls: [URL] = []
-        for t in tracks { for u in sourceURLs(of: t) where seen.insert(u).inserted { urls.append(u) } }
-        return urls
+        isComposition ? Asset.firstOfEach(tracks.flatMap { sourceURLs(of: $0) }) : [url]
     }
 
     /// The files a track's samples come from: the asset's, or a composition track's segments'.
     public func sourceURLs(of track: AssetTrack) -> [URL] {
         guard let backing = track.backing as? CompositionTrackBacking else { return [url] }
-        var seen: Set<URL> = [], urls: [URL] = []
-        for s in backing.segments { if let u = s.sourceURL, seen.insert(u).inserted { urls.append(u) } }
-        return urls
+        return Asset.firstOfEach(backing.segments.compactMap(\.sourceURL))
+    }
+
+    private static func firstOfEach(_ urls: [URL]) -> [URL] {
+        var seen: Set<URL> = []
+        return urls.filter { seen.insert($0).inserted }
     }
 
     /// The file a message about `track` (or, with none, about the asset) names: the asset's; for

@@ -229,7 +229,6 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
 
     private func exportNow() throws {
         guard let outputURL else { throw MediaError(.invalidOperation, "no outputURL set") }
-        try FileIdentity.checkOutput(outputURL.path, isNotAnyOf: asset.sourceURLs.map(\.path))
         let fileType = try outputFileType ?? FileType(pathExtension: outputURL.pathExtension) ?? {
             throw MediaError(.unsupported, "cannot tell the container from '.\(outputURL.pathExtension)'; set outputFileType "
                              + "(\(supportedFileTypes.map(\.rawValue).joined(separator: ", ")))", file: outputURL.path)

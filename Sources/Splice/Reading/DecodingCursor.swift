@@ -84,14 +84,7 @@ final class DecodingCursor: SampleCursor {
 
     private func makeDecoder(for sample: SampleBuffer) throws -> Decoder {
         let format = sample.formatDescription
-        var parameters = format.parameters
-        if let entry = format.sampleEntry,
-           var p = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: format.mediaType) {
-            // An ISO audio entry's 16.16 rate cannot say 88.2 kHz and up (0 there): the stream's says.
-            if p.sampleRate == 0 { p.sampleRate = parameters.sampleRate }
-            if p.channelCount == 0 { p.channelCount = parameters.channelCount }
-            parameters = p
-        }
+        let parameters = format.entryCodecParameters() ?? format.parameters
         guard !parameters.codecName.isEmpty else {
             throw MediaError(.unsupported, "'\(format.codec)' samples cannot be decoded", location: "track \(trackID)")
         }

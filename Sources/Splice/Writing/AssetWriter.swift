@@ -157,9 +157,8 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
     public func copyMovieStructure(of asset: Asset) {
         guard let movie = (asset.source as? ISOMovieSource)?.movie else {
             // A composition's new headers take the first clip's times (an MP4/MOV's).
-            if let first = asset.sourceURLs.lazy.compactMap({ url in asset.tracks.lazy.compactMap { t in
-                   (t.backing as? CompositionTrackBacking)?.segments.first { $0.sourceURL == url }?.sourceTrack?.asset }.first }).first,
-               let header = (first.source as? ISOMovieSource)?.movie.movieHeader {
+            let firstClip = asset.tracks.lazy.compactMap { ($0.backing as? CompositionTrackBacking)?.segments.lazy.compactMap(\.sourceTrack?.asset).first }.first
+            if let header = (firstClip?.source as? ISOMovieSource)?.movie.movieHeader {
                 lock.withLock { if _status == .unknown { template.stamp(from: header) } }
             }
             return

@@ -64,6 +64,8 @@ final class FormatMuxer: Muxer {
     /// Inputs that have written a sample of a description other than their first: from then on
     /// each of their H.264/HEVC sync samples carries its parameter sets in the samples (Matroska).
     private var changedDescription: Set<Int> = []
+    /// Per input, the last sample's description and its number.
+    private var lastDescription: [Int: (format: FormatDescription, index: UInt32)] = [:]
 
     /// A description as a decoder sees it (what differs between two descriptions that matters).
     private struct Configuration: Equatable {
@@ -81,15 +83,6 @@ final class FormatMuxer: Muxer {
         }
     }
 
-    /// The decoder configuration of a sample's description: what its sample entry maps to, or
-    /// (samples read through libavformat) its codec parameters.
-    private func configuration(of format: FormatDescription, mediaType: MediaType) -> Configuration {
-        if let entry = format.sampleEntry, let p = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: mediaType) {
-            return Configuration(p)
-        }
-        return Configuration(format.parameters)
-    }
-
     /// Numbers the distinct decoder configurations of an audio or video track (1 for its
     /// first). A change of H.264/HEVC parameter sets is carried into the stream (see
     /// `write`); any other codec whose configuration changes is refused, since the container
@@ -97,9 +90,17 @@ final class FormatMuxer: Muxer {
     func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 {
         guard input.mediaType == .video || input.mediaType == .audio else { return 1 }
         let key = input.state.index
-        let config = configuration(of: sample.formatDescription, mediaType: input.mediaType)
+        let format = sample.formatDescription
+        // Most samples share their predecessor's description: no sample entry parsed for them.
+        if let last = lastDescription[key], last.format == format { return last.index }
+        // What a decoder sees of the description: its sample entry's mapping, or (samples read
+        // through libavformat) its codec parameters.
+        let config = Configuration(format.entryCodecParameters(mediaType: input.mediaType) ?? format.parameters)
         var known = configurations[key] ?? []
-        if let i = known.firstIndex(of: config) { return UInt32(clamping: i + 1) }
+        if let i = known.firstIndex(of: config) {
+            lastDescription[key] = (format, UInt32(clamping: i + 1))
+            return UInt32(clamping: i + 1)
+        }
         if let first = known.first {
             guard first.nal != nil, config.nal != nil, first.codecName == config.codecName else {
                 let what = first.codecName == config.codecName ? "its \(config.codecName) configuration changes" : "its codec changes from \(first.codecName) to \(config.codecName)"
@@ -110,6 +111,7 @@ final class FormatMuxer: Muxer {
         }
         known.append(config)
         configurations[key] = known
+        lastDescription[key] = (format, UInt32(clamping: known.count))
         return UInt32(clamping: known.count)
     }
 
@@ -252,7 +254,7 @@ final class FormatMuxer: Muxer {
                                  + "they carry AAC in ADTS headers, which cannot say its object type; mp4, mov and mkv can")
             default: break
             }
-            guard let c = CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: input.mediaType) else {
+            guard let c = format.entryCodecParameters(mediaType: input.mediaType) else {
                 throw MediaError(.unsupported, "\(track): '\(format.codec)' samples cannot be written to \(formatName)")
             }
             if c.codecName == "dvd_subtitle" {
@@ -260,9 +262,6 @@ final class FormatMuxer: Muxer {
                                  + "(in 'esds') is not converted to the .idx header they store; mp4 and mov can hold it")
             }
             p = c
-            // An ISO audio entry's 16.16 rate cannot say 88.2 kHz and up (0 there): the stream's says.
-            if p.sampleRate == 0 { p.sampleRate = format.parameters.sampleRate }
-            if p.channelCount == 0 { p.channelCount = format.parameters.channelCount }
         } else if format.codecName != nil {
             p = format.parameters
         } else {

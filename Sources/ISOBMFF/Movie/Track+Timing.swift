@@ -1,0 +1,52 @@
+import Foundation
+import MediaCore
+
+/// What a fragmented track's timing needs once all its fragments are read: an open-ended last
+/// edit given its real duration, and fragments whose `tfdt` disagrees with the durations before them.
+extension Track {
+    /// In a fragmented file the last edit may have a duration of 0, meaning "to the end of the
+    /// media" (ISO/IEC 14496-12 §8.6.6.1), which fragments make unknown when `moov` is written.
+    /// Once the fragments are read it is known: the edit gets the real duration, so that a
+    /// defragmented copy (which has no such rule) presents the whole track.
+    mutating func resolveOpenEndedEdit(movieTimescale: UInt32) {
+        guard var edits = editList, let last = edits.entries.last, last.segmentDuration == 0, !last.isEmpty,
+              mediaHeader.timescale > 0, movieTimescale > 0, last.rate != 0 else { return }
+        let rest = Int64(clamping: mediaDuration) - last.mediaTime
+        guard rest > 0 else { return }
+        let scaled = (Double(rest) / last.rate.magnitude.clamped(0.001, 1000)) * Double(movieTimescale) / Double(mediaHeader.timescale)
+        edits.entries[edits.entries.count - 1].segmentDuration = scaled.rounded(saturating: UInt64.self) ?? 0
+        editList = edits
+    }
+}
+
+extension Track {
+    /// Where a fragment's `tfdt` disagrees with the durations before it. A later start (a gap)
+    /// is kept by a copy, whose sample table then gives the sample before it the longer
+    /// duration: said in the returned notes. An earlier start (an overlap) would make decode
+    /// times go back, which no sample table holds: said in `timingProblem`.
+    mutating func checkFragmentTiming() -> [String] {
+        let scale = Double(mediaHeader.timescale > 0 ? mediaHeader.timescale : 1)
+        let seconds = { (v: Int64) in String(format: "%.3f s", Double(v) / scale) }
+        var notes: [String] = []
+        var end: Int64? = sampleTable.sampleCount > 0 ? Int64(clamping: sampleTable.totalDuration) : nil
+        for f in fragments where f.sampleCount > 0 {
+            let start = f.baseMediaDecodeTime.map { Int64(clamping: $0) } ?? end ?? 0
+            if let end, start != end {
+                let place = "the fragment at byte \(f.moofOffset) (track \(trackID))"
+                if start < end {
+                    timingProblem = timingProblem ?? "\(place) starts its decode times at \(seconds(start)), before the samples before it end "
+                        + "(\(seconds(end))): decode times that go back cannot be kept in a sample table"
+                } else {
+                    notes.append("\(place) starts \(seconds(start - end)) after the samples before it end: a copy keeps its decode "
+                                 + "times, so the sample before it lasts that much longer")
+                }
+            }
+            end = start.addingReportingOverflow(Int64(clamping: f.duration)).partialValue
+        }
+        return notes
+    }
+}
+
+private extension Double {
+    func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
+}
