@@ -108,7 +108,7 @@ enum ConcatCommand: Command {
             throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files", file: outputURL.path)
         }
         try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: args.positionals)
-        let audioOnly = args.flags.contains("--audio-only") || type == .m4a || type == .mka
+        let audioOnly = args.flags.contains("--audio-only") || type.holdsSoundOnly
         let clips = try args.positionals.map(Clip.init)
         let assets = try clips.map { try $0.open() }
         var ranges = try zip(clips, assets).map { try $0.range(in: $1) }
@@ -126,11 +126,11 @@ enum ConcatCommand: Command {
             return try runCrossfade(fade, clips, assets, ranges, preset: preset, audioOnly: audioOnly, to: outputURL, args)
         }
         var reencode = mode == .always
-        if !type.isISO, !audioOnly, !reencode {
+        if !type.hasEditLists, !audioOnly, !reencode {
             (ranges, reencode) = try cutAtSyncSamples(clips, assets, ranges, type: type, never: mode == .never)
         }
         let composition = try build(clips, assets, ranges, audioOnly: audioOnly, allTracks: allTracks)
-        composition.writesWithoutEditLists = !type.isISO
+        composition.writesWithoutEditLists = !type.hasEditLists
         let asset = try composition.makeAsset()
         let problems = asset.tracks.compactMap { t in t.passthroughProblem.map { "track \(t.trackID): \($0)" } }
         if !problems.isEmpty, !reencode {

@@ -60,12 +60,12 @@ enum MergeCommand: Command {
             kept.alternateGroup = 1
         }
         let type = FileType(pathExtension: outputURL.pathExtension)
-        composition.writesWithoutEditLists = !(type?.isISO ?? true)
+        composition.writesWithoutEditLists = !(type?.hasEditLists ?? true)
         let session = ExportSession(asset: try composition.makeAsset(), preset: preset ?? .passthrough)
         session.encodesAudioTheContainerCannotHold = true
         if !video.metadata.isEmpty { session.metadata = video.metadata }
         session.outputURL = outputURL
-        if preset == nil, let type, !ExportSession.canHold(sound.codecName, in: type) {
+        if preset == nil, let type, !type.canHold(sound.codecName) {
             Terminal.error("note: \(audioClip.url.lastPathComponent) (\(sound.codecName)) is encoded as AAC: .\(type.rawValue) files cannot hold \(sound.codecName)\n")
         }
         return try JobSupport.export(session, to: outputURL, force: args.flags.contains("--force"), faststart: args.flags.contains("--faststart"))

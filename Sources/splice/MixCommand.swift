@@ -70,7 +70,7 @@ enum MixCommand: Command {
         let mix = volumes(music: musicTrack, original: original, start: start, end: cursor, musicVolume: Float(musicVolume),
                           originalVolume: Float(originalVolume), fadeIn: fadeIn, fadeOut: fadeOut)
         let type = FileType(pathExtension: outputURL.pathExtension)
-        composition.writesWithoutEditLists = !(type?.isISO ?? true)
+        composition.writesWithoutEditLists = !(type?.hasEditLists ?? true)
         let session = ExportSession(asset: try composition.makeAsset(), preset: .passthrough)
         session.audioMix = mix
         if !video.metadata.isEmpty { session.metadata = video.metadata }

@@ -64,15 +64,15 @@ enum RemuxCommand: Command {
         guard let outputType = FileType(pathExtension: outputURL.pathExtension) else {
             throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files; remux writes \(FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))", file: outputURL.path)
         }
-        if args.flags.contains("--faststart") && !outputType.isISO {
-            throw UsageError(message: "--faststart applies to MP4, MOV, M4A and M4V outputs")
+        if args.flags.contains("--faststart") && !outputType.movesIndexToFront {
+            throw UsageError(message: "--faststart applies to \(FileType.allCases.filter(\.movesIndexToFront).map { "." + $0.rawValue }.joined(separator: ", ")) outputs")
         }
         try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: [inputURL.path])
         let asset = try Asset(url: inputURL, salvage: args.flags.contains("--salvage"))
         for note in asset.salvageNotes + asset.timingNotes {
             Terminal.error("warning: \(inputURL.path): \(note)\n")
         }
-        if args.flags.contains("--verify") && !(asset.isISOBMFF && outputType.isISO) {
+        if args.flags.contains("--verify") && !(asset.isISOBMFF && outputType.keepsBoxes) {
             throw UsageError(message: "--verify compares MP4/MOV files; compare other containers with ffmpeg's streamhash or framemd5")
         }
         // A verified copy is written beside the output and moved into place only once it has

@@ -97,7 +97,8 @@ struct ExportTests {
 
         let source = try ExportTests.aac128.get()
         let session = ExportSession(asset: try Asset(url: source), preset: .lowQuality)
-        #expect(session.supportedFileTypes == [.mp4, .mov, .m4v, .mkv, .ts, .avi])
+        // Every container: WebM with its own codecs (VP9, Opus), sound-only files without the video.
+        #expect(session.supportedFileTypes == FileType.allCases)
         session.videoCodec = .vp9
         session.audioCodec = .opus
         #expect(session.supportedFileTypes.contains(.webm) && !session.supportedFileTypes.contains(.ts))
@@ -305,9 +306,15 @@ struct ExportTests {
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1", "-c:v", "libx264", "-preset", "ultrafast", silent.path])
         let m4a = try Tool.splice(["export", silent.path, "-o", Fixtures.path("silent.m4a").path, "--preset", "appleM4A"])
         #expect(m4a.status == 65 && m4a.stderr.contains("appleM4A") && m4a.stderr.contains("export-silent.mp4"), "\(m4a.stderr)")
-        let webm = try Tool.splice(["export", source.path, "-o", Fixtures.path("h264.webm").path])
-        #expect(webm.status == 65 && webm.stderr.contains("mediumQuality") && webm.stderr.contains("webm"), "\(webm.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: Fixtures.path("h264.webm").path))
+        // WebM cannot hold the preset's H.264 and AAC: its own VP9 and Opus are encoded instead.
+        let webm = try Tool.splice(["export", source.path, "-o", Fixtures.path("default.webm").path])
+        #expect(webm.status == 0, "\(webm.stderr)")
+        let webmStreams = try ExportTests.streams(Fixtures.path("default.webm"))
+        #expect(webmStreams.map { $0["codec_name"] as? String } == ["vp9", "opus"], "\(webmStreams)")
+        // A movie into a sound-only file: its sound, the video left out with a note.
+        let mka = try Tool.splice(["export", source.path, "-o", Fixtures.path("sound.mka").path])
+        #expect(mka.status == 0 && mka.stderr.contains("(video) is left out: .mka files hold sound only"), "\(mka.stderr)")
+        #expect(try ExportTests.streams(Fixtures.path("sound.mka")).map { $0["codec_type"] as? String } == ["audio"])
 
         // No video under a video preset: the audio alone; progress as JSON lines.
         let sound = Fixtures.path("export-sound.m4a")

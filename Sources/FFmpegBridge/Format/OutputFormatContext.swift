@@ -19,6 +19,7 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
     /// A filtered stream's filter and codec as declared (the configuration of its first description).
     private var filterInputs: [Int: (name: String, codec: CodecParameters, timeBase: AVRational)] = [:]
     public let formatName: String
+    private let startCodeCodecs: Set<String>
 
     /// The position-keeping writer behind the AVIO callbacks.
     private final class Sink {
@@ -34,29 +35,22 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
         return String(cString: name)
     }
 
-    /// Whether the muxer `formatName` can hold `codecName` (libavformat's own answer).
+    /// Whether the muxer `formatName` can hold `codecName`: libavformat's own answer (1: it
+    /// can; 0: it cannot; negative: the muxer does not say, so it is tried).
     public static func canHold(_ codecName: String, formatName: String) -> Bool {
         guard (try? FFmpegLibraries.load()) != nil, let f = av_guess_format(formatName, nil, nil),
               let d = avcodec_descriptor_get_by_name(codecName) else { return false }
-        // 1: it can; 0: it cannot; negative: the muxer does not say, so it is tried — except
-        // MPEG-TS, which writes what it has no stream type for as private data no reader decodes.
-        if formatName == "mpegts" { return mpegTSCodecs.contains(codecName) }
         return avformat_query_codec(f, d.pointee.id, FF_COMPLIANCE_NORMAL) != 0
     }
 
-    /// The codecs libavformat's MPEG-TS muxer gives a stream type (ISO/IEC 13818-1 and the DVB
-    /// and ATSC registrations it knows), by FFmpeg's names.
-    static let mpegTSCodecs: Set<String> = [
-        "mpeg1video", "mpeg2video", "mpeg4", "h264", "hevc", "cavs", "dirac", "vc1", "avs2", "avs3",
-        "mp2", "mp3", "aac", "aac_latm", "ac3", "eac3", "dts", "truehd", "opus", "s302m",
-        "dvb_subtitle", "dvb_teletext", "smpte_klv", "timed_id3",
-    ]
-
     /// Starts a `formatName` muxer (`matroska`, `webm`, `mpegts`, `avi`, …) writing into `file`.
-    public init(formatName: String, file: OutputFile) throws(FFmpegError) {
+    /// - Parameter startCodeCodecs: the codecs (`h264`, `hevc`) whose NAL-length packets the
+    ///   muxer takes with start codes only: each goes through libavcodec's `*_mp4toannexb` filter.
+    public init(formatName: String, file: OutputFile, startCodeCodecs: Set<String> = []) throws(FFmpegError) {
         try FFmpegLibraries.load()
         _ = FFmpegLog.installed
         self.formatName = formatName
+        self.startCodeCodecs = startCodeCodecs
         sink = Sink(file: file)
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         try check(avformat_alloc_output_context2(&ctx, nil, formatName, nil), "no muxer named '\(formatName)'")
@@ -154,10 +148,10 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
         if metadata.isHearingImpaired { disposition |= AV_DISPOSITION_HEARING_IMPAIRED }
         if metadata.isVisualImpaired { disposition |= AV_DISPOSITION_VISUAL_IMPAIRED }
         st.pointee.disposition = disposition
-        // AVI and MPEG-TS take H.264/HEVC with start codes only: libavcodec's mp4toannexb
+        // Muxers that take H.264/HEVC with start codes only (AVI, MPEG-TS): libavcodec's mp4toannexb
         // filters turn NAL lengths and avcC/hvcC into start codes and in-band parameter sets.
         // (The MPEG-TS muxer would add one filter by itself, with the first configuration only.)
-        if formatName == "avi" || formatName == "mpegts", codec.codecName == "h264" || codec.codecName == "hevc", codec.extradata.first == 1 {
+        if startCodeCodecs.contains(codec.codecName), codec.extradata.first == 1 {
             let index = Int(widening: st.pointee.index)
             filterInputs[index] = ("\(codec.codecName)_mp4toannexb", codec, st.pointee.time_base)
             let ctx = try filter(stream: index, configuration: codec.extradata)

@@ -1,81 +1,210 @@
 import MediaCore
 import ISOBMFF
+import Subtitles
+import FFmpegBridge
 
-/// The kinds of file `AssetWriter` writes: MP4, MOV, M4A and M4V natively; Matroska, WebM,
-/// MPEG-TS and AVI through libavformat's muxers.
-public enum FileType: String, Sendable, CaseIterable {
-    case mp4, mov, m4a, m4v
-    case mkv, mka, webm, ts, avi
+/// A kind of file `AssetWriter` writes, and everything Splice knows about it in one row: its
+/// extensions, who writes it, and what it can hold. MP4, MOV, M4A and M4V are written natively;
+/// Matroska, WebM, MPEG-TS, AVI, Ogg and Opus through libavformat's muxers.
+///
+/// Code that writes files asks the row (`hasEditLists`, `canHold(_:)`, `chapters`, …), never
+/// which kind of file it is; adding a container is adding a row to `allCases`.
+public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// The type's name and first extension (`mp4`, `mkv`, …).
+    public let rawValue: String
+    /// The extensions that name it, lower case.
+    public let extensions: [String]
+    /// Who writes the file.
+    let writer: Writer
+    /// Whether a track can hold edit lists (a shift, trims, gaps, several segments). Without
+    /// them, cuts move to sync samples or are re-encoded, and segments are laid end to end.
+    public let hasEditLists: Bool
+    /// Whether the file holds only sound: video is refused by copies and left out by exports.
+    public let holdsSoundOnly: Bool
+    /// How text subtitles are held: as tx3g samples, as the container's text packets, or not.
+    public let textSubtitles: TextSubtitles
+    /// How chapters are held.
+    let chapters: Chapters
+    /// Whether a timecode track's start timecode is kept as the video's `TIMECODE` tag (the
+    /// container has no timecode tracks).
+    let timecodeAsTag: Bool
+    /// Whether the file carries MP4's Common Encryption (`sinf`, `senc`, `pssh`).
+    public let carriesCommonEncryption: Bool
+    /// Whether the file holds any track its ISO sample entry describes (timed metadata,
+    /// timecode, …) and keeps a mirrored ISO source's boxes as they are: sample entries,
+    /// handlers, user data (Splice's own writer). `--verify` compares those.
+    public let keepsBoxes: Bool
+    /// Whether each track has a timescale of its own: sound from other containers is then timed
+    /// in samples.
+    let timesSoundInSamples: Bool
+    /// Whether the index can be written before the media (`shouldOptimizeForNetworkUse`).
+    public let movesIndexToFront: Bool
+    /// QuickTime's conventions: Macintosh language codes, Pascal handler names, sound
+    /// descriptions of version 1, PCM sound.
+    public let usesQuickTimeConventions: Bool
+    /// Languages in ISO 639-2's bibliographic form (`ger`, not `deu`): Matroska's.
+    let bibliographicLanguages: Bool
+    /// The codecs the file holds when libavformat cannot say (nil: ask the muxer or, for MP4/MOV,
+    /// the codec registry).
+    let codecs: Set<String>?
+    /// Codecs whose NAL-length samples and configuration record become start codes and in-band
+    /// parameter sets through libavcodec's `*_mp4toannexb` filter (one per configuration).
+    let startCodeCodecs: Set<String>
+    /// Whether AAC is carried in ADTS headers, which cannot say object types above 31 (USAC).
+    let aacInADTS: Bool
+    /// The codecs an export encodes to when the preset's cannot go in the file and none is set.
+    public let defaultAudioCodec: AudioEncodingSettings.Codec
+    public let defaultVideoCodec: VideoEncodingSettings.Codec?
+
+    /// Who writes a file type: Splice itself (ISO-BMFF, with the `ftyp` a new file gets and the
+    /// major brands that name an existing one), or a libavformat muxer.
+    enum Writer: Sendable {
+        case iso(FileTypeBox, majorBrands: [FourCC])
+        case libavformat(String)
+    }
+
+    public enum TextSubtitles: Hashable, Sendable {
+        /// 3GPP timed text (`tx3g`) samples.
+        case timedText
+        /// The container's subtitle packets, in this format unless a source's own fits.
+        case packets(SubtitlePacketFormat)
+        case none
+    }
+
+    enum Chapters: Hashable, Sendable {
+        /// A QuickTime chapter track (text) referred to by `chap`.
+        case track
+        /// The container's own chapter list.
+        case list
+        case none
+    }
+
+    // swiftlint:disable:next function_parameter_count
+    private init(_ name: String, extensions: [String] = [], writer: Writer, hasEditLists: Bool = false, holdsSoundOnly: Bool = false,
+                 textSubtitles: TextSubtitles = .none, chapters: Chapters = .none, timecodeAsTag: Bool = false,
+                 quickTime: Bool = false, bibliographicLanguages: Bool = false, codecs: Set<String>? = nil,
+                 startCodeCodecs: Set<String> = [], aacInADTS: Bool = false,
+                 audio: AudioEncodingSettings.Codec = .aac, video: VideoEncodingSettings.Codec? = .h264) {
+        rawValue = name
+        self.extensions = [name] + extensions
+        self.writer = writer
+        let iso = if case .iso = writer { true } else { false }
+        self.hasEditLists = hasEditLists || iso
+        self.holdsSoundOnly = holdsSoundOnly
+        self.textSubtitles = textSubtitles
+        self.chapters = iso ? .track : chapters
+        self.timecodeAsTag = timecodeAsTag
+        (carriesCommonEncryption, keepsBoxes, timesSoundInSamples, movesIndexToFront) = (iso, iso, iso, iso)
+        usesQuickTimeConventions = quickTime
+        self.bibliographicLanguages = bibliographicLanguages
+        self.codecs = codecs
+        self.startCodeCodecs = startCodeCodecs
+        self.aacInADTS = aacInADTS
+        defaultAudioCodec = audio
+        defaultVideoCodec = holdsSoundOnly ? nil : video
+    }
+
+    private static let h264AndHEVC: Set<String> = ["h264", "hevc"]
+
+    // The rows.
+    public static let mp4 = FileType("mp4", writer: .iso(FileTypeBox(majorBrand: "isom", minorVersion: 512,
+                                                                     compatibleBrands: ["isom", "iso2", "avc1", "mp41"]), majorBrands: []),
+                                     textSubtitles: .timedText)
+    public static let mov = FileType("mov", extensions: ["qt"], writer: .iso(FileTypeBox(majorBrand: "qt  ", minorVersion: 0x200,
+                                                                                         compatibleBrands: ["qt  "]), majorBrands: ["qt  "]),
+                                     textSubtitles: .timedText, quickTime: true)
+    public static let m4a = FileType("m4a", extensions: ["m4b"], writer: .iso(FileTypeBox(majorBrand: "M4A ", minorVersion: 512,
+                                                                                          compatibleBrands: ["M4A ", "isom", "iso2", "mp41"]),
+                                                                              majorBrands: ["M4A ", "M4B "]),
+                                     holdsSoundOnly: true)
+    public static let m4v = FileType("m4v", writer: .iso(FileTypeBox(majorBrand: "M4V ", minorVersion: 512,
+                                                                     compatibleBrands: ["M4V ", "isom", "iso2", "avc1", "mp41"]),
+                                                         majorBrands: ["M4V ", "M4VH", "M4VP"]),
+                                     textSubtitles: .timedText)
+    public static let mkv = FileType("mkv", writer: .libavformat("matroska"), textSubtitles: .packets(.subrip), chapters: .list,
+                                     timecodeAsTag: true, bibliographicLanguages: true)
+    public static let mka = FileType("mka", writer: .libavformat("matroska"), holdsSoundOnly: true, chapters: .list,
+                                     timecodeAsTag: true, bibliographicLanguages: true)
+    public static let webm = FileType("webm", writer: .libavformat("webm"), textSubtitles: .packets(.webvtt), chapters: .list,
+                                      timecodeAsTag: true, bibliographicLanguages: true, audio: .opus, video: .vp9)
+    /// MPEG-TS: the codecs libavformat's muxer gives a stream type (ISO/IEC 13818-1 and the DVB
+    /// and ATSC registrations it knows); it writes others as private data no reader decodes.
+    public static let ts = FileType("ts", extensions: ["m2t", "mts"], writer: .libavformat("mpegts"),
+                                    codecs: ["mpeg1video", "mpeg2video", "mpeg4", "h264", "hevc", "cavs", "dirac", "vc1", "avs2", "avs3",
+                                             "mp2", "mp3", "aac", "aac_latm", "ac3", "eac3", "dts", "truehd", "opus", "s302m",
+                                             "dvb_subtitle", "dvb_teletext", "smpte_klv", "timed_id3"],
+                                    startCodeCodecs: h264AndHEVC, aacInADTS: true)
+    public static let avi = FileType("avi", writer: .libavformat("avi"), startCodeCodecs: h264AndHEVC)
+
+    /// Every file type Splice writes, in the order messages list them.
+    public static let allCases: [FileType] = [.mp4, .mov, .m4a, .m4v, .mkv, .mka, .webm, .ts, .avi]
+
+    public init?(rawValue: String) {
+        guard let row = FileType.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = row
+    }
 
     /// The file type for a path extension, case-insensitive.
     public init?(pathExtension: String) {
-        switch pathExtension.lowercased() {
-        case "mp4": self = .mp4
-        case "mov", "qt": self = .mov
-        case "m4a", "m4b": self = .m4a
-        case "m4v": self = .m4v
-        case "mkv": self = .mkv
-        case "mka": self = .mka
-        case "webm": self = .webm
-        case "ts", "m2t", "mts": self = .ts
-        case "avi": self = .avi
-        default: return nil
-        }
+        let e = pathExtension.lowercased()
+        guard let row = FileType.allCases.first(where: { $0.extensions.contains(e) }) else { return nil }
+        self = row
     }
 
-    /// Whether Splice writes the file itself (ISO-BMFF), keeping every box of a mirrored source.
-    public var isISO: Bool {
-        switch self {
-        case .mp4, .mov, .m4a, .m4v: true
-        default: false
-        }
-    }
-
-    /// The libavformat muxer for the types written through FFmpeg.
-    var muxerName: String? {
-        switch self {
-        case .mkv, .mka: "matroska"
-        case .webm: "webm"
-        case .ts: "mpegts"
-        case .avi: "avi"
-        default: nil
-        }
-    }
-
-    /// Whether the file can hold text subtitle tracks (tx3g; SRT in Matroska; WebVTT in WebM).
-    public var holdsTextSubtitles: Bool {
-        switch self {
-        case .mp4, .mov, .m4v, .mkv, .webm: true
-        default: false
-        }
-    }
-
-    /// Whether the container lists chapters of its own (Matroska, WebM); MP4/MOV carry them as
-    /// a chapter track instead.
-    var holdsChapters: Bool { muxerName == "matroska" || muxerName == "webm" }
-
-    /// Whether the file is QuickTime (Macintosh language codes, Pascal handler names).
-    public var isQuickTime: Bool { self == .mov }
-
-    /// The `ftyp` a new file of this type gets.
-    var fileTypeBox: FileTypeBox {
-        switch self {
-        case .mov: FileTypeBox(majorBrand: "qt  ", minorVersion: 0x200, compatibleBrands: ["qt  "])
-        case .m4a: FileTypeBox(majorBrand: "M4A ", minorVersion: 512, compatibleBrands: ["M4A ", "isom", "iso2", "mp41"])
-        case .m4v: FileTypeBox(majorBrand: "M4V ", minorVersion: 512, compatibleBrands: ["M4V ", "isom", "iso2", "avc1", "mp41"])
-        default: FileTypeBox(majorBrand: "isom", minorVersion: 512, compatibleBrands: ["isom", "iso2", "avc1", "mp41"])
-        }
-    }
-
-    /// The file type of an existing movie (by its `ftyp`).
+    /// The file type of an existing movie (by its `ftyp`; QuickTime without one).
     init(_ ftyp: FileTypeBox?) {
         guard let ftyp else { self = .mov; return }
-        switch ftyp.majorBrand {
-        case "qt  ": self = .mov
-        case "M4A ", "M4B ": self = .m4a
-        case "M4V ", "M4VH", "M4VP": self = .m4v
-        default: self = .mp4
+        self = FileType.allCases.first { row in
+            if case .iso(_, let brands) = row.writer { brands.contains(ftyp.majorBrand) } else { false }
+        } ?? .mp4
+    }
+
+    public static func == (a: FileType, b: FileType) -> Bool { a.rawValue == b.rawValue }
+    public func hash(into h: inout Hasher) { h.combine(rawValue) }
+    public var description: String { rawValue }
+
+    /// The libavformat muxer writing the file, nil for MP4/MOV.
+    var muxerName: String? {
+        if case .libavformat(let name) = writer { name } else { nil }
+    }
+
+    /// The `ftyp` a new file of this type gets (nil for files written through libavformat).
+    var fileTypeBox: FileTypeBox? {
+        if case .iso(let box, _) = writer { box } else { nil }
+    }
+
+    /// Whether the file holds text subtitle tracks.
+    public var holdsTextSubtitles: Bool { textSubtitles != .none }
+
+    /// The text packets the container takes by default (nil for MP4/MOV's tx3g, or none).
+    var subtitlePacketFormat: SubtitlePacketFormat? {
+        if case .packets(let f) = textSubtitles { f } else { nil }
+    }
+
+    /// Whether the file holds samples of `codecName` (FFmpeg's name) copied as they are.
+    public func canHold(_ codecName: String) -> Bool {
+        if let codecs { return codecs.contains(codecName) }
+        switch writer {
+        case .iso:
+            if codecName.hasPrefix("pcm_") { return usesQuickTimeConventions && codecName.hasPrefix("pcm_s16") }
+            return CodecMapping.isoCodecs.contains(codecName)
+        case .libavformat(let muxer):
+            return OutputFormatContext.canHold(codecName, formatName: muxer)
         }
+    }
+
+    /// Whether the file's text subtitles can be packets of `format` (a source's own, kept as it is).
+    func holdsSubtitlePackets(_ format: SubtitlePacketFormat) -> Bool {
+        subtitlePacketFormat != nil && canHold(format.rawValue)
+    }
+
+    /// The extensions of the kinds of file that hold `codecName`, one per writer (for messages).
+    public static func containers(holding codecName: String) -> [String] {
+        var writers: Set<String> = [], names: [String] = []
+        for row in allCases where row.canHold(codecName) && writers.insert(row.muxerName ?? "").inserted {
+            names.append(row.rawValue)
+        }
+        return names
     }
 }
 

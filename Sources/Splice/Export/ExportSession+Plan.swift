@@ -7,12 +7,14 @@ import FFmpegBridge
 /// which containers can hold the result.
 extension ExportSession {
 
-    func plan(for track: AssetTrack) -> TrackMirror.TrackPlan {
+    /// - Parameter type: the file written (the output's by default; nil when it cannot be told).
+    func plan(for track: AssetTrack, in type: FileType?? = nil) -> TrackMirror.TrackPlan {
+        let type = type ?? outputType
         switch track.mediaType {
         case .video:
-            if preset == .appleM4A { return .leaveOut }
+            if preset == .appleM4A || type?.holdsSoundOnly == true { return .leaveOut }
             if let composition = videoComposition {
-                return track === asset.tracks(withMediaType: .video).first ? plan(forComposition: composition) : .leaveOut
+                return track === asset.tracks(withMediaType: .video).first ? plan(forComposition: composition, in: type) : .leaveOut
             }
             guard let recipe = preset.video else { return .copy }
             var box = recipe.box
@@ -20,7 +22,7 @@ extension ExportSession {
             if let b = box, let r = track.preferredTransform.rotationDegrees, r == 90 || r == 270 {
                 box = Dimensions(width: b.height, height: b.width)
             }
-            var (decoded, encoded) = videoSettings(tenBitSource: ExportSession.bitDepth(of: track) > 8, box: box)
+            var (decoded, encoded) = videoSettings(tenBitSource: ExportSession.bitDepth(of: track) > 8, box: box, in: type)
             decoded.frameRate = videoFrameRate
             encoded.frameRate = videoFrameRate
             return .encode(.video(decoded), .video(encoded))
@@ -28,14 +30,14 @@ extension ExportSession {
             guard mixedTracks.first === track, let mix = audioMix else { return .leaveOut }
             let first = track.formatDescriptions.first
             let rate = audioSampleRate ?? ((first?.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000), channels = audioChannelCount ?? (first?.channelCount ?? 2)
-            let codec = audioCodec ?? .aac
+            let codec = audioCodec(in: type)
             let bitRate = [.flac, .alac].contains(codec) ? nil : (audioBitRate ?? preset.audioBitRate ?? 192_000)
             return .mix(mixedTracks, mix, AudioOutputSettings(sampleFormat: .f32, isInterleaved: true, sampleRate: rate, channelCount: channels),
                         .audio(AudioEncodingSettings(codec: codec, sampleRate: rate, channelCount: channels, bitRate: bitRate)))
         case .audio:
-            let unfit = preset == .passthrough && encodesAudioTheContainerCannotHold && !canHold(track.codecName)
+            let unfit = preset == .passthrough && encodesAudioTheContainerCannotHold && type?.canHold(track.codecName) == false
             guard let rate = preset.audioBitRate ?? (unfit ? 192_000 : nil) else { return .copy }
-            let codec = audioCodec ?? .aac
+            let codec = audioCodec(in: type)
             let target = audioBitRate ?? rate
             let sameFormat = (audioSampleRate.map { Double($0) == track.formatDescriptions.first?.sampleRate } ?? true)
                 && (audioChannelCount.map { $0 == track.formatDescriptions.first?.channelCount } ?? true)
@@ -52,9 +54,9 @@ extension ExportSession {
     }
 
     /// The composed video track's plan: the preset's box and codec, the composition's frame rate.
-    func plan(forComposition composition: VideoComposition) -> TrackMirror.TrackPlan {
+    func plan(forComposition composition: VideoComposition, in type: FileType?) -> TrackMirror.TrackPlan {
         let (decoded, encoded) = videoSettings(tenBitSource: composedTracks.contains { ExportSession.bitDepth(of: $0) > 8 },
-                                               box: (preset.video ?? ExportPreset.highestQuality.video!).box)
+                                               box: (preset.video ?? ExportPreset.highestQuality.video!).box, in: type)
         var e = encoded
         e.frameRate = 1 / composition.frameDuration.seconds
         return .compose(composedTracks, composition, decoded, .video(e))
@@ -62,9 +64,10 @@ extension ExportSession {
 
     /// The decoded and encoded settings of re-encoded video: the preset's (`highestQuality`'s
     /// under `passthrough`, which re-encodes only for a video composition) with the overrides.
-    private func videoSettings(tenBitSource: Bool, box: Dimensions?) -> (VideoOutputSettings, VideoEncodingSettings) {
+    private func videoSettings(tenBitSource: Bool, box: Dimensions?, in type: FileType?) -> (VideoOutputSettings, VideoEncodingSettings) {
         let recipe = preset.video ?? ExportPreset.highestQuality.video!
-        let codec = videoCodec ?? recipe.codec
+        // The preset's codec, or the file's own where it cannot hold that one (WebM: VP9).
+        let codec = videoCodec ?? (type.flatMap { $0.canHold(recipe.codec.rawValue) ? nil : $0.defaultVideoCodec } ?? recipe.codec)
         let tenBit = recipe.keepsTenBit && codec != .h264 && tenBitSource
         let pixels: PixelBuffer.PixelFormat = tenBit ? .yuv420p10le : .yuv420p
         var decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
@@ -121,16 +124,14 @@ extension ExportSession {
         }
     }
 
-    /// Whether the output's container holds `codecName` (as the export writes it).
-    private func canHold(_ codecName: String) -> Bool {
-        guard let url = outputURL, let type = outputFileType ?? FileType(pathExtension: url.pathExtension) else { return true }
-        return ExportSession.canHold(codecName, in: type)
+    /// The file the export writes, when it can be told.
+    var outputType: FileType? {
+        outputFileType ?? outputURL.flatMap { FileType(pathExtension: $0.pathExtension) }
     }
 
-    /// Whether files of `type` hold `codecName` samples copied as they are (PCM: MOV only).
-    public static func canHold(_ codecName: String, in type: FileType) -> Bool {
-        if type.isISO { return codecName.hasPrefix("pcm_") ? type == .mov && codecName.hasPrefix("pcm_s16") : CodecMapping.isoCodecs.contains(codecName) }
-        return type.muxerName.map { OutputFormatContext.canHold(codecName, formatName: $0) } ?? true
+    /// The sound codec encoded: the one set, else AAC, or the file's own where it cannot hold AAC (Ogg, WebM: Opus).
+    private func audioCodec(in type: FileType?) -> AudioEncodingSettings.Codec {
+        audioCodec ?? (type.flatMap { $0.canHold("aac") ? nil : $0.defaultAudioCodec } ?? .aac)
     }
 
     /// Why `type` cannot hold what this export writes, or nil when it can.
@@ -138,7 +139,7 @@ extension ExportSession {
         if preset == .appleM4A, type != .m4a { return "it writes .m4a files" }
         var codecs: [(String, AssetTrack)] = []
         for track in asset.tracks where !track.backing.isAttachment {
-            switch plan(for: track) {
+            switch plan(for: track, in: type) {
             case .leaveOut: continue
             case .copy: codecs.append((track.codecName, track))
             case .encode(_, .video(let v)): codecs.append((v.codec.rawValue, track))
@@ -148,21 +149,18 @@ extension ExportSession {
             case .compose: continue
             }
         }
-        if type == .m4a || type == .mka, let video = codecs.first(where: { $0.1.mediaType == .video }) {
-            return "track \(video.1.trackID) is video, and .\(type.rawValue) files hold audio"
-        }
         for (codec, track) in codecs {
-            let legible = track.mediaType.isLegible
-            if type.isISO {
-                if legible || ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) { continue }
-                let copied = codecs.contains { $0.1 === track } && track.codecName == codec
-                if copied, track.formatDescriptions.first?.sampleEntry == nil, track.backing.isoProblem != nil {
-                    return "track \(track.trackID) (\(codec)): \(track.backing.isoProblem!)"
+            if type.keepsBoxes {
+                // (a copied track keeps its sample entry; text and chapters become tx3g)
+                if track.mediaType.isLegible || ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) { continue }
+                let copied = track.codecName == codec
+                if copied, track.formatDescriptions.first?.sampleEntry == nil, let problem = track.backing.isoProblem {
+                    return "track \(track.trackID) (\(codec)): \(problem)"
                 }
-                if !copied, !CodecMapping.isoCodecs.contains(codec) { return "track \(track.trackID): \(codec)" }
-            } else if legible {
+                if !copied, !type.canHold(codec) { return "track \(track.trackID): \(codec)" }
+            } else if track.mediaType.isLegible {
                 if !type.holdsTextSubtitles { return "track \(track.trackID) is \(track.mediaType) text, which \(type.rawValue) files cannot hold" }
-            } else if let muxer = type.muxerName, !OutputFormatContext.canHold(codec, formatName: muxer) {
+            } else if !type.canHold(codec) {
                 return "track \(track.trackID) would be \(codec), which \(type.rawValue) files cannot hold"
             }
         }

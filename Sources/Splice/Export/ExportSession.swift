@@ -236,12 +236,16 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         if preset == .appleM4A, asset.tracks(withMediaType: .audio).isEmpty {
             throw MediaError(.unsupported, "the appleM4A preset exports audio, and \(asset.url.lastPathComponent) has no audio track", file: asset.filePath())
         }
+        if fileType.holdsSoundOnly, asset.tracks(withMediaType: .audio).isEmpty {
+            throw MediaError(.unsupported, ".\(fileType.rawValue) files hold sound only, and \(asset.url.lastPathComponent) has no audio track",
+                             file: asset.filePath())
+        }
         for track in asset.tracks {
             guard case .copy = plan(for: track) else { continue }
             if let reason = track.passthroughProblem {
                 throw MediaError(.unsupported, "track \(track.trackID) cannot be copied: \(reason); use a preset that re-encodes")
             }
-            if !fileType.isISO, track.mediaType == .video, track.startsBetweenSyncSamples {
+            if !fileType.hasEditLists, track.mediaType == .video, track.startsBetweenSyncSamples {
                 throw MediaError(.unsupported, "track \(track.trackID) has a segment that starts between sync samples, and .\(fileType.rawValue) "
                                  + "files have no edit lists to hide what comes before it: cut at sync samples, write MP4/MOV, or re-encode")
             }
@@ -252,19 +256,22 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         try checkRange()
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
-        writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse && fileType.isISO
+        writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse && fileType.movesIndexToFront
         writer.replacesExistingFile = replacesExistingFile
         if let metadata, !metadata.isEmpty { writer.metadata = metadata }
         let pipe = SamplePipe(reader: reader, writer: writer)
         let range = timeRange == .everything ? TimeRange.everything : exportedRange
         var mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
         var notes: [String] = []
+        if fileType.holdsSoundOnly, preset != .appleM4A {
+            notes += asset.tracks(withMediaType: .video).map { "track \($0.trackID) (video) is left out: .\(fileType.rawValue) files hold sound only" }
+        }
         if let composition = videoComposition {
             if asset.tracks(withMediaType: .video).isEmpty {
                 guard composition.duration > .zero else {
                     throw MediaError(.invalidOperation, "the video composition has no instructions, and \(asset.url.lastPathComponent) no video track: nothing says how long the video is")
                 }
-                if case .compose(_, _, let decoded, let encoded) = plan(forComposition: composition) { mirror.addedComposition = (composition, decoded, encoded) }
+                if case .compose(_, _, let decoded, let encoded) = plan(forComposition: composition, in: fileType) { mirror.addedComposition = (composition, decoded, encoded) }
             }
             if preset == .passthrough { notes.append("the video composition re-encodes the video, with the highestQuality preset's settings") }
         }

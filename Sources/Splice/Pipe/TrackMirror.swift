@@ -49,9 +49,9 @@ struct TrackMirror {
             pipe.warnings.append("track \(track.trackID) (\(track.codecName)\(track.name.map { ", " + $0 } ?? "")) is left out: attachments and data streams are not copied")
         }
         let type = pipe.writer.fileType
-        let left = copiedTracks.filter { !type.isISO && TrackMirror.isAuxiliaryWithoutMapping($0) }
+        let left = copiedTracks.filter { !type.keepsBoxes && TrackMirror.isAuxiliaryWithoutMapping($0) }
         for track in left {
-            if [.mkv, .mka, .webm].contains(type), track.mediaType == .timecode, let timecode = TrackMirror.startTimecode(of: track) {
+            if type.timecodeAsTag, track.mediaType == .timecode, let timecode = TrackMirror.startTimecode(of: track) {
                 timecodes.append((track, timecode))
                 pipe.warnings.append("track \(track.trackID) (timecode \(timecode)) is kept as the TIMECODE tag of the video: "
                                      + "\(type.rawValue) files have no timecode tracks")
@@ -79,7 +79,8 @@ struct TrackMirror {
     ///   not be read of its configuration).
     func checkWritable(to fileType: FileType) throws {
         try checkEncryption(to: fileType)
-        guard fileType.isISO else { return }
+        // A file that keeps boxes needs a sample entry for every track; other muxers say what they refuse.
+        guard fileType.keepsBoxes else { return }
         for track in copiedTracks {
             guard case .copy = plan(track) else { continue }   // (decoded, mixed and left-out tracks need no entry)
             guard let format = track.formatDescriptions.first, format.sampleEntry == nil,
@@ -107,7 +108,7 @@ struct TrackMirror {
                 throw MediaError(.unsupported, "\(what): its samples cannot be decoded without the key; copy it (passthrough)", file: file)
             }
             if let problem = e.problem { throw MediaError(.unsupported, "\(what): \(problem)", file: file) }
-            guard fileType.isISO else {
+            guard fileType.carriesCommonEncryption else {
                 throw MediaError(.unsupported, "\(what): .\(fileType.rawValue) files cannot carry MP4's Common Encryption; write .mp4 or .mov",
                                  file: file)
             }
@@ -123,10 +124,10 @@ struct TrackMirror {
         let writer = pipe.writer
         writer.copyMovieStructure(of: asset)
         // MP4 to MP4 keeps the user data as it is; other pairs carry what Splice can read of it.
-        if writer.metadata.isEmpty, !(asset.isISOBMFF && writer.fileType.isISO) { writer.metadata = asset.metadata }
+        if writer.metadata.isEmpty, !(asset.isISOBMFF && writer.fileType.keepsBoxes) { writer.metadata = asset.metadata }
         if !asset.isISOBMFF { pipe.sessionStartTime = asset.startTime }
         let leftOut = leaveOutWhatTheTargetCannotHold(pipe)
-        let chapterTracks = (writer.fileType.isISO ? [] : carryChapters(into: pipe)) + leftOut.left
+        let chapterTracks = (writer.fileType.chapters == .track ? [] : carryChapters(into: pipe)) + leftOut.left
         var inputs: [Int: AssetWriterInput] = [:]
         var ordered: [AssetWriterInput] = []
         let ranged = timeRange != .everything
@@ -163,7 +164,7 @@ struct TrackMirror {
         }
         carryTimecodes(leftOut.timecodes, into: inputs)
         let groups = self.groups(inputs)
-        if writer.fileType.isISO, !asset.isISOBMFF, !asset.chapters.isEmpty {
+        if writer.fileType.chapters == .track, !asset.isISOBMFF, !asset.chapters.isEmpty {
             ordered.append(try addChapterTrack(to: pipe, referredToBy: ordered))
         }
         for track in asset.tracks {
@@ -238,7 +239,7 @@ struct TrackMirror {
         input.sharesEquivalentDescriptions = asset.isComposition
         // Audio from other containers is timed in samples in MP4 (its timestamps, often in
         // milliseconds, move by less than a tick).
-        if !asset.isISOBMFF, writer.fileType.isISO, track.mediaType == .audio,
+        if !asset.isISOBMFF, writer.fileType.timesSoundInSamples, track.mediaType == .audio,
            let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
             input.mediaTimeScale = rate.rounded(saturating: Int32.self, .towardZero) ?? 1
         }
@@ -250,7 +251,7 @@ struct TrackMirror {
     private func carryChapters(into pipe: SamplePipe) -> [AssetTrack] {
         // The container's own chapters (Matroska's, read through libavformat) go across as they are.
         if !asset.isISOBMFF, !asset.isComposition, !asset.chapters.isEmpty {
-            if pipe.writer.fileType.holdsChapters {
+            if pipe.writer.fileType.chapters == .list {
                 pipe.writer.chapters += asset.chapters
             } else {
                 pipe.warnings.append("\(asset.chapters.count) chapters are left out: \(pipe.writer.fileType.rawValue) files have no chapters")
@@ -258,7 +259,7 @@ struct TrackMirror {
         }
         let tracks = ChapterTrack.tracks(of: asset)
         for track in tracks {
-            if pipe.writer.fileType.holdsChapters {
+            if pipe.writer.fileType.chapters == .list {
                 do {
                     pipe.writer.chapters += try ChapterTrack.chapters(of: track)
                 } catch {

@@ -69,7 +69,7 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
             throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files; Splice writes \(FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))",
                              file: outputURL.path)
         }
-        if !type.isISO {
+        if type.muxerName != nil {
             do { try FFmpegLibraries.load(for: "writing .\(type.rawValue) files") } catch {
                 throw MediaError(.unsupported, error.description, file: outputURL.path, underlying: error)
             }
@@ -185,7 +185,7 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
                 self.file = file
                 let muxer = try makeMuxer(file)
                 self.muxer = muxer
-                for input in _inputs { installStages(input, muxer: muxer) }
+                for input in _inputs { installStages(input) }
                 interleaver = Interleaver(inputs: _inputs)
                 _ = interleaver.updateSlowestFrontier(_inputs.map(\.state))
                 _status = .writing
@@ -199,18 +199,21 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
     }
 
     private func makeMuxer(_ file: OutputFile) throws -> any Muxer {
-        if let name = fileType.muxerName {
-            return try FormatMuxer(formatName: name, file: file, groups: _groups, chapters: chapters, metadata: metadata)
+        switch fileType.writer {
+        case .libavformat(let name):
+            return try FormatMuxer(fileType: fileType, muxerName: name, file: file, groups: _groups, chapters: chapters, metadata: metadata)
+        case .iso(let ftyp, _):
+            return try MovieMuxer(file: file, fileType: fileType, ftyp: template.fileType ?? ftyp, template: template.with(metadata),
+                                  groups: _groups, inputCount: _inputs.count, movieTimeScale: movieTimeScale,
+                                  fastStart: shouldOptimizeForNetworkUse)
         }
-        return try MovieMuxer(file: file, fileType: fileType, template: template.with(metadata), groups: _groups, inputCount: _inputs.count,
-                              movieTimeScale: movieTimeScale, fastStart: shouldOptimizeForNetworkUse)
     }
 
     /// The transform stages of an input: today the text conversion, for text and subtitle inputs.
-    private func installStages(_ input: AssetWriterInput, muxer: any Muxer) {
+    private func installStages(_ input: AssetWriterInput) {
         if let settings = input.outputSettings { input.state.encoder = EncodingStage(settings: settings, label: input.state.label) }
         guard input.mediaType == .text || input.mediaType == .subtitle else { return }
-        let text = TextConversion(muxerName: fileType.muxerName, containerFormat: muxer.textFormat, isForced: input.isForced)
+        let text = TextConversion(fileType: fileType, isForced: input.isForced)
         input.state.text = text
         input.state.stages = [text]
     }

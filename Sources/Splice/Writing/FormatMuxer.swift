@@ -9,6 +9,7 @@ import FFmpegBridge
 /// input has no hint), packets handed to `av_interleaved_write_frame` in decode order.
 final class FormatMuxer: Muxer {
     private let context: OutputFormatContext
+    private let fileType: FileType
     private let formatName: String
     private let groups: [AssetWriterInputGroup]
     private let chapters: [Asset.Chapter]
@@ -28,34 +29,16 @@ final class FormatMuxer: Muxer {
 
     private let metadata: [MetadataItem]
 
-    init(formatName: String, file: OutputFile, groups: [AssetWriterInputGroup], chapters: [Asset.Chapter], metadata: [MetadataItem] = []) throws {
+    init(fileType: FileType, muxerName: String, file: OutputFile, groups: [AssetWriterInputGroup], chapters: [Asset.Chapter],
+         metadata: [MetadataItem] = []) throws {
         self.metadata = metadata
-        do { context = try OutputFormatContext(formatName: formatName, file: file) } catch { throw error.mediaError }
-        self.formatName = formatName
+        do {
+            context = try OutputFormatContext(formatName: muxerName, file: file, startCodeCodecs: fileType.startCodeCodecs)
+        } catch { throw error.mediaError }
+        self.fileType = fileType
+        formatName = muxerName
         self.groups = groups
         self.chapters = chapters
-    }
-
-    /// Matroska and WebM: chapters, and languages in their bibliographic form.
-    private var isMatroska: Bool { formatName == "matroska" || formatName == "webm" }
-
-    var textFormat: SubtitlePacketFormat? {
-        switch formatName {
-        case "webm": .webvtt
-        case "matroska": .subrip
-        default: nil
-        }
-    }
-
-    /// Containers (by file extension) that can hold `codecName`, for error messages.
-    static func containers(holding codecName: String) -> [String] {
-        var names: [String] = []
-        if CodecMapping.isoCodecs.contains(codecName) { names.append("mp4") }
-        for (muxer, ext) in [("matroska", "mkv"), ("webm", "webm"), ("mpegts", "ts"), ("avi", "avi")]
-        where OutputFormatContext.canHold(codecName, formatName: muxer) {
-            names.append(ext)
-        }
-        return names
     }
 
     /// What a track's descriptions tell its decoder, per input (by index): the first is the one
@@ -142,8 +125,10 @@ final class FormatMuxer: Muxer {
            known.indices.contains(Int(widening: s.descriptionIndex) - 1) {
             let own = known[Int(widening: s.descriptionIndex) - 1]
             if s.descriptionIndex != 1 { changedDescription.insert(input.state.index) }
-            if isMatroska, let stream = first.nal, let nal = own.nal, changedDescription.contains(input.state.index) {
-                // One configuration per stream: the parameter sets go in each sync sample.
+            if !fileType.startCodeCodecs.contains(first.codecName), let stream = first.nal, let nal = own.nal,
+               changedDescription.contains(input.state.index) {
+                // One configuration per stream, and no filter to put the new parameter sets in
+                // band: they go in each sync sample.
                 data = Data(try nal.inBand([UInt8](data), for: stream, withParameterSets: s.isSync))
             } else if s.descriptionIndex != 1 {
                 configuration = own.extradata
@@ -194,7 +179,7 @@ final class FormatMuxer: Muxer {
             metadata.isForced = input.isForced || forcedTarget || forcedText || (input.state.text?.sawForcedText ?? false)
             metadata.isHearingImpaired = input.mediaCharacteristics.contains(.describesMusicAndSoundForAccessibility)
             metadata.isVisualImpaired = input.mediaCharacteristics.contains(.describesVideoForAccessibility)
-            if let l = input.languageCode, l != "und" { metadata.language = isMatroska ? ISO639.bibliographic(l) : l }
+            if let l = input.languageCode, l != "und" { metadata.language = fileType.bibliographicLanguages ? ISO639.bibliographic(l) : l }
             if let name = input.name, !MediaType.isDefaultHandlerName(name) { metadata.title = name }
             metadata.timecode = input.timecodeTag
             let scale = input.writtenTimescale(fallback: 1000)
@@ -249,8 +234,8 @@ final class FormatMuxer: Muxer {
             case .mvHEVC?:
                 throw MediaError(.unsupported, "\(track): \(CodecMapping.ExtendedCoding.mvHEVC.rawValue) cannot be carried in \(formatName) "
                                  + "files: they have no place for the second view's configuration, so a copy would lose it; mp4 and mov can")
-            case .usac? where formatName == "mpegts":
-                throw MediaError(.unsupported, "\(track): \(CodecMapping.ExtendedCoding.usac.rawValue) cannot be carried in mpegts files: "
+            case .usac? where fileType.aacInADTS:
+                throw MediaError(.unsupported, "\(track): \(CodecMapping.ExtendedCoding.usac.rawValue) cannot be carried in \(formatName) files: "
                                  + "they carry AAC in ADTS headers, which cannot say its object type; mp4, mov and mkv can")
             default: break
             }
@@ -268,8 +253,8 @@ final class FormatMuxer: Muxer {
             throw MediaError(.unsupported, "\(track): '\(format.codec)' samples cannot be written to \(formatName)")
         }
         if let size = input.naturalSize, input.mediaType == .video { p.width = size.width; p.height = size.height }
-        guard OutputFormatContext.canHold(p.codecName, formatName: formatName) else {
-            let others = FormatMuxer.containers(holding: p.codecName)
+        guard fileType.canHold(p.codecName) else {
+            let others = FileType.containers(holding: p.codecName)
             throw MediaError(.unsupported, "\(track): \(formatName) files cannot hold \(p.codecName)"
                              + (others.isEmpty ? "" : "; \(others.joined(separator: ", ")) can"))
         }

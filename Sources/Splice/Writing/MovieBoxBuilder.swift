@@ -146,8 +146,8 @@ struct MovieBoxBuilder {
         if let pass = input.passthrough, Language.iso639(fromPacked: pass.mediaHeader.languageCode) == language {
             return pass.mediaHeader.languageCode
         }
-        if fileType.isQuickTime, input.passthrough == nil, language == "und" { return 0x7FFF }
-        if fileType.isQuickTime, let mac = Language.macintoshCode(language) { return mac }
+        if fileType.usesQuickTimeConventions, input.passthrough == nil, language == "und" { return 0x7FFF }
+        if fileType.usesQuickTimeConventions, let mac = Language.macintoshCode(language) { return mac }
         return Language.packed(language)
     }
 
@@ -155,17 +155,17 @@ struct MovieBoxBuilder {
         // A copy into the same family (ISO → ISO, QuickTime → QuickTime) with its name kept keeps
         // the box byte for byte, whatever string form its name has.
         if let copied = input.passthrough?.handler, input.name == nil || input.name == copied.name,
-           (copied.componentType.rawValue == 0) == !fileType.isQuickTime, copied.payloadIsCurrent {
+           (copied.componentType.rawValue == 0) == !fileType.usesQuickTimeConventions, copied.payloadIsCurrent {
             return copied
         }
         var handler = input.passthrough?.handler ?? HandlerBox(
-            componentType: fileType.isQuickTime ? "mhlr" : FourCC(rawValue: 0),
-            handlerType: input.mediaType.handlerType, name: "", isPascalName: fileType.isQuickTime)
+            componentType: fileType.usesQuickTimeConventions ? "mhlr" : FourCC(rawValue: 0),
+            handlerType: input.mediaType.handlerType, name: "", isPascalName: fileType.usesQuickTimeConventions)
         handler.name = input.name ?? input.passthrough?.handler.name ?? input.mediaType.defaultHandlerName
         // The name in the target's string form: a Pascal string in QuickTime, a C string in ISO
         // files (a copied QuickTime name would otherwise show its length byte).
-        handler.isPascalName = fileType.isQuickTime
-        if !fileType.isQuickTime { handler.componentType = FourCC(rawValue: 0) }
+        handler.isPascalName = fileType.usesQuickTimeConventions
+        if !fileType.usesQuickTimeConventions { handler.componentType = FourCC(rawValue: 0) }
         else if handler.componentType.rawValue == 0 { handler.componentType = "mhlr" }
         handler.payload = nil
         return handler

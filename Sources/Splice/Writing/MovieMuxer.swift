@@ -8,6 +8,8 @@ import ISOBMFF
 final class MovieMuxer: Muxer {
     private let file: OutputFile
     private let fileType: FileType
+    /// The `ftyp` written: the mirrored source's, or the file type's.
+    private let ftyp: FileTypeBox
     private let template: MovieTemplate
     private let groups: [AssetWriterInputGroup]
     private let movieTimeScale: Int32
@@ -16,21 +18,20 @@ final class MovieMuxer: Muxer {
     /// One per input.
     private var tables: [TrackTable]
 
-    var textFormat: SubtitlePacketFormat? { nil }
-
     /// Starts the file: `ftyp` (unless fast start puts it in front later), then a `free` box and a
     /// 32-bit `mdat` header, which together become a 64-bit `mdat` header if the media needs it.
-    init(file: OutputFile, fileType: FileType, template: MovieTemplate, groups: [AssetWriterInputGroup],
+    init(file: OutputFile, fileType: FileType, ftyp: FileTypeBox, template: MovieTemplate, groups: [AssetWriterInputGroup],
          inputCount: Int, movieTimeScale: Int32, fastStart: Bool) throws {
         self.file = file
         self.fileType = fileType
+        self.ftyp = ftyp
         self.template = template
         self.groups = groups
         self.movieTimeScale = movieTimeScale > 0 ? movieTimeScale : 1000
         self.fastStart = fastStart
-        tables = (0..<inputCount).map { _ in TrackTable(quickTimeSound: fileType.isQuickTime) }
+        tables = (0..<inputCount).map { _ in TrackTable(quickTimeSound: fileType.usesQuickTimeConventions) }
         var w = BoxWriter()
-        if !fastStart { (template.fileType ?? fileType.fileTypeBox).write(to: &w) }
+        if !fastStart { ftyp.write(to: &w) }
         w.u32(8); w.fourCC("free")
         mdatStart = UInt64(clamping: w.count)
         w.u32(0); w.fourCC("mdat")
@@ -65,7 +66,7 @@ final class MovieMuxer: Muxer {
         var shift: UInt64 = 0
         for _ in 0..<3 {
             var w = BoxWriter()
-            (template.fileType ?? fileType.fileTypeBox).write(to: &w)
+            ftyp.write(to: &w)
             var moov = builder.movieBox(chunkShift: shift)
             MovieWriter.patchAuxiliaryInformationOffsets(&moov, moovOffset: UInt64(clamping: w.count))
             w.append(moov)

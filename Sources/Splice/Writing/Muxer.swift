@@ -7,9 +7,6 @@ import Subtitles
 /// a libavformat muxer (`FormatMuxer`). The writer owns the output file (a temporary file
 /// committed on success) and the state machine; a muxer only lays out what it is given.
 protocol Muxer: AnyObject {
-    /// The text subtitle packets the container takes (nil for MP4/MOV, which take tx3g samples,
-    /// and for containers that hold no text).
-    var textFormat: SubtitlePacketFormat? { get }
     /// The sample description `sample` refers to (1-based; MP4/MOV dedup their entries, other
     /// containers have one per stream).
     func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32

@@ -9,10 +9,8 @@ import FFmpegBridge
 /// a cue until the next one arrives; tx3g samples become the container's text packets elsewhere
 /// (empty ones, the gaps, dropped). Other samples pass untouched.
 final class TextConversion: SampleTransform {
-    /// MP4/MOV (tx3g), or the libavformat muxer writing the file.
-    private let muxerName: String?
-    /// The text packets the container takes by default (Matroska: SRT, WebM: WebVTT).
-    private let containerFormat: SubtitlePacketFormat?
+    /// The file written: tx3g samples, or text packets (Matroska: SRT, WebM: WebVTT by default).
+    private let fileType: FileType
     private let isForced: Bool
     private var builder: TimedTextBuilder?
     private var tx3gFormat: FormatDescription?
@@ -22,9 +20,11 @@ final class TextConversion: SampleTransform {
     /// Whether a tx3g sample entry said its samples are all forced.
     private(set) var sawForcedText = false
 
-    init(muxerName: String?, containerFormat: SubtitlePacketFormat?, isForced: Bool) {
-        self.muxerName = muxerName
-        self.containerFormat = containerFormat
+    /// The text packets the container takes by default.
+    private var containerFormat: SubtitlePacketFormat? { fileType.subtitlePacketFormat }
+
+    init(fileType: FileType, isForced: Bool) {
+        self.fileType = fileType
         self.isForced = isForced
     }
 
@@ -35,7 +35,8 @@ final class TextConversion: SampleTransform {
 
     func transform(_ sample: SampleBuffer, timescale: Int32) throws -> [SampleBuffer] {
         let format = sample.formatDescription
-        guard let muxerName else {
+        guard let containerFormat else {
+            // tx3g (a container without text packets refuses the track when it declares it).
             guard format.sampleEntry == nil, let text = SubtitlePacketFormat(codecName: format.codecName ?? "") else { return [sample] }
             return try timedText(sample, from: text, timescale: timescale)
         }
@@ -49,8 +50,8 @@ final class TextConversion: SampleTransform {
             return [sample]
         }
         // The source's own text format when the container takes it, else the container's.
-        if packetFormat == nil, containerFormat != nil {
-            packetFormat = source.flatMap { OutputFormatContext.canHold($0.rawValue, formatName: muxerName) ? $0 : nil } ?? containerFormat
+        if packetFormat == nil {
+            packetFormat = source.flatMap { fileType.holdsSubtitlePackets($0) ? $0 : nil } ?? containerFormat
         }
         guard let target = packetFormat else { return [sample] }
         if source == target { return [sample] }
