@@ -227,12 +227,9 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         }
     }
 
-    private func exportNow() throws {
-        guard let outputURL else { throw MediaError(.invalidOperation, "no outputURL set") }
-        let fileType = try outputFileType ?? FileType(pathExtension: outputURL.pathExtension) ?? {
-            throw MediaError(.unsupported, "cannot tell the container from '.\(outputURL.pathExtension)'; set outputFileType "
-                             + "(\(supportedFileTypes.map(\.rawValue).joined(separator: ", ")))", file: outputURL.path)
-        }()
+    /// Refuses what the file cannot take before anything is read: no sound for a sound-only
+    /// file, tracks that cannot be copied, cuts between sync samples without edit lists.
+    private func checkTracks(for fileType: FileType) throws {
         if preset == .appleM4A, asset.tracks(withMediaType: .audio).isEmpty {
             throw MediaError(.unsupported, "the appleM4A preset exports audio, and \(asset.url.lastPathComponent) has no audio track", file: asset.filePath())
         }
@@ -250,6 +247,15 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
                                  + "files have no edit lists to hide what comes before it: cut at sync samples, write MP4/MOV, or re-encode")
             }
         }
+    }
+
+    private func exportNow() throws {
+        guard let outputURL else { throw MediaError(.invalidOperation, "no outputURL set") }
+        let fileType = try outputFileType ?? FileType(pathExtension: outputURL.pathExtension) ?? {
+            throw MediaError(.unsupported, "cannot tell the container from '.\(outputURL.pathExtension)'; set outputFileType "
+                             + "(\(supportedFileTypes.map(\.rawValue).joined(separator: ", ")))", file: outputURL.path)
+        }()
+        try checkTracks(for: fileType)
         if let reason = problem(writing: fileType) {
             throw MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
         }
