@@ -32,6 +32,8 @@ public final class Decoder: @unchecked Sendable {   // confined: used by one thr
         defer { avcodec_parameters_free(&parameterBlock) }
         guard let par = parameterBlock else { throw MediaError(.io, "out of memory (avcodec_parameters_alloc)") }
         try parameters.copy(into: par)
+        // The sample entry's type tells some decoders the variant (ProRes: 'apch', 'ap4h', …).
+        if let tag = parameters.codecTag { par.pointee.codec_tag = tag.rawValue.byteSwapped }
         do { try check(avcodec_parameters_to_context(context, par), "cannot set up the \(codecName) decoder") } catch { throw error.mediaError }
         context.pointee.pkt_timebase = AVRational(num: 1, den: timescale)
         context.pointee.thread_count = 0

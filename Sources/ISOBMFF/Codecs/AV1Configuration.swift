@@ -2,7 +2,17 @@ import MediaCore
 
 /// `AV1CodecConfigurationRecord` (AV1 Codec ISO Media File Format Binding §2.3), built from the
 /// sequence header OBU (AV1 bitstream specification §5.5).
-enum AV1Configuration {
+public struct AV1Configuration: Sendable {
+    /// The record's bytes.
+    public let record: [UInt8]
+
+    /// `AV1CodecConfigurationRecord`: marker and version (0x81), profile and level, then tier,
+    /// high_bitdepth, twelve_bit, monochrome, subsampling; config OBUs after 4 bytes.
+    public init?(record: [UInt8]) {
+        guard record.count >= 4, record[0] == 0x81 else { return nil }
+        self.record = record
+    }
+
     /// The record for a stream whose first OBUs (Matroska's CodecPrivate, or the first packet)
     /// include a sequence header.
     static func record(fromOBUs b: [UInt8]) throws -> [UInt8] {

@@ -1,7 +1,14 @@
 import MediaCore
 
-/// `AVCDecoderConfigurationRecord` (ISO/IEC 14496-15 §5.3.3).
-enum AVCConfiguration {
+/// `AVCDecoderConfigurationRecord` (ISO/IEC 14496-15 §5.3.3): read from a record
+/// (`init(record:)`, in `DecoderConfiguration.swift`) or built from SPS and PPS NAL units.
+public struct AVCConfiguration: Sendable {
+    /// The record's bytes.
+    public let record: [UInt8]
+    /// Its NAL length size and parameter sets.
+    public let nal: NALConfiguration
+
+    /// The record for a stream whose first NAL units (Annex B) hold its SPS and PPS.
     static func record(fromAnnexB b: [UInt8]) throws -> [UInt8] {
         let units = AnnexB.nalUnits(b)
         let sps = units.filter { $0.first.map { $0 & 0x1F == 7 } ?? false }

@@ -1,7 +1,13 @@
 import MediaCore
 
-/// `HEVCDecoderConfigurationRecord` (ISO/IEC 14496-15 §8.3.3), from VPS, SPS and PPS NAL units.
-enum HEVCConfiguration {
+/// `HEVCDecoderConfigurationRecord` (ISO/IEC 14496-15 §8.3.3): read from a record
+/// (`init(record:)`, in `DecoderConfiguration.swift`) or built from VPS, SPS and PPS NAL units.
+public struct HEVCConfiguration: Sendable {
+    /// The record's bytes.
+    public let record: [UInt8]
+    /// Its NAL length size and parameter sets.
+    public let nal: NALConfiguration
+
     static func record(fromAnnexB b: [UInt8]) throws -> [UInt8] {
         let units = AnnexB.nalUnits(b).filter { $0.count >= 2 }
         func ofType(_ t: UInt8) -> [ArraySlice<UInt8>] { units.filter { ($0.first! >> 1) & 0x3F == t } }

@@ -186,8 +186,8 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
         if let codecs { return codecs.contains(codecName) }
         switch writer {
         case .iso:
-            if codecName.hasPrefix("pcm_") { return usesQuickTimeConventions && codecName.hasPrefix("pcm_s16") }
-            return CodecMapping.isoCodecs.contains(codecName)
+            guard let entry = CodecRegistry.entry(named: codecName), entry.writesSampleEntries else { return false }
+            return !entry.quickTimeOnly || usesQuickTimeConventions
         case .libavformat(let muxer):
             return OutputFormatContext.canHold(codecName, formatName: muxer)
         }

@@ -69,11 +69,9 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
         var backing = StreamBacking(stream: s)
         if SubtitlePacketFormat(codecName: s.codec.codecName) == nil {
             do {
-                let made = try CodecMapping.sampleEntry(for: s.codec, firstPacket: firstPacket)
-                format.sampleEntry = Data(made.entry)
-                if made.entry.count >= 8 {
-                    format.codec = FourCC(rawValue: made.entry[4..<8].reduce(0) { $0 << 8 | UInt32(widening: $1) })
-                }
+                let made = try CodecMapping.formatDescription(for: s.codec, firstPacket: firstPacket)
+                format.sampleEntry = made.format.sampleEntry
+                format.codec = made.format.codec
                 backing.conversion = made.conversion
             } catch {
                 backing.isoProblem = (error as? MediaError)?.message ?? "\(error)"
@@ -104,12 +102,12 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
         return counts
     }
 
-    /// Codecs whose ISO sample entry is read from the first packet when `extradata` does not say.
+    /// Whether a stream's ISO sample entry is read from its first packet (its registry entry says).
     private static func needsFirstPacket(_ s: StreamInfo) -> Bool {
-        switch s.codec.codecName {
-        case "ac3", "eac3", "vp9": true
-        case "aac", "h264", "hevc", "av1": s.codec.extradata.isEmpty
-        default: false
+        switch CodecRegistry.entry(named: s.codec.codecName)?.firstPacket {
+        case .always?: true
+        case .withoutExtradata?: s.codec.extradata.isEmpty
+        case .never?, nil: false
         }
     }
 

@@ -53,19 +53,9 @@ extension AssetTrack {
         }
     }
 
-    /// The profile named in an H.264 or HEVC configuration.
+    /// The profile its configuration record names (H.264, HEVC, AV1).
     static func profile(_ p: CodecParameters) -> String? {
-        let x = p.extradata
-        switch p.codecName {
-        case "h264" where x.count > 1 && x[0] == 1:
-            let names = [66: "Baseline", 77: "Main", 88: "Extended", 100: "High", 110: "High 10", 122: "High 4:2:2", 244: "High 4:4:4 Predictive"]
-            return names[Int(widening: x[1])] ?? "profile \(x[1])"
-        case "hevc" where x.count > 1 && x[0] == 1:
-            let names = [1: "Main", 2: "Main 10", 3: "Main Still Picture", 4: "Range Extensions"]
-            return names[Int(widening: x[1] & 0x1F)] ?? "profile \(x[1] & 0x1F)"
-        default:
-            return nil
-        }
+        p.configuration?.profileName
     }
 }
 

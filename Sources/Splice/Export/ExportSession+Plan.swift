@@ -113,15 +113,7 @@ extension ExportSession {
 
     /// The bits per component of a track's pictures, from its codec configuration (8 when unknown).
     static func bitDepth(of track: AssetTrack) -> Int {
-        guard let p = track.formatDescriptions.first?.parameters else { return 8 }
-        let x = p.extradata
-        switch p.codecName {
-        case "hevc" where x.count > 18 && x[0] == 1: return Int(widening: x[17] & 7) + 8                  // hvcC bitDepthLumaMinus8
-        case "h264" where x.count > 1: return [110, 122, 244].contains(Int(widening: x[1])) ? 10 : 8     // High 10/4:2:2/4:4:4
-        case "av1" where x.count > 2: return x[2] & 0x40 != 0 ? 10 : 8                         // av1C high_bitdepth
-        case "vp9" where x.count > 6: return Int(widening: x[6] >> 4)                                   // vpcC bitDepth
-        default: return 8
-        }
+        track.formatDescriptions.first?.parameters.configuration?.bitDepth ?? 8
     }
 
     /// The file the export writes, when it can be told.

@@ -79,6 +79,12 @@ struct TrackMirror {
     ///   not be read of its configuration).
     func checkWritable(to fileType: FileType) throws {
         try checkEncryption(to: fileType)
+        if fileType.holdsSoundOnly, let video = copiedTracks.first(where: { track in
+            if case .leaveOut = plan(track) { false } else { track.mediaType == .video }
+        }) {
+            throw MediaError(.unsupported, "track \(video.trackID) is video, and .\(fileType.rawValue) files hold sound only: export it "
+                             + "(the video is left out) or write .mkv or .mp4", file: asset.filePath(of: video))
+        }
         // A file that keeps boxes needs a sample entry for every track; other muxers say what they refuse.
         guard fileType.keepsBoxes else { return }
         for track in copiedTracks {

@@ -186,9 +186,8 @@ final class EncodingStage: @unchecked Sendable {   // state under `lock`
             let bytes = [UInt8](p.data)
             if entry == nil {
                 let parameters = encoder.parameters
-                let made = try CodecMapping.sampleEntry(for: parameters, firstPacket: bytes)
-                let type = FourCC(rawValue: made.entry[4..<8].reduce(0) { $0 << 8 | UInt32(widening: $1) })
-                entry = (FormatDescription(parameters: parameters, codec: type, sampleEntry: Data(made.entry)), made.conversion)
+                let made = try CodecMapping.formatDescription(for: parameters, firstPacket: bytes)
+                entry = (made.format, made.conversion)
             }
             let (format, conversion) = entry!
             return SampleBuffer(data: Data(conversion.apply(bytes)),

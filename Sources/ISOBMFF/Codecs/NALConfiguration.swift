@@ -1,3 +1,5 @@
+import MediaCore
+
 /// What a length-prefixed H.264 or HEVC stream needs from its decoder configuration record
 /// (`avcC`, ISO/IEC 14496-15 §5.3.3.1; `hvcC`, §8.3.3.1): the size of each NAL unit's length
 /// field and the parameter sets (SPS/PPS, and VPS for HEVC) a decoder starts from.
@@ -14,9 +16,9 @@ public struct NALConfiguration: Sendable, Hashable {
     /// Reads a record of `codecName` (`h264` or `hevc`); nil for other codecs or a record that
     /// cannot be read (every length is checked against the bytes that are there).
     public init?(codecName: String, record: [UInt8]) {
-        switch codecName {
-        case "h264": self.init(avcC: record)
-        case "hevc": self.init(hvcC: record)
+        switch CodecRegistry.entry(named: codecName)?.configuration?.init(record: record) {
+        case let avc as AVCConfiguration: self = avc.nal
+        case let hevc as HEVCConfiguration: self = hevc.nal
         default: return nil
         }
     }
