@@ -79,7 +79,7 @@ enum ConcatCommand: Command {
                                   cuts cannot be hidden, snap each start back to its sync
                                   sample with a warning. always: re-encode.
           --preset <name>         The export preset when re-encoding (default: highestQuality).
-          --audio-only            Join only the audio (also for .m4a and .mka outputs); a clip without sound is refused.
+          --audio-only            Join only the audio (also for sound-only outputs: .m4a, .mka, .ogg, .opus); a clip without sound is refused.
           --all-tracks            Keep every track all clips have (by type and language),
                                   not only the enabled video and audio.
           --crossfade <seconds>   Dissolve each clip's picture into the next's and crossfade

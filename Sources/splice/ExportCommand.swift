@@ -31,7 +31,7 @@ enum ExportCommand: Command {
         \(ExportPreset.allCases.map { "  " + $0.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0) + "  " + $0.summary }.joined(separator: "\n"))
 
         OPTIONS:
-          -o <output>             The file to write (.mp4, .mov, .m4v, .m4a, .mkv, .mka, .webm, .ts).
+          -o <output>             The file to write (.mp4, .mov, .m4v, .m4a, .mkv, .mka, .webm, .ts, .ogg, .opus).
           --preset <name>         One of the presets above (default: mediumQuality).
           --range <start>,<end>   Export only this part; times in seconds or [hh:]mm:ss[.fff].
           --video-codec <codec>   Encode video with h264, hevc, av1 or vp9 instead of the preset's.

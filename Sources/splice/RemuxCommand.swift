@@ -17,7 +17,7 @@ enum RemuxCommand: Command {
         M4A and M4V are written natively and keep the track structure: alternate groups
         and their default tracks, track associations (fall, forc, folw, chap, …),
         enabled flags, languages and elng tags, names, and edit lists. Matroska (.mkv,
-        .mka), WebM, MPEG-TS and AVI are read and written through libavformat.
+        .mka), WebM, MPEG-TS, AVI and Ogg are read and written through libavformat.
 
         Between containers the bitstream changes only where the target requires it:
         H.264/HEVC start codes become NAL lengths in MP4 (and back in TS), AAC loses its
@@ -38,7 +38,7 @@ enum RemuxCommand: Command {
         ARGUMENTS:
           <input>                 A movie: MP4, MOV, M4A, M4V, or anything libavformat reads.
           <output>                The file to write: .mp4, .mov, .m4a, .m4v, .mkv, .mka, .webm,
-                                  .ts or .avi.
+                                  .ts, .avi, or (sound only) .ogg and .opus.
 
         OPTIONS:
           --faststart             Put the movie header before the media data (for streaming).

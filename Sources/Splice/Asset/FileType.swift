@@ -5,7 +5,7 @@ import FFmpegBridge
 
 /// A kind of file `AssetWriter` writes, and everything Splice knows about it in one row: its
 /// extensions, who writes it, and what it can hold. MP4, MOV, M4A and M4V are written natively;
-/// Matroska, WebM, MPEG-TS, AVI, Ogg and Opus through libavformat's muxers.
+/// Matroska, WebM, MPEG-TS, AVI, Ogg and Ogg Opus through libavformat's muxers.
 ///
 /// Code that writes files asks the row (`hasEditLists`, `canHold(_:)`, `chapters`, …), never
 /// which kind of file it is; adding a container is adding a row to `allCases`.
@@ -135,9 +135,14 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
                                              "dvb_subtitle", "dvb_teletext", "smpte_klv", "timed_id3"],
                                     startCodeCodecs: h264AndHEVC, aacInADTS: true)
     public static let avi = FileType("avi", writer: .libavformat("avi"), startCodeCodecs: h264AndHEVC)
+    /// Ogg (RFC 3533) as a sound file: Opus, Vorbis, FLAC or Speex; exports encode Opus.
+    public static let ogg = FileType("ogg", extensions: ["oga"], writer: .libavformat("ogg"), holdsSoundOnly: true,
+                                     codecs: ["opus", "vorbis", "flac", "speex"], audio: .opus)
+    /// Ogg Opus (RFC 7845): Ogg holding one Opus stream.
+    public static let opus = FileType("opus", writer: .libavformat("opus"), holdsSoundOnly: true, codecs: ["opus"], audio: .opus)
 
     /// Every file type Splice writes, in the order messages list them.
-    public static let allCases: [FileType] = [.mp4, .mov, .m4a, .m4v, .mkv, .mka, .webm, .ts, .avi]
+    public static let allCases: [FileType] = [.mp4, .mov, .m4a, .m4v, .mkv, .mka, .webm, .ts, .avi, .ogg, .opus]
 
     public init?(rawValue: String) {
         guard let row = FileType.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
