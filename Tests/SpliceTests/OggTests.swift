@@ -60,7 +60,7 @@ struct OggTests {
     }
 
     /// Exporting a movie to .ogg/.opus encodes its sound as Opus and leaves the video out, with a note.
-    @Test(arguments: ["ogg", "opus"]) func exportEncodesOpus(ext: String) throws {
+    @Test(.enabled(if: EncodingTests.notUnderTSan), arguments: ["ogg", "opus"]) func exportEncodesOpus(ext: String) throws {
         let movie = try Self.sources.get().movie
         let out = Fixtures.path("export-sound.\(ext)")
         let r = try Tool.splice(["export", movie.path, "-o", out.path, "--force"])
