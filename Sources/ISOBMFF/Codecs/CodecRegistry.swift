@@ -157,6 +157,9 @@ public enum CodecRegistry {
         // ISO/IEC 13818-2 Main profile (0x61), the object type players read for any MPEG-2 video.
         CodecEntry(["mpeg2video"], .video, types: ["mp4v"], write: mpegVideo(0x61), read: esds),
         CodecEntry(["mpeg1video"], .video, types: ["mp4v"], write: mpegVideo(0x6A), read: esds),
+        // Apple ProRes (422 HQ, 422, LT, Proxy, 4444, 4444 XQ): decoded by libavcodec, copied as it is.
+        CodecEntry(["prores"], .video, types: ["apch", "apcn", "apcs", "apco", "ap4h", "ap4x"], write: nil,
+                   read: { _, p in p.codecName = "prores"; return true }),
         CodecEntry(["aac"], .audio, types: ["mp4a"], firstPacket: .withoutExtradata,
                    write: { p, packet in
                        if !p.extradata.isEmpty {
@@ -214,14 +217,40 @@ public enum CodecRegistry {
         CodecEntry(["eac3"], .audio, types: ["ec-3"], firstPacket: .always,
                    write: { p, packet in (SampleEntryBuilder.audio("ec-3", p, try AC3Header.dec3(packet)), .none) },
                    read: { _, p in p.codecName = "eac3"; return true }),
-        // QuickTime PCM (QTFF, "Sound Sample Description"): 16-bit, written as `sowt`/`twos`.
+        // QuickTime PCM (QTFF, "Sound Sample Description"): 16-bit written as `sowt`/`twos`;
+        // the others read for decoding, their sample format said by the entry's type and `enda`.
         CodecEntry(["pcm_s16le", "pcm_s16be"], .audio, types: ["sowt", "twos"], quickTimeOnly: true,
                    write: { p, _ in
                        var q = p
                        q.bitRate = 0
                        return (SampleEntryBuilder.audio(p.codecName == "pcm_s16le" ? "sowt" : "twos", q, []), .none)
                    },
-                   read: { c, p in p.codecName = c.type == "sowt" ? "pcm_s16le" : "pcm_s16be"; return true }),
+                   read: { c, p in
+                       // (an 8-bit sample size is signed 8-bit PCM, the next entry's)
+                       p.codecName = c.field(at: 26, 2) == 8 ? "pcm_s8" : c.type == "sowt" ? "pcm_s16le" : "pcm_s16be"
+                       return true
+                   }),
+        CodecEntry(["pcm_s8"], .audio, types: ["sowt", "twos"], write: nil, read: { _, p in p.codecName = "pcm_s8"; return true }),
+        CodecEntry(["pcm_u8"], .audio, types: ["raw "], write: nil, read: { _, p in p.codecName = "pcm_u8"; return true }),
+        CodecEntry(["pcm_s24be", "pcm_s24le"], .audio, types: ["in24"], write: nil, read: pcm("pcm_s24be", "pcm_s24le")),
+        CodecEntry(["pcm_s32be", "pcm_s32le"], .audio, types: ["in32"], write: nil, read: pcm("pcm_s32be", "pcm_s32le")),
+        CodecEntry(["pcm_f32be", "pcm_f32le"], .audio, types: ["fl32"], write: nil, read: pcm("pcm_f32be", "pcm_f32le")),
+        CodecEntry(["pcm_f64be", "pcm_f64le"], .audio, types: ["fl64"], write: nil, read: pcm("pcm_f64be", "pcm_f64le")),
+        // `lpcm`: a version 2 sound description says the format in constBitsPerChannel (byte
+        // 56) and formatSpecificFlags (byte 60): float 1, big-endian 2, signed integer 4.
+        CodecEntry(["pcm_s16le", "pcm_s16be", "pcm_s24le", "pcm_s24be", "pcm_s32le", "pcm_s32be", "pcm_f32le", "pcm_f32be",
+                    "pcm_f64le", "pcm_f64be", "pcm_s8", "pcm_u8"], .audio, types: ["lpcm"], write: nil,
+                   read: { c, p in
+                       guard c.soundVersion == 2, let bits = c.field(at: 56, 4), let flags = c.field(at: 60, 4) else { return false }
+                       let endian = flags & 2 != 0 ? "be" : "le"
+                       switch (flags & 1 != 0, bits) {
+                       case (true, 32), (true, 64): p.codecName = "pcm_f\(bits)\(endian)"
+                       case (false, 8): p.codecName = flags & 4 != 0 ? "pcm_s8" : "pcm_u8"
+                       case (false, 16), (false, 24), (false, 32): p.codecName = "pcm_s\(bits)\(endian)"
+                       default: return false
+                       }
+                       return true
+                   }),
         // tx3g: MP4/MOV hold it; its samples and entry are made by the text stage from cues, so
         // it is neither described to decoders here nor built from codec parameters.
         CodecEntry(["mov_text"], .subtitle, types: ["tx3g"],
