@@ -1,8 +1,9 @@
 #ifndef SPLICE_FFMPEG_HEADERS_H
 #define SPLICE_FFMPEG_HEADERS_H
 
-/* FFmpeg's headers, or a build error that says which packages bring them. The libraries are
-   not linked (see ffmpeg_loader.h): only their -dev headers are needed to build. */
+/* FFmpeg's headers, or a build error that says which packages bring them: the one list, for
+   the loader's trampolines and for Swift (CFFmpeg/shim.h includes it). The libraries are not
+   linked (see ffmpeg_loader.h): only their -dev headers are needed to build. */
 #if !__has_include(<libavformat/avformat.h>) || !__has_include(<libavcodec/avcodec.h>) || !__has_include(<libavutil/avutil.h>) || !__has_include(<libswresample/swresample.h>) || !__has_include(<libswscale/swscale.h>) || !__has_include(<libavfilter/avfilter.h>)
 #  error "FFmpeg's headers are missing. Install them (Debian/Ubuntu): sudo apt-get install pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libavfilter-dev — or run `make build`, which does."
 #else

@@ -108,7 +108,7 @@ public enum TX3G {
     /// A `tx3g` sample entry: bottom-centred text, transparent background, white 18-point
     /// sans-serif default style, one font in `ftab`.
     public static func sampleEntry(forced: Bool = false) -> Data {
-        var b = Bytes()
+        var b = BoxWriter()
         b.box("tx3g") { b in
             b.zeros(6); b.u16(1)                       // reserved, data reference index
             b.u32(forced ? allSamplesForced | someSamplesForced : 0)
@@ -133,7 +133,7 @@ public enum TX3G {
 
     /// One sample: 16-bit length, UTF-8 text, then a `styl` box when the text has styles.
     public static func encode(_ text: String, styles: [TextStyle]) -> Data {
-        var b = Bytes()
+        var b = BoxWriter()
         let utf8 = Array(text.utf8)
         b.u16(UInt16(clamping: utf8.count))
         b.append(utf8.prefix(Int(widening: UInt16.max)))
@@ -222,24 +222,5 @@ public final class SubtitleReader: @unchecked Sendable {   // `next` under `lock
         return SampleBuffer(data: TX3G.encode(s.text, styles: s.styles), decodeTimeStamp: start, presentationTimeStamp: start,
                             duration: MediaTime(value: s.end - s.start, timescale: 1000), isSync: true,
                             formatDescription: formatDescription)
-    }
-}
-
-/// Big-endian bytes with boxes (the Subtitles module does not depend on ISOBMFF).
-struct Bytes {
-    var bytes: [UInt8] = []
-    mutating func u8(_ v: UInt8) { bytes.append(v) }
-    mutating func u16(_ v: UInt16) { bytes += [UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v & 0xFF)] }
-    mutating func u32(_ v: UInt32) { u16(UInt16(truncatingIfNeeded: v >> 16)); u16(UInt16(truncatingIfNeeded: v & 0xFFFF)) }
-    mutating func zeros(_ n: Int) { bytes += repeatElement(0, count: n) }
-    mutating func append<S: Sequence>(_ s: S) where S.Element == UInt8 { bytes += s }
-    mutating func box(_ type: String, _ body: (inout Bytes) -> Void) {
-        let start = bytes.count
-        u32(0)
-        append(type.utf8)
-        body(&self)
-        let size = UInt32(clamping: bytes.count - start)
-        bytes[start] = UInt8(truncatingIfNeeded: size >> 24); bytes[start + 1] = UInt8(truncatingIfNeeded: (size >> 16) & 0xFF)
-        bytes[start + 2] = UInt8(truncatingIfNeeded: (size >> 8) & 0xFF); bytes[start + 3] = UInt8(truncatingIfNeeded: size & 0xFF)
     }
 }

@@ -3,6 +3,7 @@
 import Foundation
 import FuzzSupport
 import ISOBMFF
+import MediaCore
 import Splice
 
 // tmpfs when there is one: the writer fsyncs every output, which is free there.

@@ -2,11 +2,25 @@ import MediaCore
 
 /// The fixed layouts of ISO/IEC 14496-12 sample entries (§12.1.3 VisualSampleEntry, §12.2.3
 /// AudioSampleEntry), around the codec's configuration boxes.
-enum SampleEntryBuilder {
+public enum SampleEntryBuilder {
     /// A plain box of `type` around `payload`.
     static func box(_ type: FourCC, _ payload: [UInt8]) -> [UInt8] {
         var w = BoxWriter()
         w.box(type) { $0.append(payload) }
+        return w.bytes
+    }
+
+    /// `entry` with `child` added after its other children (where movenc writes `btrt`: last).
+    /// Nil when `entry` is not a box.
+    public static func appending(_ child: [UInt8], to entry: [UInt8]) -> [UInt8]? {
+        var r = ByteReader(entry, path: "sample entry")
+        guard let header = try? BoxHeader.parse(&r, available: UInt64(clamping: entry.count), allowToEnd: false),
+              r.position <= entry.count else { return nil }
+        var w = BoxWriter()
+        w.box(header.type) { w in
+            w.append(entry[r.position...])
+            w.append(child)
+        }
         return w.bytes
     }
 
@@ -21,11 +35,13 @@ enum SampleEntryBuilder {
             w.u32(0); w.u16(1)                        // reserved, frame_count
             w.zeros(32)                               // compressorname
             w.u16(0x18); w.i16(-1)                    // depth, pre_defined
+            // The children in movenc's order (mov_write_video_tag): the codec's configuration,
+            // colr, clli, mdcv, pasp (btrt, known only at the end, is added last: `appending`).
             w.append(children)
             w.append(colourBox(p))
             // HDR10 static metadata (ISO/IEC 23001-8 boxes, as QuickTime and FFmpeg read them).
-            if let m = p.masteringDisplay { w.box("mdcv") { $0.append(m.mdcvPayload) } }
             if let c = p.contentLightLevel { w.box("clli") { $0.append(c.clliPayload) } }
+            if let m = p.masteringDisplay { w.box("mdcv") { $0.append(m.mdcvPayload) } }
             if p.hasNonSquarePixels {
                 // pasp (§12.1.4): hSpacing, vSpacing.
                 w.box("pasp") { w in
@@ -89,7 +105,7 @@ extension CodecMapping {
                 w.box("frma") { $0.fourCC("mp4a") }
                 w.box("mp4a") { $0.u32(0) }
                 w.append(esds.serialized)
-                w.u32(8); w.u32(0)                        // terminator
+                w.box(FourCC(rawValue: 0)) { _ in }       // terminator
             }
             // Core Audio channel layout tags: mono (100 << 16 | 1), stereo (101 << 16 | 2).
             if channels == 1 || channels == 2 {

@@ -271,3 +271,14 @@ public struct SampleTableBuilder: Sendable {
         table.totalDuration + (previousDecodeTime == nil ? 0 : UInt64(clamping: max(0, pendingDuration)))
     }
 }
+
+extension FileTypeBox {
+    /// `ftyp` (ISO/IEC 14496-12 §4.3).
+    public func write(to w: inout BoxWriter) {
+        w.box("ftyp") { w in
+            w.fourCC(majorBrand)
+            w.u32(minorVersion)
+            for b in compatibleBrands { w.fourCC(b) }
+        }
+    }
+}

@@ -212,13 +212,3 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
         return names
     }
 }
-
-extension FileTypeBox {
-    func write(to w: inout BoxWriter) {
-        w.box("ftyp") { w in
-            w.fourCC(majorBrand)
-            w.u32(minorVersion)
-            for b in compatibleBrands { w.fourCC(b) }
-        }
-    }
-}

@@ -58,9 +58,7 @@ struct MovieBoxBuilder {
             let btrt = MovieBoxBuilder.bitRateBox(sampleTable, timescale: mediaScale)
             sampleTable.sampleEntries = sampleTable.sampleEntries.map { entry in
                 var e = entry
-                e.bytes += btrt
-                let size = UInt32(clamping: e.bytes.count)
-                e.bytes.replaceSubrange(0..<4, with: [UInt8(truncatingIfNeeded: size >> 24), UInt8(truncatingIfNeeded: size >> 16 & 0xFF), UInt8(truncatingIfNeeded: size >> 8 & 0xFF), UInt8(truncatingIfNeeded: size & 0xFF)])
+                e.bytes = SampleEntryBuilder.appending(btrt, to: e.bytes) ?? e.bytes
                 return e
             }
         }

@@ -32,9 +32,9 @@ final class MovieMuxer: Muxer {
         tables = (0..<inputCount).map { _ in TrackTable(quickTimeSound: fileType.usesQuickTimeConventions) }
         var w = BoxWriter()
         if !fastStart { ftyp.write(to: &w) }
-        w.u32(8); w.fourCC("free")
+        w.box("free") { _ in }
         mdatStart = UInt64(clamping: w.count)
-        w.u32(0); w.fourCC("mdat")
+        w.header("mdat", size: 0)
         try file.write(w.bytes)
     }
 
@@ -84,15 +84,10 @@ final class MovieMuxer: Muxer {
 
     /// Writes the `mdat` size, as a 64-bit size over the `free` box when it needs one.
     private func patchMediaDataSize() throws {
-        let mdatSize = file.size - mdatStart
         var w = BoxWriter()
-        if mdatSize > UInt64(widening: UInt32.max) {
-            w.u32(1); w.fourCC("mdat"); w.u64(mdatSize + 8)
-            try file.write(w.bytes, at: mdatStart - 8)
-        } else {
-            w.u32(UInt32(truncatingIfNeeded: mdatSize))
-            try file.write(w.bytes, at: mdatStart)
-        }
+        w.header("mdat", size: file.size - mdatStart)
+        // (a 16-byte header starts 8 bytes early, over the `free` box)
+        try file.write(w.bytes, at: mdatStart - UInt64(clamping: w.count - 8))
     }
 }
 
