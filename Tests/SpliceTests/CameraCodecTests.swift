@@ -1,4 +1,5 @@
 import Foundation
+import ISOBMFF
 import Splice
 import Testing
 import TestSupport
@@ -89,5 +90,26 @@ struct CameraCodecTests {
                                                 "-of", "csv=p=0", joined.path]).stdout
         #expect(frames.trimmingCharacters(in: .whitespacesAndNewlines) == "50")
         #expect(abs(try OggTests.rmsLevel(joined) - OggTests.rmsLevel(a)) < 0.5)
+    }
+
+    /// A sample entry no codec entry reads cannot be re-encoded: export names it before writing
+    /// anything; remux still copies it as it is.
+    @Test func anEntryNoCodecReadsIsNamed() throws {
+        let source = try Self.clip("camera-unknown.mov", profile: 0, codec: "pcm_s24be", rate: 48000)
+        func rename(_ box: inout Box) {
+            if box.type == "stsd", let i = box.payload.firstRange(of: Array("in24".utf8)) {
+                box.payload.replaceSubrange(i, with: Array("xyz4".utf8))
+            }
+            guard var children = box.children else { return }
+            for i in children.indices { rename(&children[i]) }
+            box.children = children
+        }
+        try MoovPatch.apply(to: source) { rename(&$0) }
+        let out = Fixtures.path("camera-unknown.mp4")
+        let r = try Tool.splice(["export", source.path, "-o", out.path, "--force"])
+        #expect(r.status == 65 && r.stderr.contains("track 2 cannot be re-encoded: Splice knows no codec for its 'xyz4' sample entry"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let copy = try Tool.splice(["remux", source.path, Fixtures.path("camera-unknown-copy.mov").path, "--force"])
+        #expect(copy.status == 0, "\(copy.stderr)")
     }
 }

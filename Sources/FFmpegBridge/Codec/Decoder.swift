@@ -15,6 +15,12 @@ public final class Decoder: @unchecked Sendable {   // confined: used by one thr
     /// copies of the context that share its `opaque`).
     public let log = FFmpegLog.Sink()
 
+    /// Whether this machine's libavcodec has a decoder for FFmpeg's codec `codecName`.
+    public static func exists(for codecName: String) -> Bool {
+        guard (try? FFmpegLibraries.load(for: "decoding")) != nil, let descriptor = avcodec_descriptor_get_by_name(codecName) else { return false }
+        return avcodec_find_decoder(descriptor.pointee.id) != nil
+    }
+
     /// - Throws: `.unsupported` when this machine's libavcodec has no decoder for the codec.
     public init(parameters: CodecParameters, timescale: Int32) throws {
         do { try FFmpegLibraries.load(for: "decoding") } catch { throw error.mediaError }

@@ -168,6 +168,12 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
         return options
     }
 
+    /// Whether this machine's libavcodec has the encoder `encoderName` (`libx264`, `libopus`, …).
+    public static func exists(named encoderName: String) -> Bool {
+        guard (try? FFmpegLibraries.load(for: "encoding")) != nil else { return false }
+        return avcodec_find_encoder_by_name(encoderName) != nil
+    }
+
     /// The sample rates an audio encoder takes, or nil when it takes any (or is missing).
     public static func supportedSampleRates(encoderName: String) -> [Int]? {
         guard (try? FFmpegLibraries.load(for: "encoding")) != nil, let codec = avcodec_find_encoder_by_name(encoderName),

@@ -238,7 +238,13 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
                              file: asset.filePath())
         }
         for track in asset.tracks {
-            guard case .copy = plan(for: track) else { continue }
+            guard case .copy = plan(for: track) else {
+                if case .leaveOut = plan(for: track) { continue }
+                if let reason = ExportSession.decodingProblem(track) {
+                    throw MediaError(.unsupported, "track \(track.trackID) cannot be re-encoded: \(reason)", file: asset.filePath(of: track))
+                }
+                continue
+            }
             if let reason = track.passthroughProblem {
                 throw MediaError(.unsupported, "track \(track.trackID) cannot be copied: \(reason); use a preset that re-encodes")
             }
@@ -247,6 +253,16 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
                                  + "files have no edit lists to hide what comes before it: cut at sync samples, write MP4/MOV, or re-encode")
             }
         }
+    }
+
+    /// Why a track's samples cannot be decoded here, or nil: a sample entry no codec entry reads,
+    /// or a codec this machine's libavcodec has no decoder for.
+    static func decodingProblem(_ track: AssetTrack) -> String? {
+        // (encrypted samples are refused with the reason: no key)
+        guard let format = track.formatDescriptions.first, track.encryption == nil else { return nil }
+        let codec = (format.entryCodecParameters(mediaType: track.mediaType) ?? format.parameters).codecName
+        if codec.isEmpty { return "Splice knows no codec for its '\(format.codec)' sample entry" }
+        return Decoder.exists(for: codec) ? nil : "this machine's libavcodec has no \(codec) decoder"
     }
 
     private func exportNow() throws {
