@@ -74,11 +74,11 @@ enum ExportCommand: Command {
         let session = ExportSession(asset: asset, preset: preset)
         if let range = args.options["--range"] { session.timeRange = try parseRange(range) }
         if let v = args.options["--video-codec"] {
-            guard let codec = VideoEncodingSettings.Codec(rawValue: v) else { throw UsageError(message: "--video-codec takes h264, hevc, av1 or vp9") }
+            guard let codec = VideoEncodingSettings.Codec(rawValue: v) else { throw UsageError(message: "--video-codec takes " + VideoEncodingSettings.Codec.allCases.map(\.rawValue).joined(separator: ", ")) }
             session.videoCodec = codec
         }
         if let a = args.options["--audio-codec"] {
-            guard let codec = AudioEncodingSettings.Codec(rawValue: a) else { throw UsageError(message: "--audio-codec takes aac, opus, flac, alac or mp3") }
+            guard let codec = AudioEncodingSettings.Codec(rawValue: a) else { throw UsageError(message: "--audio-codec takes " + AudioEncodingSettings.Codec.allCases.map(\.rawValue).joined(separator: ", ")) }
             session.audioCodec = codec
         }
         if let c = args.options["--crf"] {

@@ -76,7 +76,7 @@ enum MixCommand: Command {
         if !video.metadata.isEmpty { session.metadata = video.metadata }
         session.outputURL = outputURL
         if let c = args.options["--audio-codec"] {
-            guard let codec = AudioEncodingSettings.Codec(rawValue: c), codec != .mp3 else { throw UsageError(message: "--audio-codec takes aac, opus, flac or alac") }
+            guard let codec = AudioEncodingSettings.Codec(rawValue: c), codec != .mp3 else { throw UsageError(message: "--audio-codec takes " + AudioEncodingSettings.Codec.allCases.filter { $0 != .mp3 }.map(\.rawValue).joined(separator: ", ")) }
             session.audioCodec = codec
         }
         if let b = args.options["--audio-bitrate"] {

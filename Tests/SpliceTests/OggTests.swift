@@ -57,6 +57,9 @@ struct OggTests {
         let sound = try Tool.splice(["remux", aac.path, out.path, "--force"])
         #expect(sound.status == 65 && sound.stderr.contains("ogg files cannot hold aac; mp4, mkv, ts"), "\(sound.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
+        // The rows answer what the README says they do.
+        #expect(FileType.containers(holding: "vorbis") == ["mkv", "webm", "avi", "ogg"])
+        #expect(!FileType.webm.canHold("h264") && !FileType.mkv.hasEditLists && FileType.opus.holdsSoundOnly && FileType.webm.defaultVideoCodec == .vp9)
     }
 
     /// Exporting a movie to .ogg/.opus encodes its sound as Opus and leaves the video out, with a note.
