@@ -26,6 +26,8 @@ public struct CodecEntry: Sendable {
     public let firstPacket: FirstPacketNeed
     /// Whether the entry `write` builds belongs in QuickTime files only (PCM).
     public let quickTimeOnly: Bool
+    /// The libavcodec encoder Splice encodes the codec with (nil: Splice does not encode it).
+    public let encoder: String?
     /// Builds the sample entry for codec parameters (and the first packet), and says how packets
     /// change to fit it; nil for codecs Splice reads from MP4/MOV but does not write there.
     let write: (@Sendable (CodecParameters, _ firstPacket: [UInt8]) throws -> (entry: [UInt8], conversion: PacketConversion))?
@@ -38,7 +40,7 @@ public struct CodecEntry: Sendable {
     public var writesSampleEntries: Bool { write != nil }
 
     init(_ names: [String], _ mediaType: MediaType, types: [FourCC], configuration: (any DecoderConfiguration.Type)? = nil,
-         firstPacket: FirstPacketNeed = .never, quickTimeOnly: Bool = false,
+         firstPacket: FirstPacketNeed = .never, quickTimeOnly: Bool = false, encoder: String? = nil,
          write: (@Sendable (CodecParameters, [UInt8]) throws -> (entry: [UInt8], conversion: PacketConversion))?,
          read: @escaping @Sendable (SampleEntryContents, inout CodecParameters) -> Bool) {
         self.names = names
@@ -47,6 +49,7 @@ public struct CodecEntry: Sendable {
         self.configuration = configuration
         self.firstPacket = firstPacket
         self.quickTimeOnly = quickTimeOnly
+        self.encoder = encoder
         self.write = write
         self.read = read
     }
@@ -130,27 +133,27 @@ public enum CodecRegistry {
     /// The table (order matters only where two entries read one sample-entry type: the first
     /// whose reader names one of its codecs wins).
     public static let entries: [CodecEntry] = [
-        CodecEntry(["h264"], .video, types: ["avc1", "avc3"], configuration: AVCConfiguration.self, firstPacket: .withoutExtradata,
+        CodecEntry(["h264"], .video, types: ["avc1", "avc3"], configuration: AVCConfiguration.self, firstPacket: .withoutExtradata, encoder: "libx264",
                    write: { p, packet in
                        if p.extradata.first == 1 { return (SampleEntryBuilder.visual("avc1", p, SampleEntryBuilder.box("avcC", p.extradata)), .none) }
                        let record = try AVCConfiguration.record(fromAnnexB: p.extradata.isEmpty ? packet : p.extradata)
                        return (SampleEntryBuilder.visual("avc1", p, SampleEntryBuilder.box("avcC", record)), .annexBToLengthPrefixed)
                    },
                    read: { c, p in p.codecName = "h264"; p.extradata = c.child("avcC") ?? []; return true }),
-        CodecEntry(["hevc"], .video, types: ["hvc1", "hev1"], configuration: HEVCConfiguration.self, firstPacket: .withoutExtradata,
+        CodecEntry(["hevc"], .video, types: ["hvc1", "hev1"], configuration: HEVCConfiguration.self, firstPacket: .withoutExtradata, encoder: "libx265",
                    write: { p, packet in
                        if p.extradata.first == 1 { return (SampleEntryBuilder.visual("hvc1", p, SampleEntryBuilder.box("hvcC", p.extradata)), .none) }
                        let record = try HEVCConfiguration.record(fromAnnexB: p.extradata.isEmpty ? packet : p.extradata)
                        return (SampleEntryBuilder.visual("hvc1", p, SampleEntryBuilder.box("hvcC", record)), .annexBToLengthPrefixed)
                    },
                    read: { c, p in p.codecName = "hevc"; p.extradata = c.child("hvcC") ?? []; return true }),
-        CodecEntry(["av1"], .video, types: ["av01"], configuration: AV1Configuration.self, firstPacket: .withoutExtradata,
+        CodecEntry(["av1"], .video, types: ["av01"], configuration: AV1Configuration.self, firstPacket: .withoutExtradata, encoder: "libsvtav1",
                    write: { p, packet in
                        let record = p.extradata.first == 0x81 ? p.extradata : try AV1Configuration.record(fromOBUs: p.extradata.isEmpty ? packet : p.extradata)
                        return (SampleEntryBuilder.visual("av01", p, SampleEntryBuilder.box("av1C", record)), .none)
                    },
                    read: { c, p in p.codecName = "av1"; p.extradata = c.child("av1C") ?? []; return true }),
-        CodecEntry(["vp9"], .video, types: ["vp09"], firstPacket: .always,
+        CodecEntry(["vp9"], .video, types: ["vp09"], firstPacket: .always, encoder: "libvpx-vp9",
                    write: { p, packet in (SampleEntryBuilder.visual("vp09", p, try VPCodecConfiguration.box(p, keyFrame: packet)), .none) },
                    read: { _, p in p.codecName = "vp9"; return true }),
         CodecEntry(["mpeg4"], .video, types: ["mp4v"], write: mpegVideo(0x20), read: esds),
@@ -160,7 +163,7 @@ public enum CodecRegistry {
         // Apple ProRes (422 HQ, 422, LT, Proxy, 4444, 4444 XQ): decoded by libavcodec, copied as it is.
         CodecEntry(["prores"], .video, types: ["apch", "apcn", "apcs", "apco", "ap4h", "ap4x"], write: nil,
                    read: { _, p in p.codecName = "prores"; return true }),
-        CodecEntry(["aac"], .audio, types: ["mp4a"], firstPacket: .withoutExtradata,
+        CodecEntry(["aac"], .audio, types: ["mp4a"], firstPacket: .withoutExtradata, encoder: "aac",
                    write: { p, packet in
                        if !p.extradata.isEmpty {
                            return (SampleEntryBuilder.audio("mp4a", p, ESDescriptor.box(objectType: 0x40, streamType: 5, p, specificInfo: p.extradata)), .none)
@@ -175,9 +178,9 @@ public enum CodecRegistry {
                        return (SampleEntryBuilder.audio("mp4a", q, esds), .stripADTS)
                    },
                    read: esds),
-        CodecEntry(["mp3"], .audio, types: ["mp4a"], write: mpegAudio(0x6B), read: esds),
+        CodecEntry(["mp3"], .audio, types: ["mp4a"], encoder: "libmp3lame", write: mpegAudio(0x6B), read: esds),
         CodecEntry(["mp2"], .audio, types: ["mp4a"], write: mpegAudio(0x69), read: esds),
-        CodecEntry(["opus"], .audio, types: ["Opus"],
+        CodecEntry(["opus"], .audio, types: ["Opus"], encoder: "libopus",
                    write: { p, _ in
                        var q = p
                        q.sampleRate = 48000
@@ -191,7 +194,7 @@ public enum CodecRegistry {
                        p.initialPadding = opus.preSkip
                        return true
                    }),
-        CodecEntry(["flac"], .audio, types: ["fLaC"],
+        CodecEntry(["flac"], .audio, types: ["fLaC"], encoder: "flac",
                    write: { p, _ in (SampleEntryBuilder.audio("fLaC", p, try FLACConfiguration.dfLa(p.extradata)), .none) },
                    read: { c, p in
                        guard let dfla = c.child("dfLa"), let info = FLACConfiguration.streamInfo(dfLa: dfla) else { return false }
@@ -200,7 +203,7 @@ public enum CodecRegistry {
                        return true
                    }),
         // FFmpeg's ALAC extradata is the whole `alac` atom (size, type, version/flags, config).
-        CodecEntry(["alac"], .audio, types: ["alac"],
+        CodecEntry(["alac"], .audio, types: ["alac"], encoder: "alac",
                    write: { p, _ in
                        guard p.extradata.count >= 36 else { throw MediaError(.invalidData, "ALAC stream without its 36-byte configuration") }
                        return (SampleEntryBuilder.audio("alac", p, Array(p.extradata.prefix(36))), .none)

@@ -240,7 +240,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         for track in asset.tracks {
             guard case .copy = plan(for: track) else {
                 if case .leaveOut = plan(for: track) { continue }
-                if let reason = ExportSession.decodingProblem(track) {
+                if let reason = ExportSession.decodingProblem(track) ?? ExportSession.encodingProblem(plan(for: track)) {
                     throw MediaError(.unsupported, "track \(track.trackID) cannot be re-encoded: \(reason)", file: asset.filePath(of: track))
                 }
                 continue
@@ -263,6 +263,17 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         let codec = (format.entryCodecParameters(mediaType: track.mediaType) ?? format.parameters).codecName
         if codec.isEmpty { return "Splice knows no codec for its '\(format.codec)' sample entry" }
         return Decoder.exists(for: codec) ? nil : "this machine's libavcodec has no \(codec) decoder"
+    }
+
+    /// Why a plan's encoder cannot run here (this machine's libavcodec lacks it), or nil.
+    static func encodingProblem(_ plan: TrackMirror.TrackPlan) -> String? {
+        let encoder: String
+        switch plan {
+        case .encode(_, .video(let v)), .compose(_, _, _, .video(let v)): encoder = v.codec.encoderName
+        case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)): encoder = a.codec.encoderName
+        default: return nil
+        }
+        return Encoder.exists(named: encoder) ? nil : "this machine's libavcodec has no \(encoder) encoder"
     }
 
     private func exportNow() throws {

@@ -1,4 +1,5 @@
 import MediaCore
+import ISOBMFF
 
 /// What an `AssetWriterInput` encodes the decoded samples it is given into (`nil` output
 /// settings: samples are written as they are).
@@ -19,14 +20,8 @@ public struct VideoEncodingSettings: Sendable, Hashable {
         /// libvpx-vp9
         case vp9
 
-        var encoderName: String {
-            switch self {
-            case .h264: "libx264"
-            case .hevc: "libx265"
-            case .av1: "libsvtav1"
-            case .vp9: "libvpx-vp9"
-            }
-        }
+        /// The libavcodec encoder: the codec registry's.
+        var encoderName: String { CodecRegistry.entry(named: rawValue)?.encoder ?? rawValue }
     }
 
     /// How the encoder spends bits.
@@ -99,15 +94,8 @@ public struct AudioEncodingSettings: Sendable, Hashable {
         /// libmp3lame
         case mp3
 
-        var encoderName: String {
-            switch self {
-            case .aac: "aac"
-            case .opus: "libopus"
-            case .flac: "flac"
-            case .alac: "alac"
-            case .mp3: "libmp3lame"
-            }
-        }
+        /// The libavcodec encoder: the codec registry's.
+        var encoderName: String { CodecRegistry.entry(named: rawValue)?.encoder ?? rawValue }
 
         /// The sample format the encoder takes.
         var sampleFormat: (PCMBuffer.SampleFormat, planar: Bool) {
