@@ -132,9 +132,13 @@ enum ConcatCommand: Command {
         let composition = try build(clips, assets, ranges, audioOnly: audioOnly, allTracks: allTracks)
         composition.writesWithoutEditLists = !type.hasEditLists
         let asset = try composition.makeAsset()
+        // Segments that cannot share a track, and (into a file that does not keep ISO entries as
+        // they are) codecs the file cannot hold: `auto` re-encodes for either.
+        let unfit = asset.tracks.filter { [.video, .audio].contains($0.mediaType) && !type.keepsBoxes && !type.canHold($0.codecName) }
         let problems = asset.tracks.compactMap { t in t.passthroughProblem.map { "track \(t.trackID): \($0)" } }
+            + unfit.map { "track \($0.trackID): .\(type.rawValue) files cannot hold \($0.codecName)" }
         if !problems.isEmpty, !reencode {
-            guard mode != .never else { throw MediaError(.unsupported, "the clips do not fit one track: " + problems.joined(separator: "; ")) }
+            guard mode != .never else { throw MediaError(.unsupported, "the clips cannot be copied (--reencode never): " + problems.joined(separator: "; ")) }
             for p in problems { Terminal.error("note: re-encoding every clip: \(p)\n") }
             reencode = true
         }

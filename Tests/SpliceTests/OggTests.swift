@@ -75,4 +75,23 @@ struct OggTests {
         let session = ExportSession(asset: try Asset(url: movie), preset: .mediumQuality)
         #expect(session.supportedFileTypes.contains(.ogg) && session.supportedFileTypes.contains(.opus))
     }
+
+    /// `concat` of AAC clips into .ogg: `auto` re-encodes them as Opus (the file cannot hold
+    /// AAC), saying why; `never` refuses, naming the track; Opus clips are copied.
+    @Test(.enabled(if: EncodingTests.notUnderTSan)) func concatIntoOgg() throws {
+        let aac = Fixtures.path("ogg-concat.m4a")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac", aac.path])
+        let out = Fixtures.path("ogg-concat.ogg")
+        let auto = try Tool.splice(["concat", aac.path, aac.path, "-o", out.path, "--force"])
+        #expect(auto.status == 0 && auto.stderr.contains("note: re-encoding every clip: track 1: .ogg files cannot hold aac"), "\(auto.stderr)")
+        #expect(try Tool.ffprobeStreams(out).map { $0["codec_name"] as? String } == ["opus"])
+        let never = try Tool.splice(["concat", aac.path, aac.path, "-o", Fixtures.path("ogg-never.ogg").path, "--reencode", "never"])
+        #expect(never.status == 65 && never.stderr.contains(".ogg files cannot hold aac"), "\(never.stderr)")
+        let opus = try Self.sources.get().opus
+        let copied = Fixtures.path("ogg-concat.opus")
+        let r = try Tool.splice(["concat", opus.path, opus.path, "-o", copied.path, "--force"])
+        #expect(r.status == 0 && r.stdout.contains("copied"), "\(r.stdout) \(r.stderr)")
+        let duration = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", copied.path]).stdout
+        #expect(abs((Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 6) < 0.05, "\(duration)")
+    }
 }
