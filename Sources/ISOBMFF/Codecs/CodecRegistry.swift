@@ -16,7 +16,7 @@ public enum FirstPacketNeed: Sendable {
 /// `CodecRegistry.entries` (and a fixture to the codec tests); containers ask
 /// `FileType.canHold(_:)`, decoders and encoders are libavcodec's.
 public struct CodecEntry: Sendable {
-    /// FFmpeg's codec names this entry reads and writes (the first is the one shown).
+    /// FFmpeg's codec names this entry reads and writes.
     public let names: [String]
     public let mediaType: MediaType
     /// The ISO sample-entry types this entry reads (QuickTime's and ISO's spellings).
@@ -35,7 +35,6 @@ public struct CodecEntry: Sendable {
     /// `sampleEntryTypes`; false when the entry is not one this entry reads.
     let read: @Sendable (SampleEntryContents, inout CodecParameters) -> Bool
 
-    public var name: String { names[0] }
     /// Whether MP4/MOV files get a sample entry of this codec written.
     public var writesSampleEntries: Bool { write != nil }
 
@@ -115,6 +114,18 @@ public enum CodecRegistry {
         return true
     }
 
+    /// H.264/HEVC: an entry of `type` around its record box — FFmpeg's record as it is, else one
+    /// built from the parameter sets in Annex B extradata or the first packet, whose packets
+    /// then become length-prefixed.
+    private static func nalVideo(_ type: FourCC, _ box: FourCC, _ record: @escaping @Sendable ([UInt8]) throws -> [UInt8])
+        -> @Sendable (CodecParameters, [UInt8]) throws -> (entry: [UInt8], conversion: PacketConversion) {
+        { p, packet in
+            if p.extradata.first == 1 { return (SampleEntryBuilder.visual(type, p, SampleEntryBuilder.box(box, p.extradata)), .none) }
+            let built = try record(p.extradata.isEmpty ? packet : p.extradata)
+            return (SampleEntryBuilder.visual(type, p, SampleEntryBuilder.box(box, built)), .annexBToLengthPrefixed)
+        }
+    }
+
     /// `mp4v` with an `esds` of `objectType`.
     private static func mpegVideo(_ objectType: UInt8) -> @Sendable (CodecParameters, [UInt8]) throws -> (entry: [UInt8], conversion: PacketConversion) {
         { p, _ in (SampleEntryBuilder.visual("mp4v", p, ESDescriptor.box(objectType: objectType, streamType: 4, p, specificInfo: p.extradata)), .none) }
@@ -134,18 +145,10 @@ public enum CodecRegistry {
     /// whose reader names one of its codecs wins).
     public static let entries: [CodecEntry] = [
         CodecEntry(["h264"], .video, types: ["avc1", "avc3"], configuration: AVCConfiguration.self, firstPacket: .withoutExtradata, encoder: "libx264",
-                   write: { p, packet in
-                       if p.extradata.first == 1 { return (SampleEntryBuilder.visual("avc1", p, SampleEntryBuilder.box("avcC", p.extradata)), .none) }
-                       let record = try AVCConfiguration.record(fromAnnexB: p.extradata.isEmpty ? packet : p.extradata)
-                       return (SampleEntryBuilder.visual("avc1", p, SampleEntryBuilder.box("avcC", record)), .annexBToLengthPrefixed)
-                   },
+                   write: nalVideo("avc1", "avcC", AVCConfiguration.record(fromAnnexB:)),
                    read: { c, p in p.codecName = "h264"; p.extradata = c.child("avcC") ?? []; return true }),
         CodecEntry(["hevc"], .video, types: ["hvc1", "hev1"], configuration: HEVCConfiguration.self, firstPacket: .withoutExtradata, encoder: "libx265",
-                   write: { p, packet in
-                       if p.extradata.first == 1 { return (SampleEntryBuilder.visual("hvc1", p, SampleEntryBuilder.box("hvcC", p.extradata)), .none) }
-                       let record = try HEVCConfiguration.record(fromAnnexB: p.extradata.isEmpty ? packet : p.extradata)
-                       return (SampleEntryBuilder.visual("hvc1", p, SampleEntryBuilder.box("hvcC", record)), .annexBToLengthPrefixed)
-                   },
+                   write: nalVideo("hvc1", "hvcC", HEVCConfiguration.record(fromAnnexB:)),
                    read: { c, p in p.codecName = "hevc"; p.extradata = c.child("hvcC") ?? []; return true }),
         CodecEntry(["av1"], .video, types: ["av01"], configuration: AV1Configuration.self, firstPacket: .withoutExtradata, encoder: "libsvtav1",
                    write: { p, packet in

@@ -173,11 +173,6 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
         if case .libavformat(let name) = writer { name } else { nil }
     }
 
-    /// The `ftyp` a new file of this type gets (nil for files written through libavformat).
-    var fileTypeBox: FileTypeBox? {
-        if case .iso(let box, _) = writer { box } else { nil }
-    }
-
     /// Whether the file holds text subtitle tracks.
     public var holdsTextSubtitles: Bool { textSubtitles != .none }
 

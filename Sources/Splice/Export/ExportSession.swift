@@ -238,9 +238,10 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
                              file: asset.filePath())
         }
         for track in asset.tracks {
-            guard case .copy = plan(for: track) else {
-                if case .leaveOut = plan(for: track) { continue }
-                if let reason = ExportSession.decodingProblem(track) ?? ExportSession.encodingProblem(plan(for: track)) {
+            let plan = plan(for: track)
+            if case .leaveOut = plan { continue }
+            guard case .copy = plan else {
+                if let reason = ExportSession.decodingProblem(track) ?? ExportSession.encodingProblem(plan) {
                     throw MediaError(.unsupported, "track \(track.trackID) cannot be re-encoded: \(reason)", file: asset.filePath(of: track))
                 }
                 continue

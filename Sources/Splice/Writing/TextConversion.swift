@@ -50,10 +50,8 @@ final class TextConversion: SampleTransform {
             return [sample]
         }
         // The source's own text format when the container takes it, else the container's.
-        if packetFormat == nil {
-            packetFormat = source.flatMap { fileType.holdsSubtitlePackets($0) ? $0 : nil } ?? containerFormat
-        }
-        guard let target = packetFormat else { return [sample] }
+        let target = packetFormat ?? source.flatMap { fileType.holdsSubtitlePackets($0) ? $0 : nil } ?? containerFormat
+        packetFormat = target
         if source == target { return [sample] }
         let bytes = try sample.loadData()
         let (body, styles) = source.map { $0.decode(bytes) } ?? TX3G.decode(bytes)
