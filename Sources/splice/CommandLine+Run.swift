@@ -31,7 +31,7 @@ enum Version {
 }
 
 extension CommandLine {
-    static let commands: [any Command.Type] = [InspectCommand.self, RemuxCommand.self, ExportCommand.self, ConcatCommand.self, MergeCommand.self, MixCommand.self, ImagesCommand.self, SubtitlesCommand.self, ThumbnailCommand.self]
+    static let commands: [any Command.Type] = [InspectCommand.self, RemuxCommand.self, ExportCommand.self, TrimCommand.self, ConcatCommand.self, MergeCommand.self, MixCommand.self, ImagesCommand.self, SubtitlesCommand.self, ThumbnailCommand.self]
 
     static var mainHelp: String {
         var s = """
@@ -107,6 +107,9 @@ extension CommandLine {
             let help = e.command.map { "splice help \($0)" } ?? "splice --help"
             message = "error: \(e.message)\nSee '\(help)'."
             code = ExitCode.usage
+        case let e as MediaError where e.code == .fileExists:
+            message = "error: \(e) (use --force to replace it)"
+            code = ExitCode.failure
         case let e as MediaError:
             message = "error: \(e)"
             switch e.code {
@@ -120,34 +123,5 @@ extension CommandLine {
         }
         Terminal.error((message.replacingOccurrences(of: "\n", with: "\n", options: []) + "\n"))
         return code
-    }
-}
-
-/// Splits arguments into flags (which must be known) and positionals.
-struct ParsedArguments {
-    var flags: Set<String> = []
-    var options: [String: String] = [:]
-    var positionals: [String] = []
-
-    init(_ args: [String], flags known: Set<String>, options knownOptions: Set<String> = []) throws {
-        var i = 0
-        var onlyPositionals = false
-        while i < args.count {
-            let a = args[i]
-            if onlyPositionals || !a.hasPrefix("-") || a == "-" {
-                positionals.append(a)
-            } else if a == "--" {
-                onlyPositionals = true
-            } else if known.contains(a) {
-                flags.insert(a)
-            } else if knownOptions.contains(a) {
-                guard i + 1 < args.count else { throw UsageError(message: "missing value for '\(a)'") }
-                options[a] = args[i + 1]
-                i += 1
-            } else {
-                throw UsageError(message: "unknown option '\(a)'")
-            }
-            i += 1
-        }
     }
 }

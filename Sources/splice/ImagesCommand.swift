@@ -42,57 +42,15 @@ enum ImagesCommand: Command {
         let args = try ParsedArguments(arguments, flags: ["--faststart", "--force"],
                                        options: ["-o", "--fps", "--seconds-per-image", "--size", "--audio", "--crossfade", "--preset", "--progress"])
         guard !args.positionals.isEmpty else { throw UsageError(message: "expected one or more images") }
-        guard let output = args.options["-o"] else { throw UsageError(message: "missing -o <output>") }
-        let outputURL = URL(fileURLWithPath: output)
-        let force = args.flags.contains("--force")
-        try JobSupport.checkOutput(outputURL, force: force, inputs: args.positionals + [args.options["--audio"]].compactMap { $0 })
-        let fps = try number(args.options["--fps"], "--fps", range: 1...240) ?? 30
-        let seconds = try number(args.options["--seconds-per-image"], "--seconds-per-image", range: 0.001...86_400)
-        let crossfade = try number(args.options["--crossfade"], "--crossfade", range: 0...86_400) ?? 0
-        let frameDuration = VideoComposition.frameDuration(forRate: fps)
-        let perImage = seconds.map { max(1, ($0 / frameDuration.seconds).rounded(saturating: Int.self) ?? 1) } ?? (args.options["--fps"] != nil ? 1 : (3 / frameDuration.seconds).rounded(saturating: Int.self) ?? 1)
-        let fadeFrames = (crossfade / frameDuration.seconds).rounded(saturating: Int.self) ?? 0
-        guard fadeFrames <= perImage else {
-            throw UsageError(message: "--crossfade \(args.options["--crossfade"]!) is longer than each image is shown (\(Double(perImage) * frameDuration.seconds) s)")
-        }
-        let preset = try JobSupport.preset(args.options["--preset"])
-        let json = try JobSupport.jsonProgress(args)
-        let images = try args.positionals.map { path -> StillImage in
-            guard FileManager.default.fileExists(atPath: path) else { throw MediaError(.fileNotFound, "no such file", file: path) }
-            return try StillImage(contentsOf: URL(fileURLWithPath: path))
-        }
-        let size = try args.options["--size"].map(parseSize) ?? Dimensions(width: images[0].width + images[0].width % 2,
-                                                                           height: images[0].height + images[0].height % 2)
-        let slides = try VideoComposition(images: images, renderSize: size, frameDuration: frameDuration,
-                                          framesPerImage: perImage, crossfadeFrames: fadeFrames)
-        let composition = MutableComposition()
-        if let path = args.options["--audio"] {
-            let clip = try Clip(path)
-            let audio = try clip.open()
-            guard let sound = audio.tracks(withMediaType: .audio).first else { throw MediaError(.invalidData, "has no audio track", file: clip.url.path) }
-            let range = try clip.range(in: audio)
-            let length = min(range.duration, slides.duration)
-            try composition.addMutableTrack(withMediaType: .audio)!.insertTimeRange(TimeRange(start: range.start, duration: length), of: sound, at: .zero)
-        }
-        let session = ExportSession(asset: try composition.makeAsset(), preset: preset == .passthrough ? .highestQuality : preset)
-        session.videoComposition = slides
-        return try JobSupport.export(session, to: outputURL, force: force, faststart: args.flags.contains("--faststart"), json: json)
-    }
-
-    private static func number(_ text: String?, _ name: String, range: ClosedRange<Double>) throws -> Double? {
-        guard let text else { return nil }
-        guard let v = Double(text), range.contains(v) else {
-            throw UsageError(message: "\(name) takes a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted()), not '\(text)'")
-        }
-        return v
-    }
-
-    /// `<w>x<h>`, even sizes from 16 to 16384.
-    static func parseSize(_ text: String) throws -> Dimensions {
-        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }   // lint: checked (parses text: nil when it is not a number)
-        guard parts.count == 2, (16...16384).contains(parts[0]), (16...16384).contains(parts[1]), parts[0] % 2 == 0, parts[1] % 2 == 0 else {
-            throw UsageError(message: "--size takes <width>x<height>, even, 16 to 16384 (1920x1080), not '\(text)'")
-        }
-        return Dimensions(width: parts[0], height: parts[1])
+        var options = SlideshowOptions(frameRate: try args.number("--fps", in: 1...240, default: 30)!, renderSize: try args.size("--size", even: true),
+                                       audio: try args.options["--audio"].map(ParsedArguments.clip), preset: try args.preset())
+        // --fps alone: one image per frame.
+        let seconds = try args.number("--seconds-per-image", in: 0.001...86_400) ?? (args.options["--fps"] != nil ? 1 / options.frameRate : 3)
+        options.imageDuration = MediaTime(seconds: seconds, preferredTimescale: 90_000)
+        let fade = try args.number("--crossfade", in: 0...86_400, default: 0)!
+        guard fade <= seconds else { throw UsageError(message: "--crossfade \(fade) s is longer than each image is shown (\(seconds) s)") }
+        options.crossfade = MediaTime(seconds: fade, preferredTimescale: 90_000)
+        let session = try ExportSession.slideshow(of: args.positionals.map { URL(fileURLWithPath: $0) }, to: try args.output(), options: options)
+        return try JobRunner.export(session, args)
     }
 }

@@ -61,13 +61,11 @@ enum RemuxCommand: Command {
         }
         let inputURL = URL(fileURLWithPath: args.positionals[0])
         let outputURL = URL(fileURLWithPath: args.positionals[1])
-        guard let outputType = FileType(pathExtension: outputURL.pathExtension) else {
-            throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files; remux writes \(FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))", file: outputURL.path)
-        }
+        let outputType = try FileType.writing(outputURL)
         if args.flags.contains("--faststart") && !outputType.movesIndexToFront {
             throw UsageError(message: "--faststart applies to \(FileType.allCases.filter(\.movesIndexToFront).map { "." + $0.rawValue }.joined(separator: ", ")) outputs")
         }
-        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: [inputURL.path])
+        try JobRunner.checkOutput(outputURL, force: args.has("--force"), inputs: [inputURL.path])
         let asset = try Asset(url: inputURL, salvage: args.flags.contains("--salvage"))
         for note in asset.salvageNotes + asset.timingNotes {
             Terminal.error("warning: \(inputURL.path): \(note)\n")
@@ -84,19 +82,9 @@ enum RemuxCommand: Command {
         pipe.writer.shouldOptimizeForNetworkUse = args.flags.contains("--faststart")
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
 
-        let progress = ProgressBar(mediaSeconds: asset.duration.seconds)
-        if progress.isEnabled { pipe.progressHandler = { progress.update($0) } }
-        do {
-            try Signals.whileRunning(cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
-            progress.finish()
-        } catch let e as MediaError where e.code == .cancelled {
-            progress.clear()
-            guard let status = Signals.reportInterruption(of: outputURL.path) else { throw e }
-            return status
-        } catch {
-            progress.clear()
-            throw error
-        }
+        let interrupted = try JobRunner.run(output: outputURL, mediaSeconds: asset.duration.seconds, json: false,
+                                            install: { pipe.progressHandler = $0 }, cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
+        if let interrupted { return interrupted }
 
         for warning in pipe.warnings {
             Terminal.error("warning: \(warning)\n")
@@ -135,49 +123,5 @@ enum RemuxCommand: Command {
         }
         print("verified: \(result.tracks) tracks, \(result.samples) samples identical in bytes and timing")
         return ExitCode.success
-    }
-}
-
-/// A one-line progress bar on stderr (percent, speed, ETA), only when stderr is a terminal.
-final class ProgressBar: @unchecked Sendable {   // `lastDraw` under `lock`; the rest immutable
-    let isEnabled = isatty(2) != 0
-    private let mediaSeconds: Double
-    private let start = Date()
-    private let lock = NSLock()
-    private var lastDraw = Date.distantPast
-
-    init(mediaSeconds: Double) { self.mediaSeconds = mediaSeconds }
-
-    func update(_ fraction: Double) {
-        guard isEnabled else { return }
-        let now = Date()
-        lock.withLock {
-            guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
-            lastDraw = now
-            draw(fraction, now)
-        }
-    }
-
-    private func draw(_ fraction: Double, _ now: Date) {
-        let elapsed = now.timeIntervalSince(start)
-        let width = 30
-        let filled = max(0, min(width, (fraction * Double(width)).rounded(saturating: Int.self, .down) ?? 0))
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        let speed = elapsed > 0 && mediaSeconds.isFinite ? fraction * mediaSeconds / elapsed : 0
-        let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
-        let seconds = eta.rounded(saturating: Int.self, .towardZero) ?? 0
-        let line = String(format: "\r[%@] %3d%%  %.0fx  ETA %d:%02d ", bar, (fraction * 100).rounded(saturating: Int.self, .towardZero) ?? 0, speed, seconds / 60, seconds % 60)
-        Terminal.error(line)
-    }
-
-    func finish() {
-        guard isEnabled else { return }
-        lock.withLock { draw(1, Date()) }
-        Terminal.error("\n")
-    }
-
-    func clear() {
-        guard isEnabled else { return }
-        Terminal.error("\r\u{1B}[K")
     }
 }

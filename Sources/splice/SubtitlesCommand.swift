@@ -80,7 +80,7 @@ enum SubtitlesCommand: Command {
         guard let type = FileType(pathExtension: outputURL.pathExtension), type.holdsTextSubtitles else {
             throw MediaError(.unsupported, "cannot write subtitles to '.\(outputURL.pathExtension)'; write .mp4, .m4v, .mov, .mkv or .webm", file: outputPath)
         }
-        try JobSupport.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: args.positionals)
+        try JobRunner.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: args.positionals)
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
         var tracks: [NewSubtitleTrack] = []
         for (i, path) in args.positionals.dropFirst().enumerated() {
@@ -108,7 +108,7 @@ enum SubtitlesCommand: Command {
         guard let format = SubtitleFormat(pathExtension: URL(fileURLWithPath: outputPath).pathExtension) else {
             throw UsageError(message: "the output must end in .srt or .vtt")
         }
-        try JobSupport.checkOutput(URL(fileURLWithPath: outputPath), force: args.flags.contains("--force"), inputs: args.positionals)
+        try JobRunner.checkOutput(URL(fileURLWithPath: outputPath), force: args.flags.contains("--force"), inputs: args.positionals)
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
         let candidates = asset.tracks.filter { $0.hasMediaCharacteristic(.legible) && $0.formatDescriptions.first?.codec == "tx3g" }
         let list = candidates.map { "\($0.trackID) (\($0.languageCode ?? "und")\($0.name.map { ", \($0)" } ?? ""))" }.joined(separator: ", ")

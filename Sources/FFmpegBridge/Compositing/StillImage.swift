@@ -21,6 +21,8 @@ public final class StillImage: @unchecked Sendable {   // decoded state under `l
     public let orientation: PictureOrientation
     /// The file (or name) the image came from, for messages.
     public let name: String
+    /// The file the image was read from (nil: made from data).
+    public private(set) var url: URL?
     private let data: Data
     private let codec: String
     private let lock = NSLock()
@@ -37,6 +39,7 @@ public final class StillImage: @unchecked Sendable {   // decoded state under `l
         let file = try ReadOnlyFile(path: url.path)
         guard file.size <= 1 << 30 else { throw MediaError(.unsupported, "an image of \(file.size) bytes is more than Splice reads (1 GiB)", file: url.path) }
         try self.init(data: try file.readData(at: 0, count: Int(clamping: file.size)), name: url.path)
+        self.url = url
     }
 
     public init(data: Data, name: String) throws {

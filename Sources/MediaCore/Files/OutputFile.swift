@@ -23,7 +23,7 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
 
     /// Creates the temporary file in the destination's directory.
     /// - Parameter replacing: whether `commit()` may replace an existing destination.
-    /// - Throws: `.io` when the directory cannot be written, `.invalidOperation` when the
+    /// - Throws: `.io` when the directory cannot be written, `.fileExists` when the
     ///   destination exists and `replacing` is false.
     public init(destination: String, replacing: Bool) throws {
         self.destination = destination
@@ -73,8 +73,19 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
 
     deinit { discard() }
 
-    private static func alreadyExists(_ destination: String) -> MediaError {
-        MediaError(.invalidOperation, "already exists (use --force to replace it)", file: destination)
+    /// The one "output exists" error (`.fileExists`): a command line adds how to replace it.
+    public static func alreadyExists(_ destination: String) -> MediaError {
+        MediaError(.fileExists, "already exists", file: destination)
+    }
+
+    /// Refuses a destination that is one of a job's inputs (by device and inode: also through
+    /// `../`, a symbolic or a hard link), whether or not it may be replaced, then one that exists
+    /// when it may not. Jobs call it before reading anything.
+    /// - Parameter inputs: the paths of every file the job reads.
+    /// - Throws: `.invalidOperation` (an input), `.fileExists`.
+    public static func checkDestination(_ destination: String, replacing: Bool, inputs: [String]) throws {
+        try FileIdentity.checkOutput(destination, isNotAnyOf: inputs)
+        if !replacing && FileManager.default.fileExists(atPath: destination) { throw alreadyExists(destination) }
     }
 
     private func ioError(_ what: String, _ cause: Errno) -> MediaError {

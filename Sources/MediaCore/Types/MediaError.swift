@@ -12,6 +12,8 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         /// Valid, but something Splice does not handle.
         case unsupported
         case fileNotFound
+        /// The output exists, and replacing it was not asked for.
+        case fileExists
         /// Reading or writing the file system failed.
         case io
         /// The caller asked for something that cannot be done in this state.

@@ -1,3 +1,4 @@
+import Foundation
 import MediaCore
 import ISOBMFF
 import Subtitles
@@ -154,6 +155,16 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
         let e = pathExtension.lowercased()
         guard let row = FileType.allCases.first(where: { $0.extensions.contains(e) }) else { return nil }
         self = row
+    }
+
+    /// The file type `url`'s extension names, for writing it.
+    /// - Throws: `.unsupported` naming the file types Splice writes, when it names none.
+    public static func writing(_ url: URL) throws -> FileType {
+        guard let type = FileType(pathExtension: url.pathExtension) else {
+            throw MediaError(.unsupported, "cannot write '.\(url.pathExtension)' files; Splice writes \(FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))",
+                             file: url.path)
+        }
+        return type
     }
 
     /// The file type of an existing movie (by its `ftyp`; QuickTime without one).

@@ -76,6 +76,9 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// `passthrough` only: audio the output container cannot hold (PCM from a WAV into MP4) is
     /// encoded (AAC at 192 kb/s, or `audioCodec`) instead of failing the export.
     @Guarded public var encodesAudioTheContainerCannotHold: Bool = false
+    /// What the job that made the session decided, and why, before it runs (every clip
+    /// re-encoded, cuts moved to sync samples, audio encoded that the container cannot hold).
+    @Guarded public internal(set) var notes: [String] = []
     /// Called with `progress` as it moves, from the export's queues, one call at a time.
     @Guarded public var progressHandler: (@Sendable (Double) -> Void)? = nil
 
@@ -283,6 +286,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
             throw MediaError(.unsupported, "cannot tell the container from '.\(outputURL.pathExtension)'; set outputFileType "
                              + "(\(supportedFileTypes.map(\.rawValue).joined(separator: ", ")))", file: outputURL.path)
         }()
+        try OutputFile.checkDestination(outputURL.path, replacing: replacesExistingFile, inputs: inputFiles.map(\.path))
         try checkTracks(for: fileType)
         if let reason = problem(writing: fileType) {
             throw MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
@@ -325,7 +329,12 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         lock.withLock { _warnings = notes + pipe.warnings + writer.warnings + reader.warnings + clipping }
     }
 
-    /// Moves `progress` forward (never back; 1 only when the output is in place).
+    /// Every file the export reads: the asset's (a composition's clips) and the video
+    /// composition's images.
+    var inputFiles: [URL] {
+        asset.sourceURLs + (videoComposition?.overlays.compactMap(\.image.url) ?? [])
+    }
+
     /// Moves `progress` forward and tells `progressHandler`, one call at a time, in order.
     private func advance(to fraction: Double, final: Bool = false) {
         delivery.withLock {

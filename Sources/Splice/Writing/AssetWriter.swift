@@ -65,10 +65,7 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
     /// - Throws: `.unsupported` when no file type is given and the extension names none Splice writes.
     public init(outputURL: URL, fileType: FileType? = nil) throws {
         self.outputURL = outputURL
-        guard let type = fileType ?? FileType(pathExtension: outputURL.pathExtension) else {
-            throw MediaError(.unsupported, "cannot write '.\(outputURL.pathExtension)' files; Splice writes \(FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))",
-                             file: outputURL.path)
-        }
+        let type = try fileType ?? FileType.writing(outputURL)
         if type.muxerName != nil {
             do { try FFmpegLibraries.load(for: "writing .\(type.rawValue) files") } catch {
                 throw MediaError(.unsupported, error.description, file: outputURL.path, underlying: error)

@@ -1,0 +1,82 @@
+import Foundation
+import MediaCore
+
+/// A crossfade: clips overlapped by the transition's length on two alternating video tracks and
+/// two audio tracks (A/B roll), the outgoing picture's opacity and sound's volume ramped down
+/// while the incoming sound's ramps up. Everything is re-encoded.
+extension Concatenation {
+    static func crossfading(_ clips: [Clip], _ assets: [Asset], _ ranges: [TimeRange], fade: MediaTime, options: ConcatenationOptions,
+                            to outputURL: URL) throws -> ExportSession {
+        guard fade > .zero else { throw MediaError(.invalidOperation, "a crossfade lasts more than 0 s") }
+        let job = Concatenation(clips: clips, assets: assets, ranges: ranges, type: try FileType.writing(outputURL), options: options)
+        for (k, range) in ranges.enumerated() {
+            let transitions = (k > 0 ? 1 : 0) + (k < ranges.count - 1 ? 1 : 0)
+            if range.duration < fade * Int64(widening: transitions) {
+                throw MediaError(.invalidOperation, "is \(String(format: "%.3f", range.duration.seconds)) s long, too short for "
+                                 + "\(transitions) crossfade\(transitions == 1 ? "" : "s") of \(fade.seconds) s", file: clips[k].url.path)
+            }
+        }
+        let composition = MutableComposition()
+        let hasVideo = !options.audioOnly && assets.contains { !$0.tracks(withMediaType: .video).isEmpty }
+        let videoTracks = hasVideo ? (0..<min(2, clips.count)).compactMap { _ in composition.addMutableTrack(withMediaType: .video) } : []
+        let audioTracks = (0..<min(2, clips.count)).compactMap { _ in composition.addMutableTrack(withMediaType: .audio) }
+        var starts: [MediaTime] = []
+        var at = MediaTime.zero
+        for (k, asset) in assets.enumerated() {
+            starts.append(at)
+            if let v = asset.tracks(withMediaType: .video).first(where: \.isEnabled) ?? asset.tracks(withMediaType: .video).first, !videoTracks.isEmpty {
+                try videoTracks[k % 2].insertTimeRange(ranges[k].intersection(v.timeRange), of: v, at: at)
+            }
+            if let a = asset.tracks(withMediaType: .audio).first(where: \.isEnabled) ?? asset.tracks(withMediaType: .audio).first {
+                try audioTracks[k % 2].insertTimeRange(ranges[k].intersection(a.timeRange), of: a, at: at)
+            }
+            at = at + ranges[k].duration - fade
+        }
+        let session = ExportSession(asset: try composition.makeAsset(), preset: options.preset == .passthrough ? .highestQuality : options.preset)
+        session.outputURL = outputURL
+        session.audioMix = crossfadeMix(audioTracks, starts: starts, fade: fade)
+        if hasVideo { session.videoComposition = job.dissolves(videoTracks, starts: starts, end: at + fade, fade: fade) }
+        if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }
+        job.fitToFirstClip(session, video: false)
+        return session
+    }
+
+    /// The sound: each clip's track ramps down over the transition while the next one's ramps up.
+    private static func crossfadeMix(_ tracks: [CompositionTrack], starts: [MediaTime], fade: MediaTime) -> AudioMix {
+        var params = tracks.map { AudioMixInputParameters(trackID: $0.trackID) }
+        for k in 1..<max(1, starts.count) {
+            let transition = TimeRange(start: starts[k], duration: fade)
+            params[(k - 1) % 2].setVolumeRamp(fromStartVolume: 1, toEndVolume: 0, timeRange: transition)
+            if k == 1 { params[1].setVolume(0, at: .zero) }       // (later clips come in after a ramp down to 0)
+            params[k % 2].setVolumeRamp(fromStartVolume: 0, toEndVolume: 1, timeRange: transition)
+        }
+        var mix = AudioMix()
+        mix.inputParameters = params
+        return mix
+    }
+
+    /// The picture: each clip alone between transitions, the outgoing one fading out over the
+    /// incoming one during them, every clip fitted into the first one's shown size.
+    private func dissolves(_ tracks: [CompositionTrack], starts: [MediaTime], end: MediaTime, fade: MediaTime) -> VideoComposition? {
+        guard let first = assets.lazy.compactMap({ $0.tracks(withMediaType: .video).first }).first, let natural = first.naturalSize else { return nil }
+        let shown = VideoComposition.shownSize(natural, first.preferredTransform)
+        var video = VideoComposition(renderSize: shown, frameDuration: VideoComposition.frameDuration(forRate: Concatenation.standardRate(Double(first.nominalFrameRate))))
+        func layer(_ k: Int) -> VideoCompositionLayerInstruction {
+            var l = VideoCompositionLayerInstruction(trackID: tracks[k % 2].trackID)
+            if let source = assets[k].tracks(withMediaType: .video).first, let size = source.naturalSize {
+                l.setTransform(VideoComposition.fittingTransform(size, source.preferredTransform, into: shown), at: .zero)
+            }
+            return l
+        }
+        for k in clips.indices {
+            let solo = TimeRange(start: k == 0 ? .zero : starts[k] + fade, end: k == clips.count - 1 ? end : starts[k + 1])
+            if !solo.isEmpty { video.instructions.append(VideoCompositionInstruction(timeRange: solo, layerInstructions: [layer(k)])) }
+            guard k + 1 < clips.count else { continue }
+            let transition = TimeRange(start: starts[k + 1], duration: fade)
+            var outgoing = layer(k)
+            outgoing.setOpacityRamp(fromStartOpacity: 1, toEndOpacity: 0, timeRange: transition)
+            video.instructions.append(VideoCompositionInstruction(timeRange: transition, layerInstructions: [outgoing, layer(k + 1)]))
+        }
+        return video
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import MediaCore
+
+/// How `ExportSession.concatenating(_:to:options:)` joins clips.
+public struct ConcatenationOptions: Sendable {
+    /// When the clips are re-encoded.
+    public enum Reencode: String, Sendable, CaseIterable {
+        /// Copy when every clip fits one track (same codec, size, profile, audio rate and
+        /// channels) and every cut can be exact; else re-encode every clip (with a note).
+        case auto
+        /// Copy or fail; into files without edit lists, cuts move back to sync samples (a note each).
+        case never
+        case always
+    }
+
+    public var reencode = Reencode.auto
+    /// The preset when re-encoding (`passthrough` means `highestQuality` for a crossfade).
+    public var preset = ExportPreset.highestQuality
+    /// Join only the sound (always, into a sound-only file type); a clip without sound is refused.
+    public var audioOnly = false
+    /// Keep every track all clips have (by type and language), not only the enabled video and audio.
+    public var allTracks = false
+    /// Dissolve each clip into the next over this long; the clips overlap, everything is re-encoded.
+    public var crossfade: MediaTime?
+
+    public init(reencode: Reencode = .auto, preset: ExportPreset = .highestQuality, audioOnly: Bool = false, allTracks: Bool = false,
+                crossfade: MediaTime? = nil) {
+        self.reencode = reencode
+        self.preset = preset
+        self.audioOnly = audioOnly
+        self.allTracks = allTracks
+        self.crossfade = crossfade
+    }
+}
+
+extension ExportSession {
+    /// The export of `clips` one after the other into `outputURL`: each clip brings its enabled
+    /// video and audio track (every common track with `allTracks`); a clip without sound leaves
+    /// silence. Into MP4/MOV samples are copied and each cut is frame-exact through the edit
+    /// list; what the job decided (re-encoding, moved cuts) is in `notes`. Run it with `run()`.
+    /// - Throws: `.invalidData` for a clip that cannot be read or joined, `.unsupported` when
+    ///   `reencode` is `.never` and the clips cannot be copied.
+    public static func concatenating(_ clips: [Clip], to outputURL: URL, options: ConcatenationOptions = .init()) throws -> ExportSession {
+        guard !clips.isEmpty else { throw MediaError(.invalidOperation, "nothing to join: no clips") }
+        let type = try FileType.writing(outputURL)
+        var o = options
+        o.audioOnly = o.audioOnly || type.holdsSoundOnly
+        let assets = try clips.map { try $0.open() }
+        let ranges = try zip(clips, assets).map { try $0.timeRange(in: $1) }
+        try Concatenation.checkSound(clips, assets, audioOnly: o.audioOnly)
+        if let fade = o.crossfade {
+            guard o.reencode != .never, !o.allTracks else {
+                throw MediaError(.invalidOperation, "a crossfade re-encodes; it cannot go with reencode never or allTracks")
+            }
+            return try Concatenation.crossfading(clips, assets, ranges, fade: fade, options: o, to: outputURL)
+        }
+        var job = Concatenation(clips: clips, assets: assets, ranges: ranges, type: type, options: o)
+        return try job.session(to: outputURL)
+    }
+}
+
+/// The planning of a concatenation: which tracks, cut where, copied or re-encoded.
+struct Concatenation {
+    let clips: [Clip]
+    let assets: [Asset]
+    var ranges: [TimeRange]
+    let type: FileType
+    let options: ConcatenationOptions
+    var notes: [String] = []
+
+    init(clips: [Clip], assets: [Asset], ranges: [TimeRange], type: FileType, options: ConcatenationOptions) {
+        self.clips = clips
+        self.assets = assets
+        self.ranges = ranges
+        self.type = type
+        self.options = options
+    }
+
+    /// Refuses joining pictures when no clip has any, and joining sound with a clip that has none.
+    static func checkSound(_ clips: [Clip], _ assets: [Asset], audioOnly: Bool) throws {
+        if !audioOnly, !assets.contains(where: { !$0.tracks(withMediaType: .video).isEmpty }) {
+            throw MediaError(.invalidData, "no clip has video (join audio only, or into an .m4a output)", file: clips[0].url.path)
+        }
+        if audioOnly, let silent = zip(clips, assets).first(where: { $1.tracks(withMediaType: .audio).isEmpty }) {
+            // Joining sound: a clip without any is refused, not dropped without a word.
+            throw MediaError(.invalidData, "has no sound, and an audio-only join joins the clips' sound: leave it out, or join it with its video",
+                             file: silent.0.url.path)
+        }
+    }
+
+    mutating func session(to outputURL: URL) throws -> ExportSession {
+        var reencode = options.reencode == .always
+        if !type.hasEditLists, !options.audioOnly, !reencode { reencode = try cutAtSyncSamples() }
+        let composition = try build()
+        composition.writesWithoutEditLists = !type.hasEditLists
+        let asset = try composition.makeAsset()
+        // Segments that cannot share a track, and (into a file that does not keep ISO entries as
+        // they are) codecs the file cannot hold: `auto` re-encodes for either.
+        let unfit = asset.tracks.filter { [.video, .audio].contains($0.mediaType) && !type.keepsBoxes && !type.canHold($0.codecName) }
+        let problems = asset.tracks.compactMap { t in t.passthroughProblem.map { "track \(t.trackID): \($0)" } }
+            + unfit.map { "track \($0.trackID): .\(type.rawValue) files cannot hold \($0.codecName)" }
+        if !problems.isEmpty, !reencode {
+            guard options.reencode != .never else { throw MediaError(.unsupported, "the clips cannot be copied (reencode never): " + problems.joined(separator: "; ")) }
+            notes += problems.map { "re-encoding every clip: \($0)" }
+            reencode = true
+        }
+        let session = ExportSession(asset: asset, preset: reencode ? options.preset : .passthrough)
+        session.outputURL = outputURL
+        session.notes = notes
+        if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }   // the first clip's date, place, title
+        if reencode { fitToFirstClip(session) }
+        return session
+    }
+
+    /// Re-encoded clips take the first clip's picture size, frame rate (constant: other clips'
+    /// pictures repeated or left out) and sound format.
+    func fitToFirstClip(_ session: ExportSession, video: Bool = true) {
+        let firstVideo = assets.lazy.compactMap { $0.tracks(withMediaType: .video).first }.first
+        if video {
+            session.videoSize = firstVideo?.naturalSize
+            if let rate = firstVideo?.nominalFrameRate, rate > 0 { session.videoFrameRate = Concatenation.standardRate(Double(rate)) }
+        }
+        if let audio = assets.lazy.compactMap({ $0.tracks(withMediaType: .audio).first?.formatDescriptions.first }).first {
+            session.audioSampleRate = audio.sampleRate.flatMap { $0.rounded(saturating: Int.self, .towardZero) }
+            session.audioChannelCount = audio.channelCount
+        }
+    }
+
+    /// Files without edit lists: a copy is exact only when every cut is at a sync sample.
+    /// `never`: the cuts move there (a note each); else returns that the clips are re-encoded.
+    mutating func cutAtSyncSamples() throws -> Bool {
+        var snapped = ranges
+        for k in clips.indices {
+            let videos = assets[k].tracks(withMediaType: .video)
+            guard let video = videos.first(where: \.isEnabled) ?? videos.first else { continue }
+            let start = try video.syncSampleTime(atOrBefore: ranges[k].start) ?? ranges[k].start
+            let end = ranges[k].end >= assets[k].duration ? ranges[k].end : (try video.syncSampleTime(atOrAfter: ranges[k].end) ?? assets[k].duration)
+            snapped[k] = TimeRange(start: start, end: end)
+        }
+        let moved = clips.indices.filter { snapped[$0] != ranges[$0] }
+        guard !moved.isEmpty else { return false }
+        guard options.reencode == .never else {
+            notes.append("re-encoding: \(clips[moved[0]]) is not cut at sync samples, and .\(type.rawValue) files have no edit lists to hide the rest")
+            return true
+        }
+        for k in moved {
+            let earlier = String(format: "%.3f", (ranges[k].start - snapped[k].start).seconds)
+            let later = String(format: "%.3f", (snapped[k].end - ranges[k].end).seconds)
+            let span = String(format: "%.3f–%.3f", snapped[k].start.seconds, snapped[k].end.seconds)
+            notes.append("\(clips[k]): cut at sync samples, \(span) s (start \(earlier) s earlier, end \(later) s later): .\(type.rawValue) files have no edit lists")
+        }
+        ranges = snapped
+        return false
+    }
+
+    /// A measured frame rate as the nominal one it stands for (24.975 → 25; 29.97 stays).
+    static func standardRate(_ measured: Double) -> Double {
+        let nominal = [23.976, 24, 25, 29.97, 30, 48, 50, 59.94, 60, 120]
+        return nominal.first { abs($0 - measured) / $0 < 0.005 } ?? measured
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import MediaCore
+
+/// How `ExportSession.merging(_:with:to:options:)` puts a sound under a video.
+public struct MergeOptions: Sendable {
+    /// Keep the video's own sound as a second, disabled track in the new sound's alternate group.
+    public var keepsOriginalAudio = false
+    /// Re-encode everything with this preset; nil: copy (audio the file cannot hold is encoded).
+    public var preset: ExportPreset?
+
+    public init(keepsOriginalAudio: Bool = false, preset: ExportPreset? = nil) {
+        self.keepsOriginalAudio = keepsOriginalAudio
+        self.preset = preset
+    }
+}
+
+extension ExportSession {
+    /// The export of `video`'s video tracks with `audio`'s first audio track from time 0,
+    /// trimmed to the video's length (a shorter sound ends early). The video is copied; the
+    /// sound is copied when the output holds its codec, else encoded (AAC) with a note.
+    /// - Throws: `.invalidData` when `video` has no video track or `audio` no audio track.
+    public static func merging(_ video: Clip, with audio: Clip, to outputURL: URL, options: MergeOptions = .init()) throws -> ExportSession {
+        let type = try FileType.writing(outputURL)
+        let movie = try video.open(), recording = try audio.open()
+        let videoTracks = movie.tracks(withMediaType: .video)
+        guard !videoTracks.isEmpty else { throw MediaError(.invalidData, "has no video track", file: video.url.path) }
+        guard let sound = recording.tracks(withMediaType: .audio).first else { throw MediaError(.invalidData, "has no audio track", file: audio.url.path) }
+        let videoRange = try video.timeRange(in: movie), soundRange = try audio.timeRange(in: recording)
+
+        let composition = MutableComposition()
+        for track in videoTracks {
+            try composition.addMutableTrack(withMediaType: .video)!.insertTimeRange(videoRange.intersection(track.timeRange), of: track, at: .zero)
+        }
+        let added = composition.addMutableTrack(withMediaType: .audio)!
+        try added.insertTimeRange(TimeRange(start: soundRange.start, duration: min(soundRange.duration, videoRange.duration)), of: sound, at: .zero)
+        let own = movie.tracks(withMediaType: .audio)
+        if options.keepsOriginalAudio, let original = own.first(where: \.isEnabled) ?? own.first {
+            let kept = composition.addMutableTrack(withMediaType: .audio)!
+            try kept.insertTimeRange(videoRange.intersection(original.timeRange), of: original, at: .zero)
+            kept.isEnabled = false
+            added.alternateGroup = 1
+            kept.alternateGroup = 1
+        }
+        composition.writesWithoutEditLists = !type.hasEditLists
+        let session = ExportSession(asset: try composition.makeAsset(), preset: options.preset ?? .passthrough)
+        session.encodesAudioTheContainerCannotHold = true
+        session.outputURL = outputURL
+        if !movie.metadata.isEmpty { session.metadata = movie.metadata }
+        if options.preset == nil, !type.canHold(sound.codecName) {
+            session.notes = ["\(audio.url.lastPathComponent) (\(sound.codecName)) is encoded as AAC: .\(type.rawValue) files cannot hold \(sound.codecName)"]
+        }
+        return session
+    }
+}

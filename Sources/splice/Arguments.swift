@@ -1,0 +1,157 @@
+import Foundation
+import Splice
+
+/// A command line split into flags (which must be known), options with their values, and
+/// positionals; and the one place their values are read: times, ranges, clips, bit rates,
+/// presets, sizes, numbers and the output.
+struct ParsedArguments {
+    var flags: Set<String> = []
+    var options: [String: String] = [:]
+    var positionals: [String] = []
+
+    init(_ args: [String], flags known: Set<String>, options knownOptions: Set<String> = []) throws {
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let a = args[i]
+            if onlyPositionals || !a.hasPrefix("-") || a == "-" {
+                positionals.append(a)
+            } else if a == "--" {
+                onlyPositionals = true
+            } else if known.contains(a) {
+                flags.insert(a)
+            } else if knownOptions.contains(a) {
+                guard i + 1 < args.count else { throw UsageError(message: "missing value for '\(a)'") }
+                options[a] = args[i + 1]
+                i += 1
+            } else {
+                throw UsageError(message: "unknown option '\(a)'")
+            }
+            i += 1
+        }
+    }
+
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    /// `-o <output>`, required.
+    func output(_ option: String = "-o") throws -> URL {
+        guard let path = options[option] else { throw UsageError(message: "missing \(option) <output>") }
+        return URL(fileURLWithPath: path)
+    }
+
+    /// The positionals, exactly `count` of them (`names` for the message).
+    func positionals(_ count: Int, _ names: String) throws -> [String] {
+        guard positionals.count == count else { throw UsageError(message: positionals.count < count ? "expected \(names)" : "too many arguments") }
+        return positionals
+    }
+
+    /// An option's time (seconds or [hh:]mm:ss[.fff]); nil when not given.
+    func time(_ option: String) throws -> MediaTime? {
+        try options[option].map { try Self.time($0, in: option) }
+    }
+
+    /// `<start>,<end>`; nil when not given.
+    func range(_ option: String) throws -> TimeRange? {
+        guard let text = options[option] else { return nil }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, let start = Self.seconds(parts[0]), let end = Self.seconds(parts[1]) else {
+            throw UsageError(message: "\(option) takes <start>,<end> (seconds or [hh:]mm:ss[.fff])")
+        }
+        guard end > start else { throw UsageError(message: "\(option) ends (\(parts[1])) before it starts (\(parts[0]))") }
+        return TimeRange(start: MediaTime(seconds: start, preferredTimescale: 90_000), end: MediaTime(seconds: end, preferredTimescale: 90_000))
+    }
+
+    /// A number within `range`; `fallback` when not given.
+    func number(_ option: String, in range: ClosedRange<Double>, default fallback: Double? = nil) throws -> Double? {
+        guard let text = options[option] else { return fallback }
+        guard let v = Double(text), range.contains(v) else {
+            throw UsageError(message: "\(option) takes a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted()), not '\(text)'")
+        }
+        return v
+    }
+
+    /// A whole number within `range`; nil when not given.
+    func integer(_ option: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = options[option] else { return nil }
+        guard let v = Int(text), range.contains(v) else {   // lint: checked (parses text: nil when it is not a number)
+            throw UsageError(message: "\(option) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return v
+    }
+
+    /// A bit rate: `128k`, `1.5M`, `192000` (8 kb/s to 10 Mb/s); nil when not given.
+    func bitRate(_ option: String) throws -> Int? {
+        guard let text = options[option] else { return nil }
+        let lower = text.lowercased()
+        let (digits, scale): (Substring, Double) = lower.hasSuffix("k") ? (lower.dropLast(), 1000) : lower.hasSuffix("m") ? (lower.dropLast(), 1_000_000) : (Substring(lower), 1)
+        guard let v = Double(digits), v > 0, let rate = (v * scale).rounded(saturating: Int.self), rate >= 8000, rate <= 10_000_000 else {
+            throw UsageError(message: "'\(text)' is not a bit rate (128k, 192000)")
+        }
+        return rate
+    }
+
+    /// `--preset <name>`; `fallback` when not given.
+    func preset(default fallback: ExportPreset = .highestQuality) throws -> ExportPreset {
+        guard let name = options["--preset"] else { return fallback }
+        guard let p = ExportPreset(rawValue: name) else {
+            throw UsageError(message: "no preset named '\(name)'; the presets are " + ExportPreset.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return p
+    }
+
+    /// `<w>x<h>` within 16…16384 (even with `even`); nil when not given.
+    func size(_ option: String, even: Bool = false) throws -> Dimensions? {
+        guard let text = options[option] else { return nil }
+        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }   // lint: checked (parses text: nil when it is not a number)
+        guard parts.count == 2, parts.allSatisfy({ (16...16384).contains($0) && (!even || $0 % 2 == 0) }) else {
+            throw UsageError(message: "\(option) takes <width>x<height>\(even ? ", even," : ""), 16 to 16384 (1920x1080), not '\(text)'")
+        }
+        return Dimensions(width: parts[0], height: parts[1])
+    }
+
+    /// A codec of `Codec`'s; nil when not given.
+    func codec<Codec: RawRepresentable & CaseIterable>(_ option: String, _ type: Codec.Type, except: [Codec] = []) throws -> Codec?
+    where Codec.RawValue == String, Codec: Equatable {
+        guard let text = options[option] else { return nil }
+        guard let codec = Codec(rawValue: text), !except.contains(codec) else {
+            throw UsageError(message: "\(option) takes " + Codec.allCases.filter { !except.contains($0) }.map(\.rawValue).joined(separator: ", "))
+        }
+        return codec
+    }
+
+    /// `--progress json`: whether it was given (the only value it takes).
+    func jsonProgress() throws -> Bool {
+        guard let value = options["--progress"] else { return false }
+        guard value == "json" else { throw UsageError(message: "--progress takes 'json'") }
+        return true
+    }
+
+    /// A clip: `FILE`, or `FILE#t=START,END` (W3C Media Fragments: `#t=10,20`; `#t=10` to the
+    /// end; `#t=,20` from the start).
+    static func clip(_ text: String) throws -> Clip {
+        guard let hash = text.range(of: "#t=", options: .backwards) else { return Clip(url: URL(fileURLWithPath: text)) }
+        let url = URL(fileURLWithPath: String(text[..<hash.lowerBound]))
+        let times = text[hash.upperBound...].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard times.count <= 2, !times.allSatisfy(\.isEmpty) else { throw UsageError(message: "\(text): '#t=' takes START,END, START or ,END") }
+        func time(_ s: String) throws -> MediaTime? {
+            guard !s.isEmpty else { return nil }
+            guard let t = seconds(s) else { throw UsageError(message: "\(text): '\(s)' is not a time (seconds or [hh:]mm:ss[.fff])") }
+            return MediaTime(seconds: t, preferredTimescale: 90_000)
+        }
+        let start = try time(times[0]), end = times.count == 2 ? try time(times[1]) : nil
+        if let start, let end, end <= start { throw UsageError(message: "\(text): the range ends before it starts") }
+        return Clip(url: url, start: start, end: end)
+    }
+
+    static func time(_ text: String, in option: String) throws -> MediaTime {
+        guard let s = seconds(text) else { throw UsageError(message: "\(option) takes a time (seconds or [hh:]mm:ss[.fff]), not '\(text)'") }
+        return MediaTime(seconds: s, preferredTimescale: 90_000)
+    }
+
+    /// Seconds from `1.5`, `01:02.5` or `1:02:03.25`.
+    static func seconds(_ text: String) -> Double? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
+        guard !parts.isEmpty, parts.count <= 3, parts.allSatisfy({ $0 != nil && $0! >= 0 && $0!.isFinite }) else { return nil }
+        return parts.reduce(0) { $0 * 60 + $1! }
+    }
+}

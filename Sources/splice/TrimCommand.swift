@@ -1,0 +1,39 @@
+import Foundation
+import Splice
+
+/// `splice trim`: a part of a file, every sample copied.
+enum TrimCommand: Command {
+    static let name = "trim"
+    static let abstract = "Cut a part of a movie out, copying every sample (frame-exact in MP4/MOV)."
+    static let usage = "splice trim <input> -o <output> --range <start>,<end> [--faststart] [--force] [--progress json]"
+    static let help = """
+        OVERVIEW: \(abstract)
+
+        Copies the samples of every track that the range shows, byte for byte. Into MP4/MOV
+        the cut is frame-exact: the samples from the sync sample before the start are kept
+        (a decoder needs them) and the edit list hides them. The same as
+        'splice export <input> --preset passthrough --range <start>,<end>'.
+
+        USAGE: \(usage)
+
+        OPTIONS:
+          -o <output>             The file to write.
+          --range <start>,<end>   The part kept; times in seconds or [hh:]mm:ss[.fff].
+          --faststart             Put the movie header first (MP4/MOV).
+          --force                 Replace <output> if it exists.
+          --progress json         One JSON object per line on stderr.
+          -h, --help              Show help information.
+
+        EXIT STATUS: 0 success, 1 failure, 64 usage error, 65 invalid input or a range past the
+        end, 66 missing input, 129, 130, 143 interrupted (SIGHUP, SIGINT, SIGTERM).
+
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force"], options: ["-o", "--range", "--progress"])
+        let input = try args.positionals(1, "<input>")[0]
+        guard let range = try args.range("--range") else { throw UsageError(message: "missing --range <start>,<end>") }
+        let session = try ExportSession.trimming(Clip(url: URL(fileURLWithPath: input), timeRange: range), to: try args.output())
+        return try JobRunner.export(session, args)
+    }
+}
