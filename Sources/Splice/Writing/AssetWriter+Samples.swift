@@ -1,31 +1,65 @@
 import Foundation
 import MediaCore
 
-/// Appending: each sample goes through its input's transform stages, is checked and timed,
-/// queued in its interleaving window, and written by the muxer once every unfinished input has
-/// passed that window. Everything here runs with the writer's lock held, but the entry points.
+/// Appending: each sample goes through its input's stages (`SampleStage`), is checked and
+/// timed, queued in its interleaving window, and written by the muxer once every unfinished
+/// input has passed that window. Everything here runs with the writer's lock held, but the entry
+/// points and the stages that run concurrently.
 extension AssetWriter {
     func append(_ sample: SampleBuffer, to input: AssetWriterInput) -> Bool {
-        let (appended, others, encoder): (Bool, Bool, EncodingStage?) = lock.withLock {
-            guard _status == .writing else { return (false, false, nil) }
-            if let encoder = input.state.encoder { return (false, false, encoder) }
+        let state = input.state
+        let (appended, others, staged): (Bool, Bool, Bool) = lock.withLock {
+            guard _status == .writing else { return (false, false, false) }
             do {
-                return (true, try appendLocked(sample, to: input), nil)
+                // A copy (no stages) takes the lock once.
+                guard !state.stages.isEmpty else { return (true, try appendLocked(sample, to: input), false) }
+                try checkAppendable(state)
+                if state.stageTimescale == 0 {
+                    state.stageTimescale = input.mediaTimeScale > 0 ? input.mediaTimeScale : sample.decodeTimeStamp.timescale
+                }
+                return (true, false, true)
             } catch {
                 failLocked(error)
-                return (false, true, nil)
+                return (false, true, false)
             }
         }
         if others { pumpAll() }
-        guard let encoder else { return appended }
-        // The encoder runs without the writer's lock, so that inputs encode concurrently.
+        guard staged else { return appended }
         do {
-            return appendAll(try encoder.encode(sample), to: input)
+            return appendAll(try runStages(state, [sample], finishing: false), to: input)
         } catch {
             lock.withLock { failLocked(error) }
             pumpAll()
             return false
         }
+    }
+
+    /// Runs `samples` through the input's stages in order — with `finishing`, each stage's held
+    /// samples too — each stage outside the writer's lock when it `runsConcurrently`, else under it.
+    func runStages(_ state: InputState, _ samples: [SampleBuffer], finishing: Bool) throws -> [SampleBuffer] {
+        try state.stageLock.withLock {
+            let timescale = lock.withLock { state.stageTimescale }
+            var out = samples
+            for stage in state.stages {
+                let run = { [out] () throws -> [SampleBuffer] in
+                    try out.flatMap { try stage.process($0, timescale: timescale) } + (finishing ? stage.finish(timescale: timescale) : [])
+                }
+                out = try stage.runsConcurrently ? run() : lock.withLock(run)
+            }
+            return out
+        }
+    }
+
+    /// Appends what the input's stages still hold, once (at `markAsFinished()` or `finishWriting`).
+    func finishStages(of input: AssetWriterInput) {
+        let state = input.state
+        let due: Bool = lock.withLock {
+            guard _status == .writing, !state.isFinished, !state.stagesFinished, !state.stages.isEmpty else { return false }
+            state.stagesFinished = true
+            return true
+        }
+        guard due else { return }
+        do { _ = appendAll(try runStages(state, [], finishing: true), to: input) } catch { lock.withLock { failLocked(error) } }
     }
 
     private func appendAll(_ samples: [SampleBuffer], to input: AssetWriterInput) -> Bool {
@@ -44,11 +78,15 @@ extension AssetWriter {
         return appended
     }
 
+    private func checkAppendable(_ state: InputState) throws {
+        guard sessionStarted else { throw MediaError(.invalidOperation, "append before startSession(atSourceTime:)") }
+        guard !state.isFinished else { throw MediaError(.invalidOperation, "append after markAsFinished()") }
+    }
+
     /// Returns whether other inputs may have become ready.
     func appendLocked(_ sample: SampleBuffer, to input: AssetWriterInput) throws -> Bool {
-        guard sessionStarted else { throw MediaError(.invalidOperation, "append before startSession(atSourceTime:)") }
         let state = input.state
-        guard !state.isFinished else { throw MediaError(.invalidOperation, "append after markAsFinished()") }
+        try checkAppendable(state)
         if state.timescale == 0 {
             state.timescale = input.mediaTimeScale > 0 ? input.mediaTimeScale : sample.decodeTimeStamp.timescale
             guard state.timescale > 0 else { throw MediaError(.invalidData, "sample has an invalid decode time") }
@@ -65,34 +103,17 @@ extension AssetWriter {
             let outcome = try filter.push(sample)
             state.preroll = filter.released ? nil : filter
             switch outcome {
-            case .pass(let s): try transformAndEnqueue(s, to: input)
-            case .release(let samples): for s in samples { try transformAndEnqueue(s, to: input) }
+            case .pass(let s): try enqueue(s, to: input)
+            case .release(let samples): for s in samples { try enqueue(s, to: input) }
             case .held, .end: break
             }
         } else {
-            try transformAndEnqueue(sample, to: input)
+            try enqueue(sample, to: input)
         }
         // Only a move of the slowest input can make another one ready.
         let moved = state.frontier != frontier && interleaver.updateSlowestFrontier(_inputs.map(\.state))
         if moved || interleaver.isHeavy(state) { try flush(all: false) }
         return moved
-    }
-
-    private func transformAndEnqueue(_ sample: SampleBuffer, to input: AssetWriterInput) throws {
-        let state = input.state
-        guard !state.stages.isEmpty else { return try enqueue(sample, to: input) }
-        var samples = [sample]
-        for stage in state.stages { samples = try samples.flatMap { try stage.transform($0, timescale: state.timescale) } }
-        for s in samples { try enqueue(s, to: input) }
-    }
-
-    /// What the input's stages still hold, each stage's passed through the stages after it.
-    func finishStages(_ state: InputState) throws -> [SampleBuffer] {
-        var samples: [SampleBuffer] = []
-        for stage in state.stages {
-            samples = try samples.flatMap { try stage.transform($0, timescale: state.timescale) } + stage.finish(timescale: state.timescale)
-        }
-        return samples
     }
 
     /// Checks a sample's times against the previous one's and queues it in its window.
@@ -129,17 +150,12 @@ extension AssetWriter {
     }
 
     func markAsFinished(_ input: AssetWriterInput) {
-        if let encoder = lock.withLock({ _status == .writing && !input.state.isFinished ? input.state.encoder : nil }) {
-            do { _ = appendAll(try encoder.finish(), to: input) } catch { lock.withLock { failLocked(error) } }
-        }
+        finishStages(of: input)
         lock.withLock {
             let state = input.state
             // A running block keeps itself alive; dropping it here breaks the cycle block → feeder → writer.
             state.requestBlock = nil
             guard !state.isFinished else { return }
-            if _status == .writing {
-                do { for s in try finishStages(state) { try enqueue(s, to: input) } } catch { failLocked(error) }
-            }
             state.isFinished = true
             _ = interleaver.updateSlowestFrontier(_inputs.map(\.state))
             if _status == .writing {

@@ -81,8 +81,8 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
     public var inputGroups: [AssetWriterInputGroup] { lock.withLock { _groups } }
     /// What encoders corrected or did not take (a size rounded to even, an unknown option).
     public var warnings: [String] {
-        // The encoders under the writer's lock (it guards each input's state); their notes under their own.
-        lock.withLock { _inputs.compactMap(\.state.encoder) }.flatMap(\.warnings)
+        // The stages under the writer's lock (it guards each input's state); their notes under their own.
+        lock.withLock { _inputs.flatMap(\.state.stages) }.flatMap(\.warnings)
     }
 
     // MARK: Inputs and groups
@@ -206,13 +206,14 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
         }
     }
 
-    /// The transform stages of an input: today the text conversion, for text and subtitle inputs.
+    /// The stages of an input: the encoder of an input with output settings; the text
+    /// conversion of text and subtitle inputs.
     private func installStages(_ input: AssetWriterInput) {
-        if let settings = input.outputSettings { input.state.encoder = EncodingStage(settings: settings, label: input.state.label) }
+        if let settings = input.outputSettings { input.state.stages.append(EncodingStage(settings: settings, label: input.state.label)) }
         guard input.mediaType == .text || input.mediaType == .subtitle else { return }
         let text = TextConversion(fileType: fileType, isForced: input.isForced)
         input.state.text = text
-        input.state.stages = [text]
+        input.state.stages.append(text)
     }
 
     /// Starts the session: samples are written relative to `time` (0 for a plain copy).
@@ -281,14 +282,12 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
 
     /// Finishes the file on the calling thread; see `finishWriting(completionHandler:)`.
     public func finish() {
+        // What the unfinished inputs' stages hold is written first (outside the lock, as stages run).
+        for input in lock.withLock({ _status == .writing ? _inputs.filter { !$0.state.isFinished } : [] }) { finishStages(of: input) }
         lock.withLock {
             guard _status == .writing, let file, let muxer else { return }
             do {
                 for input in _inputs {
-                    if !input.state.isFinished {
-                        for s in try input.state.encoder?.finish() ?? [] { _ = try appendLocked(s, to: input) }
-                        for s in try finishStages(input.state) { try enqueue(s, to: input) }
-                    }
                     input.state.isFinished = true
                     input.state.requestBlock = nil
                 }

@@ -6,8 +6,9 @@ import FFmpegBridge
 /// The encoder of an input with output settings: decoded samples in (pictures converted to the
 /// encoder's format and size, audio converted and cut into the encoder's frame size), encoded
 /// samples out, with a sample entry made from the encoder's extradata and packets in ISO form.
-/// Runs outside the writer's lock, so that inputs encode concurrently.
-final class EncodingStage: @unchecked Sendable {   // state under `lock`
+/// Runs outside the writer's lock (`runsConcurrently`), so that inputs encode at the same time.
+final class EncodingStage: SampleStage, @unchecked Sendable {   // state under `lock`
+    let runsConcurrently = true
     private let settings: EncodingSettings
     /// "track 2", for messages.
     private let track: String
@@ -34,7 +35,7 @@ final class EncodingStage: @unchecked Sendable {   // state under `lock`
     }
 
     /// The encoded samples `sample` completes.
-    func encode(_ sample: SampleBuffer) throws -> [SampleBuffer] {
+    func process(_ sample: SampleBuffer, timescale: Int32) throws -> [SampleBuffer] {
         try lock.withLock {
             guard sample.isDecoded else {
                 throw MediaError(.invalidData, "\(track): an input with output settings takes decoded samples "
@@ -69,7 +70,7 @@ final class EncodingStage: @unchecked Sendable {   // state under `lock`
     }
 
     /// What the encoder still holds, at the input's end.
-    func finish() throws -> [SampleBuffer] {
+    func finish(timescale: Int32) throws -> [SampleBuffer] {
         try lock.withLock {
             guard let encoder else { return [] }
             var out: [SampleBuffer] = []

@@ -43,10 +43,15 @@ final class InputState {
     var preroll: RangeFilter?
     var prerollDecided = false
 
-    /// The transform stages samples go through before they are queued, in order.
-    var stages: [any SampleTransform] = []
-    /// The encoder of an input with output settings (run outside the writer's lock).
-    var encoder: EncodingStage?
+    /// The stages samples go through before they are queued, in order (`SampleStage`).
+    var stages: [any SampleStage] = []
+    /// Runs this input's stages one at a time (taken before the writer's lock, never inside it).
+    let stageLock = NSLock()
+    /// The timescale stages make new samples in: the input's `mediaTimeScale`, else the first
+    /// appended sample's (0 until then).
+    var stageTimescale: Int32 = 0
+    /// Whether the stages have been asked for what they hold (once, at the input's end).
+    var stagesFinished = false
     /// The text stage among them: tx3g ↔ the container's text packets (passes other samples).
     var text: TextConversion?
 

@@ -8,7 +8,9 @@ import FFmpegBridge
 /// Matroska or WebM) become tx3g samples in MP4/MOV, through a timed-text builder that may hold
 /// a cue until the next one arrives; tx3g samples become the container's text packets elsewhere
 /// (empty ones, the gaps, dropped). Other samples pass untouched.
-final class TextConversion: SampleTransform {
+final class TextConversion: SampleStage {
+    /// Under the writer's lock: the muxer reads what it saw (`packetFormat`, `sawForcedText`).
+    let runsConcurrently = false
     /// The file written: tx3g samples, or text packets (Matroska: SRT, WebM: WebVTT by default).
     private let fileType: FileType
     private let isForced: Bool
@@ -33,7 +35,7 @@ final class TextConversion: SampleTransform {
         (format.codec == "tx3g" || format.codec == "text") && format.sampleEntry != nil
     }
 
-    func transform(_ sample: SampleBuffer, timescale: Int32) throws -> [SampleBuffer] {
+    func process(_ sample: SampleBuffer, timescale: Int32) throws -> [SampleBuffer] {
         let format = sample.formatDescription
         guard let containerFormat else {
             // tx3g (a container without text packets refuses the track when it declares it).
