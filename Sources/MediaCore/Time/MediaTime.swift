@@ -134,6 +134,29 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         }
     }
 
+    /// This time × `numerator` / `denominator` (two spans: a rate as their ratio, such as a
+    /// scaled segment's target and source durations) in `timescale`, rounded as asked; exact
+    /// but for that rounding (through 128 bits; beyond them, through `Double`).
+    public func multiplied(by numerator: MediaTime, dividedBy denominator: MediaTime, timescale: Int32,
+                           rounding: Rounding = .nearest) -> MediaTime {
+        guard kind == .numeric, numerator.kind == .numeric, denominator.kind == .numeric, denominator.value != 0, timescale > 0 else { return .invalid }
+        let factors = [Int128(value), Int128(numerator.value), Int128(denominator.timescale), Int128(timescale)]
+        let divisors = [Int128(self.timescale), Int128(numerator.timescale), Int128(denominator.value)]
+        var n: Int128 = 1, d: Int128 = 1, overflow = false
+        for f in factors where !overflow { (n, overflow) = n.multipliedReportingOverflow(by: f) }
+        for f in divisors where !overflow { (d, overflow) = d.multipliedReportingOverflow(by: f) }
+        guard !overflow else {
+            return MediaTime(seconds: seconds * numerator.seconds / denominator.seconds, preferredTimescale: timescale)
+        }
+        return MediaTime.make(MediaTime.divide(n, d, rounding), timescale)
+    }
+
+    /// This time in `timescale` when it is a whole number of its ticks; else itself.
+    public func inTimescaleIfExact(_ timescale: Int32) -> MediaTime {
+        let converted = convertScale(timescale)
+        return converted == self ? converted : self
+    }
+
     private static func combine(_ a: MediaTime, _ b: MediaTime, sign: Int128) -> MediaTime {
         switch (a.kind, b.kind) {
         case (.invalid, _), (_, .invalid): return .invalid

@@ -22,6 +22,18 @@ protocol ReadSession: AnyObject, Sendable {
     func makeCursor(for track: AssetTrack, span: MediaSpan, copiesSampleData: Bool) throws -> any SampleCursor
     /// Warnings of the whole read, once every cursor has ended.
     func warnings() -> [String]
+    /// The decoded samples of `track` on the asset's timeline, cut frame-exactly to `timeRange`:
+    /// by default its `timeline` cursor through a `DecodingCursor`. A source whose tracks need
+    /// more (a composition: a decoder per segment, silence in audio gaps) makes its own.
+    func makeDecodingCursor(for track: AssetTrack, timeline: any SampleCursor, settings: OutputSettings,
+                            timeRange: TimeRange) throws -> any DecodedSampleCursor
+}
+
+extension ReadSession {
+    func makeDecodingCursor(for track: AssetTrack, timeline: any SampleCursor, settings: OutputSettings,
+                            timeRange: TimeRange) throws -> any DecodedSampleCursor {
+        DecodingCursor(source: timeline, track: track, settings: settings, timeRange: timeRange)
+    }
 }
 
 /// A track's samples in decode order.
@@ -37,6 +49,17 @@ protocol SampleCursor: AnyObject {
 
 extension SampleCursor {
     var closesWhileReading: Bool { false }
+}
+
+/// A cursor of decoded samples, and what its decoders met on the way.
+protocol DecodedSampleCursor: SampleCursor {
+    /// Damaged packets the decoders skipped so far.
+    var damagedPackets: Int { get }
+    /// What the decoders said since the last call.
+    func takeDecoderMessages() -> [String]
+    /// Where a constant frame rate's grid starts when the whole track is read (nil: at the
+    /// first picture).
+    var timelineOrigin: MediaTime? { get }
 }
 
 /// What a track's source keeps of it beyond `AssetTrack`'s public properties.

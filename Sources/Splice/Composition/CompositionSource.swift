@@ -189,6 +189,16 @@ final class CompositionSession: ReadSession, @unchecked Sendable {   // immutabl
     }
 
     func warnings() -> [String] { [] }
+
+    /// Decoded, a composition track is read segment by segment (`CompositionDecodingCursor`):
+    /// segments may differ in codec, and audio gaps are silence.
+    func makeDecodingCursor(for track: AssetTrack, timeline: any SampleCursor, settings: OutputSettings,
+                            timeRange: TimeRange) throws -> any DecodedSampleCursor {
+        guard let backing = track.backing as? CompositionTrackBacking else {
+            throw MediaError(.invalidOperation, "track \(track.trackID) is not a track of this composition")
+        }
+        return CompositionDecodingCursor(track: track, segments: backing.segments, settings: settings, timeRange: timeRange)
+    }
 }
 
 /// A composition track's media: its runs' samples one after the other, moved into the track's
@@ -226,149 +236,5 @@ final class CompositionMediaCursor: SampleCursor {
         current?.cursor.close()
         current = nil
         runs = []
-    }
-}
-
-/// A composition track decoded: each segment decoded on its own (its own decoder: segments may
-/// differ in codec), cut to its range, and moved (and stretched, for a scaled video segment)
-/// onto the composition's timeline; empty segments of audio are silence, so that sound stays
-/// in step with the picture.
-final class CompositionDecodingCursor: SampleCursor {
-    private var segments: [CompositionTrackSegment]
-    private let settings: OutputSettings
-    private let range: TimeRange
-    private let mediaType: MediaType
-    private var current: (cursor: DecodingCursor, segment: CompositionTrackSegment)?
-    private var silenceFormat: PCMBuffer.Format?
-    /// Where the audio handed out so far ends (audio is made continuous).
-    private var audioEnd: MediaTime?
-    private var pending: [SampleBuffer] = []
-    /// A scaled audio segment's speed change (pitch kept) and where its output has got to.
-    private var tempo: (filter: AudioTempo, clock: MediaTime)?
-
-    init(track: AssetTrack, segments: [CompositionTrackSegment], settings: OutputSettings, timeRange: TimeRange) {
-        self.segments = segments.filter { $0.targetRange.duration > .zero }
-        self.settings = settings
-        self.range = timeRange == .everything ? TimeRange(start: .zero, duration: track.timeRange.duration) : timeRange
-        mediaType = track.mediaType
-        if case .audio(let a) = settings, let first = segments.first(where: { !$0.isEmpty })?.sourceTrack?.formatDescriptions.first {
-            silenceFormat = PCMBuffer.Format(sampleFormat: a.sampleFormat, isPlanar: !a.isInterleaved,
-                                             sampleRate: a.sampleRate ?? ((first.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000),
-                                             channelCount: a.channelCount ?? (first.channelCount ?? 2))
-        }
-    }
-
-    func next() throws -> SampleBuffer? {
-        while true {
-            if !pending.isEmpty { return pending.removeFirst() }
-            if let (cursor, segment) = current {
-                if let s = try cursor.next() {
-                    guard tempo != nil else { return try place(s, segment) }
-                    try stretch(s)
-                    continue
-                }
-                cursor.close()
-                current = nil
-                if tempo != nil {
-                    try stretch(nil)
-                    tempo = nil
-                }
-                fillSilence(to: min(segment.targetRange.end, range.end))
-                continue
-            }
-            guard !segments.isEmpty else { return nil }
-            let segment = segments.removeFirst()
-            let shown = segment.targetRange.intersection(range)
-            guard shown.duration > .zero else { continue }
-            guard let source = segment.sourceRange, let track = segment.sourceTrack else {
-                fillSilence(to: shown.end)
-                continue
-            }
-            if mediaType == .audio, segment.isScaled {
-                // Faster or slower at the same pitch (libavfilter's atempo), from the segment's start.
-                tempo = (try AudioTempo(tempo: source.duration.seconds / segment.targetRange.duration.seconds), audioEnd ?? shown.start)
-            }
-            // The part of the source shown inside the range read.
-            let ratio = source.duration.seconds / segment.targetRange.duration.seconds
-            let from = source.start + MediaTime(seconds: (shown.start - segment.targetRange.start).seconds * ratio, preferredTimescale: source.start.timescale)
-            let to = source.start + MediaTime(seconds: (shown.end - segment.targetRange.start).seconds * ratio, preferredTimescale: source.start.timescale)
-            let exact = ratio == 1 ? TimeRange(start: source.start + (shown.start - segment.targetRange.start), duration: shown.duration)
-                                   : TimeRange(start: from, end: to)
-            let read = try CompositionSource.cursor(track, exact, copies: true)
-            var uniform = settings
-            if case .audio(var a) = settings, let format = silenceFormat {
-                // One rate and layout for the whole track, whatever each source's.
-                a.sampleRate = format.sampleRate
-                a.channelCount = format.channelCount
-                uniform = .audio(a)
-            }
-            current = (DecodingCursor(source: read, track: track, settings: uniform, timeRange: exact), segment)
-        }
-    }
-
-    /// Moves a decoded sample from its source's timeline onto the composition's.
-    private func place(_ s: SampleBuffer, _ segment: CompositionTrackSegment) throws -> SampleBuffer {
-        guard let source = segment.sourceRange else { return s }
-        var out = s
-        if segment.isScaled {
-            let ratio = segment.targetRange.duration.seconds / source.duration.seconds
-            let scale = max(s.presentationTimeStamp.timescale, 1000)
-            let t = segment.targetRange.start + MediaTime(seconds: (s.presentationTimeStamp - source.start).seconds * ratio, preferredTimescale: scale)
-            out.presentationTimeStamp = t
-            out.decodeTimeStamp = t
-            if s.duration.isNumeric { out.duration = MediaTime(seconds: s.duration.seconds * ratio, preferredTimescale: scale) }
-        } else {
-            let delta = (segment.targetRange.start - source.start).convertScale(s.presentationTimeStamp.timescale)
-            out.presentationTimeStamp = s.presentationTimeStamp + delta
-            out.decodeTimeStamp = s.decodeTimeStamp + delta
-        }
-        if mediaType == .audio { audioEnd = out.presentationTimeStamp + out.duration }
-        return out
-    }
-
-    /// A scaled audio segment: `sample` (nil: the end) through the tempo filter, what comes out
-    /// queued one after the other from where the segment's audio has got to.
-    private func stretch(_ sample: SampleBuffer?) throws {
-        guard let (filter, clock) = tempo else { return }
-        let input = try sample?.pcmBuffer.map { pcm in try (pcm.storage as? Frame) ?? Frame.copying(pcm) }
-        var at = clock
-        for frame in try filter.process(input) {
-            guard let pcm = frame.pcm, pcm.frameCount > 0 else { continue }
-            let time = at.convertScale(Int32(clamping: pcm.format.sampleRate))
-            pending.append(SampleBuffer(pcm: pcm, presentationTimeStamp: time,
-                                        formatDescription: FormatDescription(parameters: CodecParameters(pcm: pcm.format), codec: "lpcm")))
-            at = time + MediaTime(value: Int64(clamping: pcm.frameCount), timescale: Int32(clamping: pcm.format.sampleRate))
-        }
-        tempo = (filter, at)
-        audioEnd = at
-    }
-
-    /// Audio: silence from where the audio handed out ends to `end`.
-    private func fillSilence(to end: MediaTime) {
-        guard mediaType == .audio, let format = silenceFormat else { return }
-        let start = audioEnd ?? range.start
-        let frames = (((end - start).seconds * Double(format.sampleRate)).rounded(saturating: Int.self) ?? 0)
-        guard frames > 0 else { return }
-        var at = start.convertScale(Int32(clamping: format.sampleRate))
-        var left = frames
-        while left > 0 {
-            let n = min(left, 4096)
-            let planes = format.isPlanar ? format.channelCount : 1
-            let bytes = [UInt8](repeating: 0, count: n * format.bytesPerFrame / planes)
-            let pcm = PCMBuffer(format: format, frameCount: n,
-                                storage: OwnedStorage(planes: Array(repeating: bytes, count: planes), strides: Array(repeating: bytes.count, count: planes)))
-            let description = FormatDescription(parameters: CodecParameters(pcm: format), codec: "lpcm")
-            pending.append(SampleBuffer(pcm: pcm, presentationTimeStamp: at, formatDescription: description))
-            at = at + MediaTime(value: Int64(clamping: n), timescale: Int32(clamping: format.sampleRate))
-            left -= n
-        }
-        audioEnd = at
-    }
-
-    func close() {
-        current?.cursor.close()
-        current = nil
-        segments = []
-        pending = []
     }
 }

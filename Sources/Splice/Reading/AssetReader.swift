@@ -152,12 +152,9 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
                 let open = { (span: MediaSpan) in try session.makeCursor(for: track, span: span, copiesSampleData: copies) }
                 let timeline = output.presentsMediaTimeline ? TimelineCursor(mediaTimesOf: track, timeRange: range, open: open)
                                                             : TimelineCursor(track: track, timeRange: range, open: open)
-                if let settings = output.outputSettings, let composed = track.backing as? CompositionTrackBacking {
-                    let decoding = CompositionDecodingCursor(track: track, segments: composed.segments, settings: settings, timeRange: range)
-                    output.start(ConstantRateCursor.applying(settings, to: decoding, from: range == .everything ? .zero : range.start))
-                } else if let settings = output.outputSettings {
-                    let decoding = DecodingCursor(source: timeline, track: track, settings: settings, timeRange: range)
-                    let timed = ConstantRateCursor.applying(settings, to: decoding, from: range == .everything ? nil : range.start)
+                if let settings = output.outputSettings {
+                    let decoding = try session.makeDecodingCursor(for: track, timeline: timeline, settings: settings, timeRange: range)
+                    let timed = ConstantRateCursor.applying(settings, to: decoding, from: range == .everything ? decoding.timelineOrigin : range.start)
                     output.start(PrefetchingCursor(timed, capacity: track.mediaType == .video ? 4 : 8,
                                                    damagedPackets: { decoding.damagedPackets }, messages: { decoding.takeDecoderMessages() }))
                 } else {

@@ -7,7 +7,7 @@ import FFmpegBridge
 /// and a converter, cut frame-exactly to the range read — pictures shown before the start or
 /// from the end on are dropped, audio is cut to the sample (AAC priming and an edit's trimmed
 /// end removed).
-final class DecodingCursor: SampleCursor {
+final class DecodingCursor: DecodedSampleCursor {
     private let source: any SampleCursor
     private let trackID: Int
     private let settings: OutputSettings
@@ -37,6 +37,7 @@ final class DecodingCursor: SampleCursor {
 
     /// Damaged packets the decoder skipped.
     var damagedPackets: Int { decoder?.damagedPackets ?? 0 }
+    var timelineOrigin: MediaTime? { nil }
     /// What the decoder said since the last call (its frame threads' lines included).
     func takeDecoderMessages() -> [String] { decoder?.log.take() ?? [] }
 
