@@ -67,17 +67,14 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     /// file (no decoding; it reads the whole file).
     public func countSamples() throws -> [Int: Int] {
         var counts = Dictionary(uniqueKeysWithValues: tracks.compactMap { t in t.sampleCount.map { (t.trackID, $0) } })
-        if counts.count < tracks.count, let source = source as? FormatSource {
-            let packets = try source.countPackets()
-            for t in tracks where counts[t.trackID] == nil {
-                if let s = t.backing as? StreamBacking { counts[t.trackID] = packets[s.stream.index] ?? 0 }
-            }
+        if counts.count < tracks.count {
+            for (id, n) in try source.countPackets(of: tracks.filter { counts[$0.trackID] == nil }) { counts[id] = n }
         }
         return counts
     }
 
     /// Whether the file is ISO-BMFF (MP4, MOV, M4A, …), read natively; else libavformat read it.
-    public var isISOBMFF: Bool { source is ISOMovieSource }
+    public var isISOBMFF: Bool { source.isoMovie != nil }
 
     /// Extensions read natively even when the content does not look like ISO-BMFF (to report why).
     static let isoExtensions: Set<String> = ["mp4", "mov", "m4a", "m4v", "m4b", "3gp", "3g2", "qt"]
@@ -93,8 +90,7 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     ///   containers are read by libavformat, which reads damaged files as far as it can anyway.)
     /// - Throws: `MediaError` naming the file and what is wrong: `.fileNotFound`, `.invalidData`
     ///   (with the box path), `.truncated`, `.unsupported`.
-    public init(url: URL, salvage: Bool = false) throws {
-        self.url = url
+    public convenience init(url: URL, salvage: Bool = false) throws {
         let path = url.path
         let loaded: LoadedAsset
         do {
@@ -108,6 +104,16 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
         } catch let error as MediaError {
             throw error.inFile(path)
         }
+        self.init(url: url, loaded: loaded)
+    }
+
+    /// A composition as it is now: each track laid out (see `CompositionSource.load`).
+    convenience init(composition: MutableComposition) throws {
+        self.init(url: URL(fileURLWithPath: "composition"), loaded: try CompositionSource.load(composition))
+    }
+
+    private init(url: URL, loaded: LoadedAsset) {
+        self.url = url
         format = loaded.format
         duration = loaded.duration
         tracks = loaded.tracks
@@ -117,50 +123,13 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
         for t in tracks { t.asset = self }
     }
 
-    /// A composition as it is now: each track laid out (see `CompositionSource`).
-    init(composition: MutableComposition) throws {
-        url = URL(fileURLWithPath: "composition")
-        format = "composition"
-        salvageNotes = []
-        startTime = .zero
-        var layouts: [Int: CompositionSource.Layout] = [:]
-        var made: [AssetTrack] = []
-        for t in composition.tracks where !t.segments.isEmpty {
-            let layout = try CompositionSource.layout(t, withoutEditLists: composition.writesWithoutEditLists)
-            layouts[t.trackID] = layout
-            let first = t.segments.first { !$0.isEmpty }?.sourceTrack
-            var p = AssetTrack.Properties(trackID: t.trackID, mediaType: t.mediaType, formatDescriptions: layout.formats,
-                                          timeRange: t.timeRange, naturalTimeScale: t.naturalTimeScale > 0 ? t.naturalTimeScale : 600)
-            p.languageCode = t.languageCode ?? "und"
-            p.extendedLanguageTag = t.extendedLanguageTag
-            p.isEnabled = t.isEnabled
-            p.alternateGroup = t.alternateGroup
-            p.name = t.name
-            // Associations to tracks that made it into the asset (not to empty ones).
-            p.associations = t.associations.mapValues { ids in ids.filter { id in composition.tracks.contains { $0.trackID == id && !$0.segments.isEmpty } } }
-                .filter { !$0.value.isEmpty }
-            p.segments = layout.edits
-            p.sampleCount = layout.sampleCount
-            p.totalSampleDataLength = layout.bytes
-            p.naturalSize = first?.naturalSize
-            p.preferredTransform = t.preferredTransform ?? .identity
-            p.preferredVolume = t.mediaType == .audio ? 1 : 0
-            p.minFrameDuration = first?.minFrameDuration ?? .invalid
-            made.append(AssetTrack(p, backing: CompositionTrackBacking(layout: layout, segments: t.segments)))
-        }
-        tracks = made
-        duration = made.map(\.timeRange.end).max() ?? .zero
-        source = CompositionSource(layouts: layouts)
-        for t in tracks { t.asset = self }
-    }
-
     /// What a copy changes of the file's timing, one line each: fragments of an MP4 that start
     /// after the samples before them end (a copy's sample table makes the sample before each
     /// last longer). Empty for most files.
-    public var timingNotes: [String] { (source as? ISOMovieSource)?.movie.timingNotes ?? [] }
+    public var timingNotes: [String] { source.timingNotes }
 
     /// Whether the asset is a composition's (`MutableComposition.makeAsset()`).
-    public var isComposition: Bool { source is CompositionSource }
+    public var isComposition: Bool { source.isComposition }
 
     /// The files the asset reads: its own, or a composition's source files, in track and
     /// segment order, each once.
@@ -170,8 +139,8 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
 
     /// The files a track's samples come from: the asset's, or a composition track's segments'.
     public func sourceURLs(of track: AssetTrack) -> [URL] {
-        guard let backing = track.backing as? CompositionTrackBacking else { return [url] }
-        return Asset.firstOfEach(backing.segments.compactMap(\.sourceURL))
+        guard let segments = track.backing.composedSegments else { return [url] }
+        return Asset.firstOfEach(segments.compactMap(\.sourceURL))
     }
 
     private static func firstOfEach(_ urls: [URL]) -> [URL] {

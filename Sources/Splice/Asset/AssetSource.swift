@@ -1,4 +1,5 @@
 import MediaCore
+import ISOBMFF
 
 /// Where an asset's samples come from, behind one interface for every kind of source: the
 /// native MP4/MOV reader (`ISOMovieSource`), libavformat (`FormatSource`), and — next — a
@@ -11,6 +12,25 @@ protocol AssetSource: AnyObject, Sendable {
     var containerChapters: [Asset.Chapter]? { get }
     /// The movie's metadata (user data, container tags).
     var movieMetadata: [MetadataItem] { get }
+    /// The MP4/MOV the source read, when it read one natively (its structure is copied as it is).
+    var isoMovie: MovieFile? { get }
+    /// The movie header new files take their dates from (an MP4/MOV's; a composition's first clip's).
+    var movieHeaderTemplate: MovieHeader? { get }
+    /// Whether the asset is made of segments of other assets' tracks (a composition).
+    var isComposition: Bool { get }
+    /// What a copy changes of the file's timing (`Asset.timingNotes`).
+    var timingNotes: [String] { get }
+    /// Each track's packets counted in one pass over the file, by track ID, for sources whose
+    /// container does not say; empty when it does.
+    func countPackets(of tracks: [AssetTrack]) throws -> [Int: Int]
+}
+
+extension AssetSource {
+    var isoMovie: MovieFile? { nil }
+    var movieHeaderTemplate: MovieHeader? { isoMovie?.movieHeader }
+    var isComposition: Bool { false }
+    var timingNotes: [String] { [] }
+    func countPackets(of tracks: [AssetTrack]) throws -> [Int: Int] { [:] }
 }
 
 /// What one `AssetReader` reads through: a cursor per output, and when reading ends, what was
@@ -77,6 +97,13 @@ protocol TrackBacking: Sendable {
     var mediaDuration: MediaTime? { get }
     /// How the track's samples are encrypted, when they are.
     var encryption: TrackEncryption? { get }
+    /// The MP4/MOV track the source read (for comparing structures); nil for other sources.
+    var isoTrack: Track? { get }
+    /// For a track made of segments of other tracks (a composition's): those segments.
+    var composedSegments: [CompositionTrackSegment]? { get }
+    /// Whether a segment's samples start before it (it starts between sync samples), which only
+    /// an edit list can hide.
+    var startsBetweenSyncSamples: Bool { get }
     /// Video frames per second the container states, when it states one.
     var frameRate: (num: Int32, den: Int32)? { get }
     /// How far the most negative composition offset puts a sample's presentation before its
@@ -85,6 +112,9 @@ protocol TrackBacking: Sendable {
 }
 
 extension TrackBacking {
+    var isoTrack: Track? { nil }
+    var composedSegments: [CompositionTrackSegment]? { nil }
+    var startsBetweenSyncSamples: Bool { false }
     var encryption: TrackEncryption? { nil }
     var frameRate: (num: Int32, den: Int32)? { nil }
     var presentationLead: MediaTime { .zero }

@@ -92,14 +92,14 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
         return AssetTrack(p, backing: backing)
     }
 
-    /// The packets of each stream, counted in one pass over the file (no decoding).
-    func countPackets() throws -> [Int: Int] {
+    /// The packets of each track's stream, counted in one pass over the file (no decoding).
+    func countPackets(of tracks: [AssetTrack]) throws -> [Int: Int] {
         let input: InputFormatContext
         do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
         var counts: [Int: Int] = [:]
         let packet = Packet()
         while try input.read(into: packet) { counts[packet.streamIndex, default: 0] += 1 }
-        return counts
+        return Dictionary(uniqueKeysWithValues: tracks.compactMap { t in (t.backing as? StreamBacking).map { (t.trackID, counts[$0.stream.index] ?? 0) } })
     }
 
     /// Whether a stream's ISO sample entry is read from its first packet (its registry entry says).

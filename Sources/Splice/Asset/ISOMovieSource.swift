@@ -7,6 +7,8 @@ import ISOBMFF
 final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {   // immutable after init (reads use their own cursors)
     let movie: MovieFile
     let file: ReadOnlyFile
+    var isoMovie: MovieFile? { movie }
+    var timingNotes: [String] { movie.timingNotes }
 
     private init(movie: MovieFile, file: ReadOnlyFile) {
         self.movie = movie
@@ -134,6 +136,7 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {   //
 /// An MP4/MOV track: the parsed `trak`.
 struct ISOTrackBacking: TrackBacking {
     let track: Track
+    var isoTrack: Track? { track }
 
     var isoStructure: TrackPassthrough? {
         TrackPassthrough(header: track.header, mediaHeader: track.mediaHeader, handler: track.handler,

@@ -6,14 +6,14 @@ import MediaCore
 extension AssetTrack {
     /// For a composition's track: whether a segment starts between sync samples (its first
     /// samples lie before it, which only an edit list can hide).
-    public var startsBetweenSyncSamples: Bool { (backing as? CompositionTrackBacking)?.startsBetweenSyncSamples ?? false }
+    public var startsBetweenSyncSamples: Bool { backing.startsBetweenSyncSamples }
 
     /// For a composition's track: why its segments cannot be copied into one track byte for
     /// byte — another codec, picture size, profile (chroma format, bit depth), sample rate or
     /// channel count than the first segment's, or a scaled segment; nil when they can.
     public var passthroughProblem: String? {
-        guard let composed = backing as? CompositionTrackBacking else { return nil }
-        let shown = composed.segments.enumerated().filter { !$0.element.isEmpty }
+        guard let segments = backing.composedSegments else { return nil }
+        let shown = segments.enumerated().filter { !$0.element.isEmpty }
         guard let (firstIndex, first) = shown.first, let reference = first.sourceTrack?.formatDescriptions.first else { return nil }
         for (i, segment) in shown {
             if segment.isScaled {

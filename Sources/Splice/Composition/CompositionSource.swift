@@ -1,5 +1,6 @@
 import Foundation
 import MediaCore
+import ISOBMFF
 import FFmpegBridge
 
 /// Where a composition's samples come from. Each composition track is laid out as one track of
@@ -55,8 +56,15 @@ final class CompositionSource: AssetSource, @unchecked Sendable {   // immutable
     let layouts: [Int: Layout]
     var containerChapters: [Asset.Chapter]? { [] }
     var movieMetadata: [MetadataItem] { [] }
+    var isComposition: Bool { true }
+    /// New files take the first clip's movie header times.
+    let movieHeaderTemplate: MovieHeader?
 
-    init(layouts: [Int: Layout]) { self.layouts = layouts }
+    init(layouts: [Int: Layout]) {
+        self.layouts = layouts
+        let firstClip = layouts.keys.sorted().lazy.compactMap { layouts[$0]?.runs.first?.track.asset }.first
+        movieHeaderTemplate = firstClip?.source.movieHeaderTemplate
+    }
 
     /// Lays out `track`: reads each segment's sample times (not its bytes, where the source can
     /// leave them in the file). `withoutEditLists` (Matroska, MPEG-TS): no audio pre-roll, each
@@ -151,6 +159,7 @@ final class CompositionSource: AssetSource, @unchecked Sendable {   // immutable
 struct CompositionTrackBacking: TrackBacking {
     let layout: CompositionSource.Layout
     let segments: [CompositionTrackSegment]
+    var composedSegments: [CompositionTrackSegment]? { segments }
     var isoStructure: TrackPassthrough? { nil }
     var isoProblem: String? { nil }
     var accessibility: Set<MediaCharacteristic> { [] }

@@ -42,7 +42,7 @@ extension ExportSession {
             let sameFormat = (audioSampleRate.map { Double($0) == track.formatDescriptions.first?.sampleRate } ?? true)
                 && (audioChannelCount.map { $0 == track.formatDescriptions.first?.channelCount } ?? true)
             if !unfit, codec == .aac, track.codecName == "aac", audioBitRate == nil, sameFormat,
-               Double(track.estimatedDataRate) <= Double(target) * 1.02, !cutsInsideAFrame(track), !(track.backing is CompositionTrackBacking) {
+               Double(track.estimatedDataRate) <= Double(target) * 1.02, !cutsInsideAFrame(track), track.backing.composedSegments == nil {
                 return .copy
             }
             return .encode(.audio(AudioOutputSettings(sampleRate: audioSampleRate, channelCount: audioChannelCount)),

@@ -60,7 +60,7 @@ public enum SampleComparison {
                 throw mismatch(b, tb, k, "duration \(pb.duration), expected \(pa.duration)")
             }
             // Where both have edit lists they were compared exactly (StructureComparison).
-            let bothEdited = (ta.backing as? ISOTrackBacking)?.track.editList != nil && (tb.backing as? ISOTrackBacking)?.track.editList != nil
+            let bothEdited = ta.backing.isoTrack?.editList != nil && tb.backing.isoTrack?.editList != nil
             if let (za, zb) = shift, !bothEdited { try comparePresentation(ta, za, tb, zb, in: b) }
             if ta.encryption != nil || tb.encryption != nil { try compareEncryption(ta, a, tb, b) }
             total += n
@@ -84,7 +84,7 @@ public enum SampleComparison {
     /// both, as a player finds it — through `saiz`/`saio` in the file — and, in the source, the
     /// same through `saio` as in its `senc`.
     private static func compareEncryption(_ ta: AssetTrack, _ a: Asset, _ tb: AssetTrack, _ b: Asset) throws {
-        let isoA = (ta.backing as? ISOTrackBacking)?.track, isoB = (tb.backing as? ISOTrackBacking)?.track
+        let isoA = ta.backing.isoTrack, isoB = tb.backing.isoTrack
         let expected = isoA?.encryption
         let fail = { (what: String) in MediaError(.invalidData, "track \(tb.trackID): \(what)", file: b.url.path) }
         if let location = isoA?.auxiliaryInformationLocation, let found = try location.read(from: try ReadOnlyFile(path: a.url.path)),

@@ -26,7 +26,7 @@ enum StructureComparison {
             let refsB = tb.associations.mapValues { $0.compactMap { positionsB[$0] } }
             try same(refsA.sorted { $0.key < $1.key }.map { "\($0.key)→\($0.value)" },
                      refsB.sorted { $0.key < $1.key }.map { "\($0.key)→\($0.value)" }, "its track references (by position)")
-            guard let isoA = (ta.backing as? ISOTrackBacking)?.track, let isoB = (tb.backing as? ISOTrackBacking)?.track else { continue }
+            guard let isoA = ta.backing.isoTrack, let isoB = tb.backing.isoTrack else { continue }
             try same(isoA.handler.handlerType.description, isoB.handler.handlerType.description, "the handler type")
             try same(isoA.handler.name, isoB.handler.name, "the handler name")
             let entriesA = isoA.sampleTable.sampleEntries, entriesB = isoB.sampleTable.sampleEntries
@@ -58,8 +58,8 @@ enum StructureComparison {
         guard la.entries.count == lb.entries.count else {
             throw fail("its edit list has \(lb.entries.count) edits, the source's \(la.entries.count)")
         }
-        let movieA = UInt64(widening: (a.source as? ISOMovieSource)?.movie.movieHeader.timescale ?? 0)
-        let movieB = UInt64(widening: (b.source as? ISOMovieSource)?.movie.movieHeader.timescale ?? 0)
+        let movieA = UInt64(widening: a.source.isoMovie?.movieHeader.timescale ?? 0)
+        let movieB = UInt64(widening: b.source.isoMovie?.movieHeader.timescale ?? 0)
         let mediaA = UInt64(widening: ta.mediaHeader.timescale), mediaB = UInt64(widening: tb.mediaHeader.timescale)
         let firstA = ta.firstDecodeTime, firstB = tb.firstDecodeTime
         for (k, (ea, eb)) in zip(la.entries, lb.entries).enumerated() {

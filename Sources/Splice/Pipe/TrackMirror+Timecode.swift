@@ -9,15 +9,24 @@ extension TrackMirror {
     /// The start timecode of a `tmcd` track of an MP4/MOV ("01:02:03:04"; ";" before the frames
     /// for drop frame): its first sample's frame number, counted as its description says.
     static func startTimecode(of track: AssetTrack) -> String? {
-        guard let backing = track.backing as? ISOTrackBacking, let file = (track.asset?.source as? ISOMovieSource)?.file,
-              let entry = track.formatDescriptions.first?.sampleEntry,
-              let description = TimecodeDescription(sampleEntry: [UInt8](entry)) else { return nil }
-        var samples = SampleIterator(track: backing.track, trackExtends: nil)
-        guard let first = samples.next(), first.size >= 4, let bytes = try? file.read(at: first.offset, count: 4),
-              description.timescale <= UInt32(clamping: Int32.max), description.frameDuration <= UInt32(clamping: Int32.max) else { return nil }
-        let frame = Int32(bitPattern: bytes.reduce(0) { $0 << 8 | UInt32(widening: $1) })
+        guard let asset = track.asset, let entry = track.formatDescriptions.first?.sampleEntry,
+              let description = TimecodeDescription(sampleEntry: [UInt8](entry)),
+              description.timescale <= UInt32(clamping: Int32.max), description.frameDuration <= UInt32(clamping: Int32.max),
+              let bytes = try? firstSample(of: track, in: asset), bytes.count >= 4 else { return nil }
+        let frame = Int32(bitPattern: bytes.prefix(4).reduce(0) { $0 << 8 | UInt32(widening: $1) })
         return Timecode.string(frame: frame, rate: (Int32(truncatingIfNeeded: description.timescale), Int32(truncatingIfNeeded: description.frameDuration)),
                                dropFrame: description.isDropFrame, wrapsAt24Hours: description.wrapsAt24Hours)
+    }
+
+    /// The bytes of `track`'s first sample, read as any reader reads it.
+    private static func firstSample(of track: AssetTrack, in asset: Asset) throws -> Data? {
+        let reader = try AssetReader(asset: asset)
+        let output = AssetReaderTrackOutput(track: track)
+        output.presentsMediaTimeline = true
+        try reader.add(output)
+        guard reader.startReading() else { return nil }
+        defer { reader.cancelReading() }
+        return try output.copyNextSampleBuffer()?.data
     }
 
     /// Gives each video input the start timecode of the `tmcd` track it refers to (or, with no

@@ -104,7 +104,7 @@ struct TrackMirror {
             guard let e = track.encryption else { continue }
             var what = "track \(track.trackID) is encrypted (\(e))"
             var file = asset.filePath(of: track)
-            if let segment = (track.backing as? CompositionTrackBacking)?.segments.first(where: { $0.sourceTrack?.encryption != nil }) {
+            if let segment = track.backing.composedSegments?.first(where: { $0.sourceTrack?.encryption != nil }) {
                 // A composition's track: the clip that is encrypted, not the composition.
                 what = "\(segment.name) is encrypted (\(e))"
                 file = segment.sourceURL?.path

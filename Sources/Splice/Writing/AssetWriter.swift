@@ -152,10 +152,9 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
     /// volume, matrix) and the movie's `udta`/`meta`. Call before `startWriting()`; for other
     /// sources it does nothing.
     public func copyMovieStructure(of asset: Asset) {
-        guard let movie = (asset.source as? ISOMovieSource)?.movie else {
+        guard let movie = asset.source.isoMovie else {
             // A composition's new headers take the first clip's times (an MP4/MOV's).
-            let firstClip = asset.tracks.lazy.compactMap { ($0.backing as? CompositionTrackBacking)?.segments.lazy.compactMap(\.sourceTrack?.asset).first }.first
-            if let header = (firstClip?.source as? ISOMovieSource)?.movie.movieHeader {
+            if let header = asset.source.movieHeaderTemplate {
                 lock.withLock { if _status == .unknown { template.stamp(from: header) } }
             }
             return
