@@ -15,16 +15,16 @@ final class CompositionSource: AssetSource, @unchecked Sendable {   // immutable
     struct Run {
         let segment: CompositionTrackSegment
         let track: AssetTrack
-        /// The part of the source asset's timeline read (the segment's).
-        let readRange: TimeRange
+        /// The segment's cut of its source: `shown` is the segment's range of the source's
+        /// timeline (what is read: the cursor starts at the sync sample before it), `read` starts
+        /// at the earliest presentation of the samples read (before the segment when it starts
+        /// between sync samples).
+        let cut: TrackCut
         /// Source timeline → the track's media: media time = source time + shift.
         let shift: MediaTime
         /// Where the run lies in the track's media.
         let mediaStart: MediaTime
         let mediaEnd: MediaTime
-        /// The earliest presentation time of its samples, on the source's timeline: before the
-        /// segment's start when the segment starts between sync samples.
-        let firstPresentation: MediaTime
         /// Whether AAC brings its pre-roll packet (not without edit lists).
         var preroll = true
         /// What is left out of the source's samples (written without edit lists).
@@ -109,8 +109,9 @@ final class CompositionSource: AssetSource, @unchecked Sendable {   // immutable
                 shift = (previous - first).convertScale(scale) + MediaTime(value: 1, timescale: scale)
                 filter.decodeAfter = filter.decodeAfter.map { _ in previous - shift }
             }
-            let run = Run(segment: segment, track: source, readRange: read, shift: shift, mediaStart: first + shift, mediaEnd: end + shift,
-                          firstPresentation: earliest, preroll: !withoutEditLists, filter: filter)
+            let cut = TrackCut(shown: read, read: TimeRange(start: min(earliest, read.start), end: read.end))
+            let run = Run(segment: segment, track: source, cut: cut, shift: shift, mediaStart: first + shift, mediaEnd: end + shift,
+                          preroll: !withoutEditLists, filter: filter)
             layout.runs.append(run)
             layout.edits += edits(segment, showing: range, from: earliest, shift: shift, scale: scale)
             next = run.mediaEnd
@@ -175,10 +176,7 @@ struct CompositionTrackBacking: TrackBacking {
 
     /// Whether a segment's samples start before it (it starts between sync samples).
     var startsBetweenSyncSamples: Bool {
-        layout.runs.contains { run in
-            guard let start = run.segment.sourceRange?.start else { return false }
-            return (start - run.firstPresentation).seconds > 0.0005
-        }
+        layout.runs.contains(where: \.cut.startsBetweenSyncSamples)
     }
 }
 
@@ -237,7 +235,7 @@ final class CompositionMediaCursor: SampleCursor {
             }
             guard !runs.isEmpty else { return nil }
             let run = runs.removeFirst()
-            current = (try CompositionSource.cursor(run.track, run.readRange, copies: copies, preroll: run.preroll), run.shift, run.filter)
+            current = (try CompositionSource.cursor(run.track, run.cut.shown, copies: copies, preroll: run.preroll), run.shift, run.filter)
         }
     }
 

@@ -42,7 +42,8 @@ extension ExportSession {
             let sameFormat = (audioSampleRate.map { Double($0) == track.formatDescriptions.first?.sampleRate } ?? true)
                 && (audioChannelCount.map { $0 == track.formatDescriptions.first?.channelCount } ?? true)
             if !unfit, codec == .aac, track.codecName == "aac", audioBitRate == nil, sameFormat,
-               Double(track.estimatedDataRate) <= Double(target) * 1.02, !cutsInsideAFrame(track), track.backing.composedSegments == nil {
+               Double(track.estimatedDataRate) <= Double(target) * 1.02, !TrackCut.cutsInsideAFrame(exportedRange, of: track),
+               track.backing.composedSegments == nil {
                 return .copy
             }
             return .encode(.audio(AudioOutputSettings(sampleRate: audioSampleRate, channelCount: audioChannelCount)),
@@ -96,19 +97,6 @@ extension ExportSession {
         guard let mix = audioMix else { return [] }
         let named = asset.tracks(withMediaType: .audio).filter { mix.parameters(forTrackID: $0.trackID) != nil }
         return named.isEmpty ? asset.tracks(withMediaType: .audio).filter(\.isEnabled) : named
-    }
-
-    /// Whether the range starts or ends inside one of the track's audio frames (AAC: 1024
-    /// samples, counted from the media time its edit list starts at).
-    private func cutsInsideAFrame(_ track: AssetTrack) -> Bool {
-        guard timeRange != .everything, let rate = track.formatDescriptions.first?.sampleRate, rate > 0 else { return false }
-        let priming = track.segments.first(where: { !$0.isEmpty })?.source.map { $0.start.seconds * rate } ?? 0
-        let trackStart = track.timeRange.start
-        for t in [exportedRange.start, exportedRange.end] where t > trackStart && t < track.timeRange.end {
-            let samples = (t - trackStart).seconds * rate + priming
-            if abs(samples - (samples / 1024).rounded() * 1024) > 0.5 { return true }
-        }
-        return false
     }
 
     /// The bits per component of a track's pictures, from its codec configuration (8 when unknown).

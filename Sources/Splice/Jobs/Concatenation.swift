@@ -133,9 +133,10 @@ struct Concatenation {
         for k in clips.indices {
             let videos = assets[k].tracks(withMediaType: .video)
             guard let video = videos.first(where: \.isEnabled) ?? videos.first else { continue }
-            let start = try video.syncSampleTime(atOrBefore: ranges[k].start) ?? ranges[k].start
-            let end = ranges[k].end >= assets[k].duration ? ranges[k].end : (try video.syncSampleTime(atOrAfter: ranges[k].end) ?? assets[k].duration)
-            snapped[k] = TimeRange(start: start, end: end)
+            let cut = try TrackCut(track: video, range: ranges[k]).atSyncSamples(of: video)
+            // (Before the video starts or after it ends nothing is cut.)
+            snapped[k] = TimeRange(start: ranges[k].start <= video.timeRange.start ? ranges[k].start : cut.shown.start,
+                                   end: ranges[k].end >= video.timeRange.end ? ranges[k].end : cut.shown.end)
         }
         let moved = clips.indices.filter { snapped[$0] != ranges[$0] }
         guard !moved.isEmpty else { return false }

@@ -155,11 +155,16 @@ struct TrackMirror {
                 continue
             }
             let (output, input) = pair(for: track, plan: plan, ranged: ranged, writer: writer)
+            if ranged {
+                // The cut decided once: the output reads it, the input shows it.
+                let cut = try TrackCut(track: track, range: timeRange)
+                output.cut = cut
+                input.cut = cut
+            }
             try pipe.reader?.add(output)
             try writer.add(input)
-            if ranged {
-                let span = timeRange.intersection(track.timeRange)
-                pipe.connect(output, to: input, duration: span.duration, start: span.start)
+            if let cut = output.cut {
+                pipe.connect(output, to: input, duration: cut.shown.duration, start: cut.shown.start)
             } else if output.outputSettings != nil {
                 pipe.connect(output, to: input, duration: track.timeRange.duration, start: track.timeRange.start)
             } else {

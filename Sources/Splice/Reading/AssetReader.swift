@@ -150,10 +150,11 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
             for output in outputs {
                 let (track, copies) = (output.track, output.alwaysCopiesSampleData)
                 let open = { (span: MediaSpan) in try session.makeCursor(for: track, span: span, copiesSampleData: copies) }
+                let cut = output.cut
                 let timeline = output.presentsMediaTimeline ? TimelineCursor(mediaTimesOf: track, timeRange: range, open: open)
-                                                            : TimelineCursor(track: track, timeRange: range, open: open)
+                                                            : TimelineCursor(track: track, timeRange: cut?.read ?? range, carriesPreroll: cut == nil, open: open)
                 if let settings = output.outputSettings {
-                    let decoding = try session.makeDecodingCursor(for: track, timeline: timeline, settings: settings, timeRange: range)
+                    let decoding = try session.makeDecodingCursor(for: track, timeline: timeline, settings: settings, timeRange: cut?.shown ?? range)
                     let timed = ConstantRateCursor.applying(settings, to: decoding, from: range == .everything ? decoding.timelineOrigin : range.start)
                     output.start(PrefetchingCursor(timed, capacity: track.mediaType == .video ? 4 : 8,
                                                    damagedPackets: { decoding.damagedPackets }, messages: { decoding.takeDecoderMessages() }))

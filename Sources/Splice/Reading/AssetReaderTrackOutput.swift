@@ -18,6 +18,9 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @
     /// `segments` say where they are shown; a writer input given those `segments` rebuilds the
     /// edit list exactly (what `SamplePipe.mirroring` does). Set before reading.
     @Guarded public var presentsMediaTimeline: Bool = false
+    /// The cut this output follows (a ranged copy's): it reads `cut.read` — from its sync sample,
+    /// no pre-roll added — and decodes to `cut.shown`; nil: the reader's range.
+    @Guarded var cut: TrackCut? = nil
     weak var reader: AssetReader?
 
     /// Guards `cursor`, `finished` and `last`; never held while the cursor reads or decodes, so

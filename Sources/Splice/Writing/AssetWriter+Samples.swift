@@ -95,8 +95,8 @@ extension AssetWriter {
         if !state.prerollDecided {
             // Video shown before the session start is kept only as far as decoding needs it.
             state.prerollDecided = true
-            if input.mediaType == .video, input.segments == nil, session.start.isNumeric {
-                state.preroll = RangeFilter(span: MediaSpan(start: session.start, end: .positiveInfinity))
+            if input.mediaType == .video, input.segments == nil, let start = input.cut?.read.start ?? (session.start.isNumeric ? session.start : nil) {
+                state.preroll = RangeFilter(span: MediaSpan(start: start, end: .positiveInfinity))
             }
         }
         if var filter = state.preroll {

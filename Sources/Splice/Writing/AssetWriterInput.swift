@@ -56,6 +56,9 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings @Guarde
     @Guarded public var mediaCharacteristics: Set<MediaCharacteristic> = []
     /// The edit list to write, in movie time; `nil` for none (or one derived from the session times).
     @Guarded public var segments: [TrackSegment]? = nil
+    /// The cut this input shows (a ranged copy's, with no `segments`): video is kept from the
+    /// sync sample it reads from, and the edit list ends where it ends; nil: the session's times.
+    @Guarded var cut: TrackCut? = nil
 
     // Set when the input is added (`writer`) or while the writer is configured (the rest), then
     // only read: the writer's lock orders those writes before its threads' reads.

@@ -110,8 +110,8 @@ struct MovieBoxBuilder {
     /// The input's segments as an edit list, else the one its session implies.
     private func editList(_ input: AssetWriterInput, mediaScale: Int32, mediaDuration: UInt64) -> EditList? {
         guard let segments = input.segments else {
-            return SessionEdits(state: input.state, session: session, mediaScale: mediaScale, movieScale: movieTimeScale,
-                                mediaDuration: mediaDuration).editList
+            return SessionEdits(state: input.state, session: session, shownEnd: input.cut?.shown.end, mediaScale: mediaScale,
+                                movieScale: movieTimeScale, mediaDuration: mediaDuration).editList
         }
         return EditList(entries: segments.map { s in
             let rate = EditListEntry.rateFields(s.rate)

@@ -8,6 +8,8 @@ import ISOBMFF
 struct SessionEdits {
     let state: InputState
     let session: WriterSession
+    /// Where the input's cut stops showing (`TrackCut.shown`), when it has one.
+    let shownEnd: MediaTime?
     let mediaScale: Int32
     let movieScale: Int32
     let mediaDuration: UInt64
@@ -27,7 +29,9 @@ struct SessionEdits {
         let empty = mediaStart < 0 ? -mediaStart : shownStart - mediaStart
         let mediaTime = max(0, shownStart)
         var length = presented - mediaTime
-        if let end = session.end, end.isNumeric { length = min(length, end.convertScale(mediaScale).value - sessionStart - empty) }
+        for end in [session.end, shownEnd] {
+            if let end, end.isNumeric { length = min(length, end.convertScale(mediaScale).value - sessionStart - empty) }
+        }
         if empty == 0 && mediaTime == 0 && length >= Int64(clamping: mediaDuration) { return nil }
         var entries: [EditListEntry] = []
         if empty > 0 {
