@@ -154,22 +154,7 @@ struct TrackMirror {
                 ordered.append(input)
                 continue
             }
-            let (output, input) = pair(for: track, plan: plan, ranged: ranged, writer: writer)
-            if ranged {
-                // The cut decided once: the output reads it, the input shows it.
-                let cut = try TrackCut(track: track, range: timeRange)
-                output.cut = cut
-                input.cut = cut
-            }
-            try pipe.reader?.add(output)
-            try writer.add(input)
-            if let cut = output.cut {
-                pipe.connect(output, to: input, duration: cut.shown.duration, start: cut.shown.start)
-            } else if output.outputSettings != nil {
-                pipe.connect(output, to: input, duration: track.timeRange.duration, start: track.timeRange.start)
-            } else {
-                pipe.connect(output, to: input, duration: track.timeRange.duration)
-            }
+            let input = try connectPair(for: track, plan: plan, ranged: ranged, to: pipe)
             inputs[track.trackID] = input
             ordered.append(input)
         }
@@ -230,6 +215,27 @@ struct TrackMirror {
         let end = composition.duration > .zero ? composition.duration : asset.duration
         let span = ranged ? timeRange.intersection(TimeRange(start: .zero, duration: end)) : TimeRange(start: .zero, duration: end)
         pipe.connect(composed, to: input, duration: span.duration, start: span.start)
+        return input
+    }
+
+    /// Adds the output and input that copy or re-encode `track`, connected; a range's cut decided
+    /// once, which the output reads and the input shows.
+    private func connectPair(for track: AssetTrack, plan: TrackPlan, ranged: Bool, to pipe: SamplePipe) throws -> AssetWriterInput {
+        let (output, input) = pair(for: track, plan: plan, ranged: ranged, writer: pipe.writer)
+        if ranged {
+            let cut = try TrackCut(track: track, range: timeRange)
+            output.cut = cut
+            input.cut = cut
+        }
+        try pipe.reader?.add(output)
+        try pipe.writer.add(input)
+        if let cut = output.cut {
+            pipe.connect(output, to: input, duration: cut.shown.duration, start: cut.shown.start)
+        } else if output.outputSettings != nil {
+            pipe.connect(output, to: input, duration: track.timeRange.duration, start: track.timeRange.start)
+        } else {
+            pipe.connect(output, to: input, duration: track.timeRange.duration)
+        }
         return input
     }
 
