@@ -22,7 +22,7 @@ enum ThumbnailCommand: Command {
           --at <times>            Seconds (1.5) or [hh:]mm:ss[.fff], comma-separated.
           -o <output>             The image file; with several times, a pattern with %d
                                   (1, 2, …) such as thumb-%d.png. .png or .jpg/.jpeg.
-          --size <w>x<h>          The largest size (never scaled up).
+          --size <w>x<h>          The largest size, 16 to 16384 each way (never scaled up).
           --force                 Replace existing images.
           -h, --help              Show help information.
 
