@@ -47,7 +47,7 @@ struct JobLibraryTests {
         #expect(abs((Double(format.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 4) < 0.05, "\(format.stdout)")
     }
 
-    @Test func crossfading() throws {
+    @Test(.enabled(if: EncodingTests.notUnderTSan)) func crossfading() throws {
         let clips = try CompositionTests.clips.get()
         let options = ConcatenationOptions(preset: .lowQuality, crossfade: Self.seconds(1))
         let out = try Self.run(ExportSession.concatenating(clips.prefix(2).map { Clip(url: $0, end: Self.seconds(3)) },
@@ -99,7 +99,7 @@ struct JobLibraryTests {
         #expect(try abs(level(from: 4.2, to: 5.8) - level(from: 1.2, to: 2.8)) < 1)
     }
 
-    @Test func slideshow() throws {
+    @Test(.enabled(if: EncodingTests.notUnderTSan)) func slideshow() throws {
         let image = Fixtures.path("job-slide.png")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", image.path])
         let options = SlideshowOptions(frameRate: 10, imageDuration: Self.seconds(1), preset: .lowQuality)
