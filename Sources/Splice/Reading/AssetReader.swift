@@ -156,7 +156,7 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
                 if let settings = output.outputSettings {
                     let decoding = try session.makeDecodingCursor(for: track, timeline: timeline, settings: settings, timeRange: cut?.shown ?? range)
                     let timed = ConstantRateCursor.applying(settings, to: decoding, from: range == .everything ? decoding.timelineOrigin : range.start)
-                    output.start(PrefetchingCursor(timed, capacity: track.mediaType == .video ? 4 : 8,
+                    output.start(PrefetchingCursor(timed, capacity: track.mediaType == .video ? 4 : 0,
                                                    damagedPackets: { decoding.damagedPackets }, messages: { decoding.takeDecoderMessages() }))
                 } else {
                     output.start(timeline)
