@@ -1,0 +1,141 @@
+"""The files the matrix judges: what each job makes, and what a player should present from it."""
+
+import math
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from media import FPS, make_clip, ffmpeg, tone_index
+
+# Clip ids: 1-3 clips with sound, 4 a clip without sound, 5 a WAV.
+CLIPS = {1: "a.mp4", 2: "b.mp4", 3: "c.mp4", 4: "v.mp4", 5: "w.wav"}
+
+
+@dataclass
+class Segment:
+    """One stretch of the output: `video` and `audio` are (clip, start) or None (black, silence)."""
+    seconds: float
+    video: tuple | None
+    audio: tuple | None
+
+
+@dataclass
+class Job:
+    name: str
+    title: str
+    segments: list
+    make: object = None            # (job, media folder, splice binary, output) -> None
+    outputs: list = field(default_factory=list)
+
+    @property
+    def duration(self) -> float:
+        return sum(s.seconds for s in self.segments)
+
+    def expected_frames(self):
+        """[(time, (clip, frame))] every picture a player should present, in order."""
+        frames, origin = [], 0.0
+        for s in self.segments:
+            if s.video:
+                clip, start = s.video
+                first, end = math.ceil(start * FPS - 1e-9), math.ceil((start + s.seconds) * FPS - 1e-9)
+                frames += [(origin + n / FPS - start, (clip, n)) for n in range(first, end)]
+            origin += s.seconds
+        return frames
+
+    def expected_tone(self, t: float):
+        """The tone index at output time t, None for silence; and the distance to the nearest change."""
+        origin = 0.0
+        for s in self.segments:
+            if t < origin + s.seconds or s is self.segments[-1]:
+                local = t - origin
+                edges = [origin, origin + s.seconds]
+                if s.audio:
+                    clip, start = s.audio
+                    step = 0.5
+                    k = math.floor((start + local) / step)
+                    edges += [origin + k * step - start, origin + (k + 1) * step - start]
+                    return tone_index(clip, start + local), min(abs(t - e) for e in edges)
+                return None, min(abs(t - e) for e in edges)
+            origin += s.seconds
+        return None, 0.0
+
+
+    def tone_span(self, index):
+        """(start, end) of the tone `index` in the output, or None when it is not in it."""
+        origin = 0.0
+        for s in self.segments:
+            if s.audio:
+                clip, start = s.audio
+                for k in range(int(start / 0.5), int((start + s.seconds) / 0.5) + 1):
+                    if tone_index(clip, k * 0.5) == index:
+                        return (origin + max(0.0, k * 0.5 - start), origin + min(s.seconds, (k + 1) * 0.5 - start))
+            origin += s.seconds
+        return None
+
+
+def clip_arg(media: Path, clip: int, start: float, end: float) -> str:
+    return f"{media / CLIPS[clip]}#t={start:g},{end:g}"
+
+
+def splice_concat(ranges):
+    def make(job, media, splice, out):
+        subprocess.run([splice, "concat", *[clip_arg(media, c, s, e) for c, s, e in ranges], "-o", str(out), "--force"],
+                       check=True, capture_output=True)
+    return make
+
+
+def concat_job(name, title, ranges, silent=()):
+    segments = [Segment(e - s, (c, s), None if c in silent else (c, s)) for c, s, e in ranges]
+    return Job(name, title, segments, splice_concat(ranges))
+
+
+def make_reference(ranges):
+    """ffmpeg re-encoding each range into one plain MP4: what a right file looks like."""
+    def make(job, media, splice, out):
+        inputs, graph, labels = [], [], ""
+        for i, (c, s, e) in enumerate(ranges):
+            inputs += ["-i", str(media / CLIPS[c])]
+            graph.append(f"[{i}:v]trim=start={s}:end={e},setpts=PTS-STARTPTS[v{i}]")
+            graph.append(f"[{i}:a]atrim=start={s}:end={e},asetpts=PTS-STARTPTS[a{i}]")
+            labels += f"[v{i}][a{i}]"
+        graph.append(f"{labels}concat=n={len(ranges)}:v=1:a=1[v][a]")
+        ffmpeg(*inputs, "-filter_complex", ";".join(graph), "-map", "[v]", "-map", "[a]",
+               "-c:v", "libx264", "-preset", "fast", "-crf", "18", "-bf", "2", "-g", "48",
+               "-c:a", "aac", "-b:a", "96k", str(out))
+    return make
+
+
+THREE = [(1, 1.5, 5.25), (2, 0.5, 4.25), (3, 2.25, 6.0)]
+
+
+def jobs():
+    trim = Job("trim", "export --preset passthrough --range 1.5,4", [Segment(2.5, (1, 1.5), (1, 1.5))])
+    trim.make = lambda job, media, splice, out: subprocess.run(
+        [splice, "export", str(media / CLIPS[1]), "-o", str(out), "--preset", "passthrough", "--range", "1.5,4", "--force"],
+        check=True, capture_output=True)
+    merge = Job("merge", "merge of a 1-4 s range with a WAV", [Segment(3.0, (1, 1.0), (5, 0.0))])
+    merge.make = lambda job, media, splice, out: subprocess.run(
+        [splice, "merge", clip_arg(media, 1, 1, 4), str(media / CLIPS[5]), "-o", str(out), "--force"],
+        check=True, capture_output=True)
+    remux = Job("remux", "plain remux (control)", [Segment(6.0, (1, 0.0), (1, 0.0))])
+    remux.make = lambda job, media, splice, out: subprocess.run(
+        [splice, "remux", str(media / CLIPS[1]), str(out), "--force"], check=True, capture_output=True)
+    reference = Job("reference", "three cuts re-encoded by ffmpeg (control)",
+                    [Segment(e - s, (c, s), (c, s)) for c, s, e in THREE], make_reference(THREE))
+    return [
+        concat_job("concat3", "concat of three clips cut mid-GOP", THREE),
+        concat_job("concat2", "concat of two clips cut mid-GOP", [(1, 1.5, 4.0), (2, 2.5, 5.0)]),
+        trim,
+        concat_job("gap", "concat with a clip without sound in the middle", [(1, 0.5, 2.5), (4, 0.0, 2.0), (3, 1.0, 3.0)], silent={4}),
+        merge,
+        remux,
+        reference,
+    ]
+
+
+def make_media(media: Path) -> None:
+    media.mkdir(parents=True, exist_ok=True)
+    for clip, name in CLIPS.items():
+        path = media / name
+        if not path.exists():
+            make_clip(path, clip, sound=clip != 4, picture=clip != 5)
