@@ -10,7 +10,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time python3 gstr
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO := Samples/Media/grouped.mp4
 
-.PHONY: demo test lint examples bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
+.PHONY: demo test lint examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
 
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -48,6 +48,21 @@ lint:
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+## The player matrix: the cutting jobs' outputs (concat, trim, merge; a plain remux and an
+## ffmpeg-made file as controls) played in ffmpeg, GStreamer, mpv, and headless Chromium and
+## Firefox, one row per file, one cell per player (scripts/players). PLAYERS=ffmpeg,mpv picks
+## columns (the browsers are installed only when asked for). Fails when a cell listed right in
+## scripts/players/expected comes out wrong.
+PLAYERS ?= ffmpeg,gstreamer,mpv,chromium,firefox
+PLAYER_PACKAGES := gstreamer1.0-plugins-base-apps $(if $(findstring chromium,$(PLAYERS)),chromium) \
+	$(if $(findstring firefox,$(PLAYERS)),firefox-esr pulseaudio)
+players: deps-test
+	$(call install_missing,$(PLAYER_PACKAGES))
+	$(SWIFT) build
+	python3 -c 'import numpy' 2>/dev/null || python3 -m pip install -q numpy
+	python3 scripts/players/selftest.py
+	python3 scripts/players --players $(PLAYERS)
 
 ## Remux speed and memory against cp and ffmpeg (release build; media generated once into bench-media/).
 bench: deps-test

@@ -42,6 +42,16 @@ class Job:
             origin += s.seconds
         return frames
 
+    def probes(self):
+        """Times to seek to: the middle of each segment's first, middle and last frame's time."""
+        frames, times, origin = self.expected_frames(), [], 0.0
+        for s in self.segments:
+            inside = [t for t, _ in frames if origin - 1e-6 <= t < origin + s.seconds - 1e-6]
+            if inside:
+                times += [inside[0] + 0.5 / FPS, inside[len(inside) // 2] + 0.5 / FPS, inside[-1] + 0.5 / FPS]
+            origin += s.seconds
+        return times
+
     def expected_tone(self, t: float):
         """The tone index at output time t, None for silence; and the distance to the nearest change."""
         origin = 0.0

@@ -40,7 +40,8 @@ def picture_problems(job, playback) -> list:
         problems.append(f"{len(seen) - len(set(seen))} frames shown twice")
     if any(order[a] > order[b] for a, b in zip(seen, seen[1:])):
         problems.append("frames out of order")
-    problems += _timing(shown, when)
+    if playback.timed:
+        problems += _timing(shown, when)
     return problems
 
 
@@ -123,10 +124,25 @@ def judge(job, playback) -> list:
 
 
 def _probe_problems(job, probes) -> list:
+    """The frame shown after seeking to each probe time must be the one due there."""
     expected = job.expected_frames()
-    wrong = []
+    wrong, off, away, first = 0, {}, 0, None
     for t, code in probes:
         due = [c for s, c in expected if s <= t + 0.001]
-        if not due or code != due[-1]:
-            wrong.append(f"{_at(t)}: {code[0]}#{code[1]}" if code else f"{_at(t)}: unreadable")
-    return [f"seeks wrong at {len(wrong)} of {len(probes)} probes ({', '.join(wrong[:2])})"] if wrong else []
+        if due and code == due[-1]:
+            continue
+        wrong += 1
+        shown = f"{code[0]}#{code[1]}" if code else "an unreadable picture"
+        first = first or f"at {_at(t)} {shown} for {due[-1][0]}#{due[-1][1]}" if due else f"at {_at(t)} {shown}"
+        if due and code and code[0] == due[-1][0]:
+            off.setdefault(code[0], []).append(due[-1][1] - code[1])
+        elif code not in {c for _, c in expected}:
+            away += 1
+    if not wrong:
+        return []
+    parts = [f"clip {clip} {abs(sorted(d)[len(d) // 2])} frames {'late' if sorted(d)[len(d) // 2] > 0 else 'early'} ({len(d)} frames)"
+             for clip, d in sorted(off.items())]
+    if away:
+        parts.append(f"{away} show a cut-away frame")
+    parts.append(f"first {first}")
+    return [f"seeking: {wrong} of {len(probes)} frames wrong ({'; '.join(parts)})"]

@@ -22,6 +22,8 @@ class Playback:
     probes: list | None = None       # [(probe seconds, (clip, frame) or None)] where the player can seek
     tones: list | None = None        # [(seconds, tone or None)] heard live, for players that only play
     sound_origin: float = 0.0        # the time of the sound's first sample
+    remarks: list = field(default_factory=list)  # how it was measured, not what is wrong
+    timed: bool = True               # False: frame times are told by seeking (probes), not by frames
 
 
 def run(args, timeout=300, **kwargs) -> subprocess.CompletedProcess:
