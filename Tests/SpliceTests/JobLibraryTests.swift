@@ -47,6 +47,20 @@ struct JobLibraryTests {
         #expect(abs((Double(format.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 4) < 0.05, "\(format.stdout)")
     }
 
+    /// Ranges of one file that follow one another at a sync sample: their media is contiguous,
+    /// so the edit list has one edit where it would have two — which GStreamer, which never plays
+    /// a multi-edit track's last edit, then plays whole.
+    @Test func contiguousRangesAreOneEdit() throws {
+        let clip = try CompositionTests.clips.get()[0]
+        let out = try Self.run(ExportSession.concatenating([Clip(url: clip, start: Self.seconds(0), end: Self.seconds(2)),
+                                                            Clip(url: clip, start: Self.seconds(2), end: Self.seconds(4))],
+                                                           to: Fixtures.path("job-contiguous.mp4")))
+        let video = try #require(try Asset(url: out).tracks(withMediaType: .video).first)
+        #expect(video.segments.count == 1, "\(video.segments)")
+        #expect(try CompositionTests.frames(out) == CompositionTests.frames(clip, from: 0, to: 4))
+        #expect(try Player.gstreamer.frames(out).count == 100 * 320 * 240 * 3 / 2)
+    }
+
     @Test(.enabled(if: EncodingTests.notUnderTSan)) func crossfading() throws {
         let clips = try CompositionTests.clips.get()
         let options = ConcatenationOptions(preset: .lowQuality, crossfade: Self.seconds(1))

@@ -24,6 +24,7 @@ def main() -> int:
     parser.add_argument("--players", default=",".join(installed),
                         help=f"comma-separated, of {', '.join([*players.PLAYERS, *BROWSERS])} (default: those installed)")
     parser.add_argument("--jobs", default=None, help="comma-separated job names (default: all)")
+    parser.add_argument("--experiments", action="store_true", help="add the rows of jobs.experiments()")
     parser.add_argument("--expected", default=str(Path(__file__).with_name("expected")),
                         help="the matrix as it stands: a cell listed right that comes out wrong fails the run")
     args = parser.parse_args()
@@ -31,7 +32,8 @@ def main() -> int:
     media, outputs = work / "media", work / "out"
     jobs.make_media(media)
     outputs.mkdir(parents=True, exist_ok=True)
-    chosen = [j for j in jobs.jobs() if args.jobs is None or j.name in args.jobs.split(",")]
+    every = jobs.jobs() + (jobs.experiments() if args.experiments or args.jobs else [])
+    chosen = [j for j in every if args.jobs is None or j.name in args.jobs.split(",")]
     names = args.players.split(",")
     unknown = [n for n in names if n not in players.PLAYERS and n not in BROWSERS]
     if unknown:

@@ -143,6 +143,44 @@ def jobs():
     ]
 
 
+def _head(media: Path) -> Path:
+    """Clip 1's first GOP (0-2 s) re-encoded as a smart cut would, with other parameter sets
+    (x264 ref=4, no weighted prediction: another SPS and PPS; same profile, level and size)."""
+    head = media / "head.mp4"
+    if not head.exists():
+        ffmpeg("-i", str(media / CLIPS[1]), "-t", "2", "-an", "-c:v", "libx264", "-preset", "fast", "-crf", "18",
+               "-g", "48", "-bf", "2", "-x264-params", "ref=4:weightp=0:open-gop=0", str(head))
+    return head
+
+
+def _parameter_set_job(name, title, layout):
+    """Clip 1 with its first GOP re-encoded (other SPS/PPS) and the rest copied, in one plain
+    track (one edit), the parameter sets carried as `layout` says; clip 1's sound whole."""
+    def make(job, media, splice, out):
+        # Into Matroska, Splice writes the second GOP's own SPS/PPS in-band where they change.
+        joined = out.with_name(f"{name}-video.{'mp4' if layout == 'stsd' else 'mkv'}")
+        subprocess.run([splice, "concat", "-o", str(joined), "--force", str(_head(media)), clip_arg(media, 1, 2, 6)],
+                       check=True, capture_output=True)
+        if layout == "stsd":
+            subprocess.run([splice, "merge", str(joined), str(media / CLIPS[1]), "-o", str(out), "--force"],
+                           check=True, capture_output=True)
+        else:
+            ffmpeg("-i", str(joined), "-i", str(media / CLIPS[1]), "-map", "0:v", "-map", "1:a", "-c", "copy",
+                   "-tag:v", layout, str(out))
+        joined.unlink()
+    return Job(name, title, [Segment(6.0, (1, 0.0), (1, 0.0))], make)
+
+
+def experiments():
+    """Rows that answer a question rather than judge a job (`--experiments`): how the parameter
+    sets of re-encoded frames among copied ones are best carried."""
+    return [
+        _parameter_set_job("ps-stsd", "re-encoded GOP: a second sample description (avc1)", "stsd"),
+        _parameter_set_job("ps-avc3", "re-encoded GOP: parameter sets in-band (avc3)", "avc3"),
+        _parameter_set_job("ps-avc1", "re-encoded GOP: in-band, avc1 with the first's avcC", "avc1"),
+    ]
+
+
 def make_media(media: Path) -> None:
     media.mkdir(parents=True, exist_ok=True)
     for clip, name in CLIPS.items():

@@ -13,6 +13,10 @@ final class ISOSampleCursor: SampleCursor {
     private let formats: [FormatDescription]
     private let copiesSampleData: Bool
     private var endDecodeTime: Int64 = .max
+    /// How many samples are left to give, when the span ends: up to the last one, in decode
+    /// order, presented before its end (those decoded before the end but shown after it are
+    /// not needed, and would keep a cut's media from joining the next one's).
+    private var remaining: Int = .max
     /// Where a one-segment edit list ends the media (audio only): samples past it are trimmed.
     private var editEnd: Int64?
     /// Why the track cannot be read in decode order (fragments whose decode times go back).
@@ -39,24 +43,34 @@ final class ISOSampleCursor: SampleCursor {
     }
 
     /// Moves to the last sync sample at or before the first sample that ends after the span's
-    /// start, and ends at the first sample decoded at or after its end.
+    /// start, and ends after the last sample decoded before its end that is presented before it.
     private func position(at span: MediaSpan) {
-        if span.end.isNumeric { endDecodeTime = span.end.convertScale(timescale, method: .up).value }
-        guard span.start.isNumeric else { return }
-        let start = span.start.convertScale(timescale, method: .down)
-        var probe = iterator
-        var index = 0, syncIndex = 0
-        while let s = probe.next() {
-            if s.isSync { syncIndex = index }
-            if s.presentationTime + Int64(widening: s.duration) > start.value { break }
-            index += 1
+        if span.start.isNumeric {
+            let start = span.start.convertScale(timescale, method: .down)
+            var probe = iterator
+            var index = 0, syncIndex = 0
+            while let s = probe.next() {
+                if s.isSync { syncIndex = index }
+                if s.presentationTime + Int64(widening: s.duration) > start.value { break }
+                index += 1
+            }
+            for _ in 0..<syncIndex { _ = iterator.next() }
         }
-        for _ in 0..<syncIndex { _ = iterator.next() }
+        guard span.end.isNumeric else { return }
+        endDecodeTime = span.end.convertScale(timescale, method: .up).value
+        var probe = iterator
+        var index = 0, needed = 0
+        while let s = probe.next(), s.decodeTime < endDecodeTime {
+            index += 1
+            if s.presentationTime < endDecodeTime { needed = index }
+        }
+        remaining = needed
     }
 
     func next() throws -> SampleBuffer? {
         if let timingProblem { throw MediaError(.invalidData, timingProblem) }
-        guard let s = iterator.next(), s.decodeTime < endDecodeTime else { return nil }
+        guard remaining > 0, let s = iterator.next(), s.decodeTime < endDecodeTime else { return nil }
+        remaining -= 1
         guard s.offset <= file.size, UInt64(widening: s.size) <= file.size - s.offset else {
             throw MediaError(.invalidData, "sample at offset \(s.offset) (\(s.size) bytes) lies past the end of the file",
                              location: "track \(trackID)")

@@ -113,7 +113,7 @@ struct MovieBoxBuilder {
             return SessionEdits(state: input.state, session: session, shownEnd: input.cut?.shown.end, mediaScale: mediaScale,
                                 movieScale: movieTimeScale, mediaDuration: mediaDuration).editList
         }
-        return EditList(entries: segments.map { s in
+        return EditList(entries: TrackSegment.coalesced(segments).map { s in
             let rate = EditListEntry.rateFields(s.rate)
             return EditListEntry(
                 segmentDuration: UInt64(clamping: s.target.duration.convertScale(movieTimeScale).value),
