@@ -90,6 +90,13 @@ struct ParsedArguments {
         return rate
     }
 
+    /// `--cut smart|exact|keyframe`, when given.
+    func cutMode() throws -> CutMode? {
+        guard let value = options["--cut"] else { return nil }
+        guard let mode = CutMode(rawValue: value) else { throw UsageError(message: "--cut takes smart, exact or keyframe") }
+        return mode
+    }
+
     /// `--preset <name>`; `fallback` when not given.
     func preset(default fallback: ExportPreset = .highestQuality) throws -> ExportPreset {
         guard let name = options["--preset"] else { return fallback }

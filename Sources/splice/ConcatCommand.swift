@@ -5,16 +5,16 @@ import Splice
 enum ConcatCommand: Command {
     static let name = "concat"
     static let abstract = "Join clips (whole files or ranges of them) one after the other."
-    static let usage = "splice concat <clip>... -o <output> [--reencode auto|never|always] [--preset <name>] [--audio-only] [--all-tracks] [--crossfade <seconds>] [--faststart] [--force]"
+    static let usage = "splice concat <clip>... -o <output> [--reencode auto|never|always] [--cut smart|exact|keyframe] [--preset <name>] [--audio-only] [--all-tracks] [--crossfade <seconds>] [--faststart] [--force]"
     static let help = """
         OVERVIEW: \(abstract)
 
         A clip is FILE or FILE#t=START,END (#t=10,20; #t=10 to the end; #t=,20 from the
         start; seconds or [hh:]mm:ss[.fff]). Each clip brings its enabled video track and
-        its enabled audio track; a clip without audio leaves silence, so that sound and
-        picture stay in step. Into MP4/MOV the samples are copied byte for byte, and each
-        cut is frame-exact through the edit list (a clip starting between sync samples
-        brings the samples from the one before, which the edit list hides).
+        its enabled audio track; a clip without audio brings silence, so that sound and
+        picture stay in step. Into MP4/MOV each cut is frame-exact: by default only the
+        frames of a cut's partial GOPs and the sound around each join are re-encoded, the
+        rest copied, and every stored frame is shown (--cut).
 
         USAGE: \(usage)
 
@@ -27,6 +27,14 @@ enum ConcatCommand: Command {
                                   never: fail instead (exit 65); into Matroska/TS, whose
                                   cuts cannot be hidden, snap each start back to its sync
                                   sample with a warning. always: re-encode.
+          --cut <mode>            How a cut between sync samples is written into MP4/MOV:
+                                  smart (default; exact under --reencode never): the frames from the cut to the next sync
+                                  sample, and from the last copied one to the cut's end, are
+                                  re-encoded (the sound around each join too), the rest copied;
+                                  every stored frame is shown, so it plays right in every player.
+                                  exact: every packet copied, the rest hidden by the edit list
+                                  (AVFoundation's layout, right in QuickTime). keyframe: cuts
+                                  move to sync samples, nothing re-encoded (the times are printed).
           --preset <name>         The export preset when re-encoding (default: highestQuality).
           --audio-only            Join only the audio (also for sound-only outputs: .m4a, .mka, .ogg, .opus); a clip without sound is refused.
           --all-tracks            Keep every track all clips have (by type and language),
@@ -45,7 +53,7 @@ enum ConcatCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments, flags: ["--audio-only", "--all-tracks", "--faststart", "--force"],
-                                       options: ["-o", "--reencode", "--preset", "--crossfade"])
+                                       options: ["-o", "--reencode", "--cut", "--preset", "--crossfade"])
         guard !args.positionals.isEmpty else { throw UsageError(message: "expected at least one <clip>") }
         let output = try args.output()
         var options = ConcatenationOptions(preset: try args.preset(), audioOnly: args.has("--audio-only"), allTracks: args.has("--all-tracks"))
@@ -53,6 +61,7 @@ enum ConcatCommand: Command {
             throw UsageError(message: "--reencode takes auto, never or always")
         }
         options.reencode = mode
+        options.cut = try args.cutMode()
         if let fade = try args.number("--crossfade", in: 0.001...60) {
             guard mode != .never, !options.allTracks else { throw UsageError(message: "--crossfade re-encodes; it cannot go with --reencode never or --all-tracks") }
             options.crossfade = MediaTime(seconds: fade, preferredTimescale: 90_000)

@@ -6,7 +6,7 @@ enum ExportCommand: Command {
     static let name = "export"
     static let abstract = "Re-encode a movie with an export preset (AVFoundation's), keeping its structure."
     static let usage = """
-        splice export <input> -o <output> [--preset <name>] [--range <start>,<end>] [--video-codec h264|hevc|av1|vp9]
+        splice export <input> -o <output> [--preset <name>] [--range <start>,<end>] [--cut exact|smart|keyframe] [--video-codec h264|hevc|av1|vp9]
                       [--crf <n>] [--audio-codec aac|opus|flac|alac|mp3] [--audio-bitrate <rate>] [--faststart] [--force]
                       [--progress json] [--watermark <image> [--position <where>] [--margin <px>] [--opacity <0-1>]
                       [--watermark-width <px>|<percent>%]]
@@ -22,7 +22,8 @@ enum ExportCommand: Command {
         and each video track's matrix are kept in every preset. Sizes fit inside the
         preset's box with the aspect ratio kept, never upscaled (a rotated video fits as
         shown). `passthrough` copies every sample; with --range it cuts frame-exactly
-        through edit lists.
+        through edit lists, as AVFoundation does (--cut exact), which QuickTime plays right
+        and other players often do not: 'splice trim' writes a cut that plays everywhere.
 
         USAGE: \(usage)
 
@@ -33,6 +34,10 @@ enum ExportCommand: Command {
           -o <output>             The file to write (.mp4, .mov, .m4v, .m4a, .mkv, .mka, .webm, .ts, .ogg, .opus).
           --preset <name>         One of the presets above (default: mediumQuality).
           --range <start>,<end>   Export only this part; times in seconds or [hh:]mm:ss[.fff].
+          --cut <mode>            passthrough with --range into MP4/MOV: exact (default: every
+                                  packet copied, the rest hidden by the edit list), smart (the
+                                  partial GOPs re-encoded: plays right in every player) or
+                                  keyframe (the cut moved to sync samples).
           --video-codec <codec>   Encode video with h264, hevc, av1 or vp9 instead of the preset's.
           --crf <n>               The video quality (CRF) instead of the preset's.
           --audio-codec <codec>   Encode audio with aac, opus, flac, alac or mp3.
@@ -52,12 +57,19 @@ enum ExportCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments, flags: ["--faststart", "--force", "--list-presets", "--json"],
-                                       options: Set(["-o", "--preset", "--range", "--video-codec", "--crf", "--audio-codec", "--audio-bitrate", "--progress"]).union(Set(WatermarkOptions.options)))
+                                       options: Set(["-o", "--preset", "--range", "--cut", "--video-codec", "--crf", "--audio-codec", "--audio-bitrate", "--progress"]).union(Set(WatermarkOptions.options)))
         if args.has("--list-presets") { return listPresets(json: args.has("--json")) }
         let input = try args.positionals(1, "<input>")[0]
         let session = ExportSession(asset: try Asset(url: URL(fileURLWithPath: input)), preset: try args.preset(default: .mediumQuality))
         session.outputURL = try args.output()
         if let range = try args.range("--range") { session.timeRange = range }
+        if let mode = try args.cutMode() {
+            guard session.preset == .passthrough else { throw UsageError(message: "--cut applies to --preset passthrough (the other presets re-encode every frame)") }
+            session.cutMode = mode
+        } else if session.preset == .passthrough, session.timeRange != .everything {
+            Terminal.error("note: the cut is exact (every packet copied, the rest hidden by the edit list), as AVFoundation's; "
+                           + "'splice trim' (or --cut smart) writes one that plays right in every player\n")
+        }
         session.videoCodec = try args.codec("--video-codec", VideoEncodingSettings.Codec.self)
         session.audioCodec = try args.codec("--audio-codec", AudioEncodingSettings.Codec.self)
         session.crf = try args.integer("--crf", in: 0...63)

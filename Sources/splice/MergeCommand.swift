@@ -5,7 +5,7 @@ import Splice
 enum MergeCommand: Command {
     static let name = "merge"
     static let abstract = "Put a separately recorded audio under a video."
-    static let usage = "splice merge <video> <audio> -o <output> [--keep-original-audio] [--preset <name>] [--faststart] [--force]"
+    static let usage = "splice merge <video> <audio> -o <output> [--keep-original-audio] [--cut smart|exact|keyframe] [--preset <name>] [--faststart] [--force]"
     static let help = """
         OVERVIEW: \(abstract)
 
@@ -21,6 +21,14 @@ enum MergeCommand: Command {
           --keep-original-audio   Keep the video's own audio as a second, disabled track in
                                   the new audio's alternate group.
           --preset <name>         Re-encode everything with this export preset.
+          --cut <mode>            How a range of the video is written into MP4/MOV:
+                                  smart (default): the frames from the cut to the next sync
+                                  sample, and from the last copied one to the cut's end, are
+                                  re-encoded (the sound around each join too), the rest copied;
+                                  every stored frame is shown, so it plays right in every player.
+                                  exact: every packet copied, the rest hidden by the edit list
+                                  (AVFoundation's layout, right in QuickTime). keyframe: cuts
+                                  move to sync samples, nothing re-encoded (the times are printed).
           --faststart             Put the movie header first (MP4/MOV).
           --force                 Replace <output> if it exists.
           -h, --help              Show help information.
@@ -31,9 +39,10 @@ enum MergeCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--keep-original-audio", "--faststart", "--force"], options: ["-o", "--preset"])
+        let args = try ParsedArguments(arguments, flags: ["--keep-original-audio", "--faststart", "--force"], options: ["-o", "--cut", "--preset"])
         let files = try args.positionals(2, "<video> and <audio>")
-        let options = MergeOptions(keepsOriginalAudio: args.has("--keep-original-audio"), preset: args.options["--preset"] == nil ? nil : try args.preset())
+        let options = MergeOptions(keepsOriginalAudio: args.has("--keep-original-audio"), preset: args.options["--preset"] == nil ? nil : try args.preset(),
+                                   cut: try args.cutMode() ?? .smart)
         let session = try ExportSession.merging(try ParsedArguments.clip(files[0]), with: try ParsedArguments.clip(files[1]), to: try args.output(), options: options)
         return try JobRunner.export(session, args)
     }

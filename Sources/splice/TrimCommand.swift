@@ -4,21 +4,32 @@ import Splice
 /// `splice trim`: a part of a file, every sample copied.
 enum TrimCommand: Command {
     static let name = "trim"
-    static let abstract = "Cut a part of a movie out, copying every sample (frame-exact in MP4/MOV)."
-    static let usage = "splice trim <input> -o <output> --range <start>,<end> [--faststart] [--force] [--progress json]"
+    static let abstract = "Cut a part of a movie out, frame-exact, copying all but the partial GOPs (MP4/MOV)."
+    static let usage = "splice trim <input> -o <output> --range <start>,<end> [--cut smart|exact|keyframe] [--faststart] [--force] [--progress json]"
     static let help = """
         OVERVIEW: \(abstract)
 
-        Copies the samples of every track that the range shows, byte for byte. Into MP4/MOV
-        the cut is frame-exact: the samples from the sync sample before the start are kept
-        (a decoder needs them) and the edit list hides them. The same as
-        'splice export <input> --preset passthrough --range <start>,<end>'.
+        Copies the samples of every track that the range shows. Into MP4/MOV the cut is
+        frame-exact: by default the frames from the start to the first sync sample and from
+        the last copied GOP to the end are re-encoded (with the source's codec, profile and
+        size), and the sound's first and last frames; every stored frame is shown, so the
+        file plays right in every player. '--cut exact' is
+        'splice export <input> --preset passthrough --range <start>,<end>': every sample
+        copied, the frames before the start hidden by the edit list.
 
         USAGE: \(usage)
 
         OPTIONS:
           -o <output>             The file to write.
           --range <start>,<end>   The part kept; times in seconds or [hh:]mm:ss[.fff].
+          --cut <mode>            How a cut between sync samples is written into MP4/MOV:
+                                  smart (default): the frames from the cut to the next sync
+                                  sample, and from the last copied one to the cut's end, are
+                                  re-encoded (the sound around each join too), the rest copied;
+                                  every stored frame is shown, so it plays right in every player.
+                                  exact: every packet copied, the rest hidden by the edit list
+                                  (AVFoundation's layout, right in QuickTime). keyframe: cuts
+                                  move to sync samples, nothing re-encoded (the times are printed).
           --faststart             Put the movie header first (MP4/MOV).
           --force                 Replace <output> if it exists.
           --progress json         One JSON object per line on stderr.
@@ -30,10 +41,11 @@ enum TrimCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force"], options: ["-o", "--range", "--progress"])
+        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force"], options: ["-o", "--range", "--cut", "--progress"])
         let input = try args.positionals(1, "<input>")[0]
         guard let range = try args.range("--range") else { throw UsageError(message: "missing --range <start>,<end>") }
-        let session = try ExportSession.trimming(Clip(url: URL(fileURLWithPath: input), timeRange: range), to: try args.output())
+        let session = try ExportSession.trimming(Clip(url: URL(fileURLWithPath: input), timeRange: range), to: try args.output(),
+                                                  cutMode: try args.cutMode() ?? .smart)
         return try JobRunner.export(session, args)
     }
 }

@@ -119,9 +119,9 @@ THREE = [(1, 1.5, 5.25), (2, 0.5, 4.25), (3, 2.25, 6.0)]
 
 
 def jobs():
-    trim = Job("trim", "export --preset passthrough --range 1.5,4", [Segment(2.5, (1, 1.5), (1, 1.5))])
+    trim = Job("trim", "trim --range 1.5,4", [Segment(2.5, (1, 1.5), (1, 1.5))])
     trim.make = lambda job, media, splice, out: subprocess.run(
-        [splice, "export", str(media / CLIPS[1]), "-o", str(out), "--preset", "passthrough", "--range", "1.5,4", "--force"],
+        [splice, "trim", str(media / CLIPS[1]), "-o", str(out), "--range", "1.5,4", "--force"],
         check=True, capture_output=True)
     merge = Job("merge", "merge of a 1-4 s range with a WAV", [Segment(3.0, (1, 1.0), (5, 0.0))])
     merge.make = lambda job, media, splice, out: subprocess.run(
@@ -159,10 +159,10 @@ def _parameter_set_job(name, title, layout):
     def make(job, media, splice, out):
         # Into Matroska, Splice writes the second GOP's own SPS/PPS in-band where they change.
         joined = out.with_name(f"{name}-video.{'mp4' if layout == 'stsd' else 'mkv'}")
-        subprocess.run([splice, "concat", "-o", str(joined), "--force", str(_head(media)), clip_arg(media, 1, 2, 6)],
+        subprocess.run([splice, "concat", "--cut", "exact", "-o", str(joined), "--force", str(_head(media)), clip_arg(media, 1, 2, 6)],
                        check=True, capture_output=True)
         if layout == "stsd":
-            subprocess.run([splice, "merge", str(joined), str(media / CLIPS[1]), "-o", str(out), "--force"],
+            subprocess.run([splice, "merge", "--cut", "exact", str(joined), str(media / CLIPS[1]), "-o", str(out), "--force"],
                            check=True, capture_output=True)
         else:
             ffmpeg("-i", str(joined), "-i", str(media / CLIPS[1]), "-map", "0:v", "-map", "1:a", "-c", "copy",

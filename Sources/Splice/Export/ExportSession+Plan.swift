@@ -16,7 +16,7 @@ extension ExportSession {
             if let composition = videoComposition {
                 return track === asset.tracks(withMediaType: .video).first ? plan(forComposition: composition, in: type) : .leaveOut
             }
-            guard let recipe = preset.video else { return .copy }
+            guard let recipe = preset.video else { return cutPlan(for: track, in: type) ?? .copy }
             var box = recipe.box
             // The box applies to the picture as shown: a quarter-turned track fits it turned.
             if let b = box, let r = track.preferredTransform.rotationDegrees, r == 90 || r == 270 {
@@ -36,6 +36,7 @@ extension ExportSession {
                         .audio(AudioEncodingSettings(codec: codec, sampleRate: rate, channelCount: channels, bitRate: bitRate)))
         case .audio:
             let unfit = preset == .passthrough && encodesAudioTheContainerCannotHold && type?.canHold(track.codecName) == false
+            if preset == .passthrough, !unfit, let cut = cutPlan(for: track, in: type) { return cut }
             guard let rate = preset.audioBitRate ?? (unfit ? 192_000 : nil) else { return .copy }
             let codec = audioCodec(in: type)
             let target = audioBitRate ?? rate
@@ -52,6 +53,14 @@ extension ExportSession {
         default:
             return preset == .appleM4A && !ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) ? .leaveOut : .copy
         }
+    }
+
+    /// A smart or keyframe cut of a copied track, when `cutMode` asks for one, the file has edit
+    /// lists (MP4/MOV), something is cut (a range, a composition) and the track can be.
+    func cutPlan(for track: AssetTrack, in type: FileType?) -> TrackMirror.TrackPlan? {
+        guard cutMode != .exact, type?.hasEditLists == true, asset.isComposition || timeRange != .everything,
+              track.smartCutProblem(in: timeRange == .everything ? .everything : exportedRange) == nil else { return nil }
+        return .smartCut(reencodes: cutMode == .smart)
     }
 
     /// The composed video track's plan: the preset's box and codec, the composition's frame rate.
@@ -121,7 +130,7 @@ extension ExportSession {
         for track in asset.tracks where !track.backing.isAttachment {
             switch plan(for: track, in: type) {
             case .leaveOut: continue
-            case .copy: codecs.append((track.codecName, track))
+            case .copy, .smartCut: codecs.append((track.codecName, track))
             case .encode(_, .video(let v)): codecs.append((v.codec.rawValue, track))
             case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)): codecs.append((a.codec.rawValue, track))
             case .mix: continue

@@ -37,6 +37,12 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     @Guarded public var outputFileType: FileType? = nil
     /// The part of the asset exported (`.everything` by default), on the asset's timeline.
     @Guarded public var timeRange: TimeRange = .everything
+    /// How `passthrough` writes a cut between sync samples (a `timeRange`, a composition's
+    /// segments) into MP4/MOV: `.exact` (the default, AVFoundation's: every packet copied, the
+    /// rest hidden by edit lists), `.smart` (the partial GOPs and the sound at joins re-encoded:
+    /// one edit per track, right in every player) or `.keyframe` (the cut moved to sync samples).
+    /// H.264, HEVC and AAC tracks; other tracks are cut exactly (`warnings` says so).
+    @Guarded public var cutMode: CutMode = .exact
     /// Put the movie header first (MP4/MOV), for playback while downloading.
     @Guarded public var shouldOptimizeForNetworkUse: Bool = false
     /// The movie's metadata to write (`title`, `creationDate`, `location`, …), replacing the
@@ -87,6 +93,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     private var _error: MediaError?
     private var _progress = 0.0
     private var _warnings: [String] = []
+    private var _cutSummary: [String] = []
     private var pipe: SamplePipe?
     private var cancelRequested = false
 
@@ -96,6 +103,9 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     public var error: MediaError? { lock.withLock { _error } }
     /// What the export corrected or could not carry (encoder corrections, left-out tracks).
     public var warnings: [String] { lock.withLock { _warnings } }
+    /// What a smart or keyframe cut re-encoded and copied, a line per track ("track 1: 31 frames
+    /// re-encoded, 184 copied"), after the export.
+    public var cutSummary: [String] { lock.withLock { _cutSummary } }
 
     public init(asset: Asset, preset: ExportPreset) {
         self.asset = asset
@@ -140,7 +150,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
             let share = track.timeRange.duration.seconds > 0 ? min(1, seconds / track.timeRange.duration.seconds) : 1
             switch plan(for: track) {
             case .leaveOut: continue
-            case .copy: bytes += Double(track.totalSampleDataLength) * share
+            case .copy, .smartCut: bytes += Double(track.totalSampleDataLength) * share
             case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)):
                 bytes += Double(a.bitRate ?? 128_000) / 8 * seconds * share
             case .encode(.video(let v), .video(let e)):
@@ -298,9 +308,14 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         writer.replacesExistingFile = replacesExistingFile
         if let metadata, !metadata.isEmpty { writer.metadata = metadata }
         let pipe = SamplePipe(reader: reader, writer: writer)
-        let range = timeRange == .everything ? TimeRange.everything : exportedRange
-        var mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
+        var range = timeRange == .everything ? TimeRange.everything : exportedRange
         var notes: [String] = []
+        if let (moved, note) = try keyframeRange(range, in: fileType) {
+            range = moved
+            notes.append(note)
+        }
+        notes += cutNotes(in: fileType)
+        var mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
         if fileType.holdsSoundOnly, preset != .appleM4A {
             notes += asset.tracks(withMediaType: .video).map { "track \($0.trackID) (video) is left out: .\(fileType.rawValue) files hold sound only" }
         }
@@ -326,7 +341,41 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         let clipping = pipe.mixes.map(\.clippedSampleCount).filter { $0 > 0 }.map {
             "the audio mix clipped \($0) samples (volumes above what the sum can hold; lower them)"
         }
-        lock.withLock { _warnings = notes + pipe.warnings + writer.warnings + reader.warnings + clipping }
+        let cuts = pipe.cutReports.map { $0() }
+        lock.withLock {
+            _warnings = notes + pipe.warnings + writer.warnings + reader.warnings + clipping
+            _cutSummary = cuts
+        }
+    }
+
+    /// A keyframe cut of a range of a file: moved to the first video track's sync samples (the
+    /// start to the one at or before it, the end to the one at or after it), with a note.
+    private func keyframeRange(_ range: TimeRange, in type: FileType) throws -> (TimeRange, String)? {
+        guard cutMode == .keyframe, preset == .passthrough, range != .everything, !asset.isComposition else { return nil }
+        let videos = asset.tracks(withMediaType: .video)
+        guard let video = videos.first(where: \.isEnabled) ?? videos.first, case .smartCut = plan(for: video, in: type) else { return nil }
+        let moved = try SmartVideoSource.keyframeRange(of: video, range)
+        guard moved != range else { return nil }
+        return (moved, ExportSession.movedNote(from: range, to: moved, what: asset.url.lastPathComponent))
+    }
+
+    /// "clip.mp4: cut at sync samples, 1.000–4.000 s (start 0.500 s earlier, end 0.250 s later)".
+    static func movedNote(from range: TimeRange, to moved: TimeRange, what: String) -> String {
+        let earlier = String(format: "%.3f", (range.start - moved.start).seconds)
+        let later = String(format: "%.3f", (moved.end - range.end).seconds)
+        let span = String(format: "%.3f–%.3f", moved.start.seconds, moved.end.seconds)
+        return "\(what): cut at sync samples, \(span) s (start \(earlier) s earlier, end \(later) s later)"
+    }
+
+    /// Why tracks are cut with edit lists although `cutMode` asks otherwise.
+    private func cutNotes(in type: FileType) -> [String] {
+        guard cutMode != .exact, preset == .passthrough, asset.isComposition || timeRange != .everything else { return [] }
+        guard type.hasEditLists else { return [] }
+        return asset.tracks.compactMap { track in
+            guard case .copy = plan(for: track, in: type), [.video, .audio].contains(track.mediaType),
+                  let problem = track.smartCutProblem(in: timeRange == .everything ? .everything : exportedRange) else { return nil }
+            return "track \(track.trackID) is cut with edit lists (not \(cutMode.rawValue)): \(problem)"
+        }
     }
 
     /// Every file the export reads: the asset's (a composition's clips) and the video

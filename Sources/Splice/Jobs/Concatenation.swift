@@ -22,6 +22,11 @@ public struct ConcatenationOptions: Sendable {
     public var allTracks = false
     /// Dissolve each clip into the next over this long; the clips overlap, everything is re-encoded.
     public var crossfade: MediaTime?
+    /// How copied clips are cut into MP4/MOV (`CutMode`); nil: `.smart`, or `.exact` under
+    /// `reencode` `.never` (which allows only `.exact` and `.keyframe`). Files without edit
+    /// lists (Matroska, WebM, MPEG-TS) refuse `.exact`; they cut at sync samples under `.never`
+    /// or `.keyframe` and re-encode the clips otherwise.
+    public var cut: CutMode?
 
     public init(reencode: Reencode = .auto, preset: ExportPreset = .highestQuality, audioOnly: Bool = false, allTracks: Bool = false,
                 crossfade: MediaTime? = nil) {
@@ -88,9 +93,24 @@ struct Concatenation {
         }
     }
 
+    /// The cut mode asked for, checked against `reencode` and the file.
+    var cutMode: CutMode {
+        get throws {
+            if options.reencode == .never, options.cut == .smart {
+                throw MediaError(.invalidOperation, "a smart cut re-encodes the partial GOPs; with reencode never cut exact or keyframe")
+            }
+            if !type.hasEditLists, options.cut == .exact {
+                throw MediaError(.invalidOperation, ".\(type.rawValue) files have no edit lists, so an exact cut cannot hide what it copies: cut smart or keyframe")
+            }
+            return options.cut ?? (options.reencode == .never ? .exact : .smart)
+        }
+    }
+
     mutating func session(to outputURL: URL) throws -> ExportSession {
         var reencode = options.reencode == .always
-        if !type.hasEditLists, !options.audioOnly, !reencode { reencode = try cutAtSyncSamples() }
+        let mode = try cutMode
+        if !type.hasEditLists, !options.audioOnly, !reencode { reencode = try cutAtSyncSamples(snapping: options.reencode == .never || mode == .keyframe) }
+        if type.hasEditLists, mode == .keyframe, !reencode { try cutAtKeyframes() }
         let composition = try build()
         composition.writesWithoutEditLists = !type.hasEditLists
         let asset = try composition.makeAsset()
@@ -105,6 +125,7 @@ struct Concatenation {
             reencode = true
         }
         let session = ExportSession(asset: asset, preset: reencode ? options.preset : .passthrough)
+        session.cutMode = type.hasEditLists ? mode : .exact
         session.outputURL = outputURL
         session.notes = notes
         if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }   // the first clip's date, place, title
@@ -126,9 +147,21 @@ struct Concatenation {
         }
     }
 
+    /// Keyframe cuts into MP4/MOV: each clip's range moves to its video's sync samples (a note each).
+    mutating func cutAtKeyframes() throws {
+        for k in clips.indices {
+            let videos = assets[k].tracks(withMediaType: .video)
+            guard let video = videos.first(where: \.isEnabled) ?? videos.first, !options.audioOnly else { continue }
+            let moved = try SmartVideoSource.keyframeRange(of: video, ranges[k])
+            guard moved != ranges[k] else { continue }
+            notes.append(ExportSession.movedNote(from: ranges[k], to: moved, what: "\(clips[k])"))
+            ranges[k] = moved
+        }
+    }
+
     /// Files without edit lists: a copy is exact only when every cut is at a sync sample.
-    /// `never`: the cuts move there (a note each); else returns that the clips are re-encoded.
-    mutating func cutAtSyncSamples() throws -> Bool {
+    /// `snapping`: the cuts move there (a note each); else returns that the clips are re-encoded.
+    mutating func cutAtSyncSamples(snapping: Bool) throws -> Bool {
         var snapped = ranges
         for k in clips.indices {
             let videos = assets[k].tracks(withMediaType: .video)
@@ -140,7 +173,7 @@ struct Concatenation {
         }
         let moved = clips.indices.filter { snapped[$0] != ranges[$0] }
         guard !moved.isEmpty else { return false }
-        guard options.reencode == .never else {
+        guard snapping else {
             notes.append("re-encoding: \(clips[moved[0]]) is not cut at sync samples, and .\(type.rawValue) files have no edit lists to hide the rest")
             return true
         }

@@ -7,10 +7,13 @@ public struct MergeOptions: Sendable {
     public var keepsOriginalAudio = false
     /// Re-encode everything with this preset; nil: copy (audio the file cannot hold is encoded).
     public var preset: ExportPreset?
+    /// How a range of the video is cut into MP4/MOV when it is copied (`CutMode`; smart by default).
+    public var cut: CutMode
 
-    public init(keepsOriginalAudio: Bool = false, preset: ExportPreset? = nil) {
+    public init(keepsOriginalAudio: Bool = false, preset: ExportPreset? = nil, cut: CutMode = .smart) {
         self.keepsOriginalAudio = keepsOriginalAudio
         self.preset = preset
+        self.cut = cut
     }
 }
 
@@ -25,7 +28,14 @@ extension ExportSession {
         let videoTracks = movie.tracks(withMediaType: .video)
         guard !videoTracks.isEmpty else { throw MediaError(.invalidData, "has no video track", file: video.url.path) }
         guard let sound = recording.tracks(withMediaType: .audio).first else { throw MediaError(.invalidData, "has no audio track", file: audio.url.path) }
-        let videoRange = try video.timeRange(in: movie), soundRange = try audio.timeRange(in: recording)
+        var videoRange = try video.timeRange(in: movie)
+        let soundRange = try audio.timeRange(in: recording)
+        var notes: [String] = []
+        if options.preset == nil, options.cut == .keyframe, type.hasEditLists, let first = videoTracks.first(where: \.isEnabled) ?? videoTracks.first {
+            let moved = try SmartVideoSource.keyframeRange(of: first, videoRange)
+            if moved != videoRange { notes.append(ExportSession.movedNote(from: videoRange, to: moved, what: "\(video)")) }
+            videoRange = moved
+        }
 
         let composition = MutableComposition()
         for track in videoTracks {
@@ -43,12 +53,14 @@ extension ExportSession {
         }
         composition.writesWithoutEditLists = !type.hasEditLists
         let session = ExportSession(asset: try composition.makeAsset(), preset: options.preset ?? .passthrough)
+        session.cutMode = type.hasEditLists ? options.cut : .exact
         session.encodesAudioTheContainerCannotHold = true
         session.outputURL = outputURL
         if !movie.metadata.isEmpty { session.metadata = movie.metadata }
         if options.preset == nil, !type.canHold(sound.codecName) {
-            session.notes = ["\(audio.url.lastPathComponent) (\(sound.codecName)) is encoded as AAC: .\(type.rawValue) files cannot hold \(sound.codecName)"]
+            notes.append("\(audio.url.lastPathComponent) (\(sound.codecName)) is encoded as AAC: .\(type.rawValue) files cannot hold \(sound.codecName)")
         }
+        session.notes = notes
         return session
     }
 }

@@ -73,6 +73,8 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
     @Guarded public internal(set) var warnings: [String] = []
     /// The audio mixes it feeds (for their clipping counts): set while the pipe is made, before it runs.
     var mixes: [AssetReaderAudioMixOutput] = []
+    /// What each smart cut re-encoded and copied, read after the run.
+    var cutReports: [() -> String] = []
 
     public init(reader: AssetReader?, writer: AssetWriter) {
         self.reader = reader

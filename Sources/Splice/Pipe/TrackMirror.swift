@@ -32,6 +32,9 @@ struct TrackMirror {
         case mix([AssetTrack], AudioMix, AudioOutputSettings, EncodingSettings)
         /// These video tracks composed (this one among them, in its place) and encoded.
         case compose([AssetTrack], VideoComposition, VideoOutputSettings, EncodingSettings)
+        /// Cut smart (the partial GOPs and the sound around joins re-encoded, the rest copied:
+        /// one edit), or at sync samples (`reencodes` false: nothing of the source re-encoded).
+        case smartCut(reencodes: Bool)
     }
 
     /// A video composition drawn with no video track in the asset (still images, a background):
@@ -149,6 +152,12 @@ struct TrackMirror {
         for track in copiedTracks where !chapterTracks.contains(where: { $0 === track }) {
             let plan = self.plan(track)
             if case .leaveOut = plan { continue }
+            if case .smartCut(let reencodes) = plan {
+                let input = try connectSmartCut(track, reencodes: reencodes, to: pipe, ranged: ranged)
+                inputs[track.trackID] = input
+                ordered.append(input)
+                continue
+            }
             if let input = try connectCombined(plan, in: track, to: pipe, ranged: ranged) {
                 inputs[track.trackID] = input
                 ordered.append(input)
@@ -184,6 +193,34 @@ struct TrackMirror {
         default:
             return nil
         }
+    }
+
+    /// A smart (or keyframe) cut of `track`: a source that copies and re-encodes its spans, into
+    /// an input that writes them as they come (one edit: the session's).
+    private func connectSmartCut(_ track: AssetTrack, reencodes: Bool, to pipe: SamplePipe, ranged: Bool) throws -> AssetWriterInput {
+        let spans = track.cutSpans(in: ranged ? timeRange : .everything)
+        let origin = ranged ? timeRange.start : .zero
+        let reader = pipe.reader
+        let fail: (MediaError) -> Void = { error in reader?.fail(error, track: track) }
+        let source: any SampleBufferSource
+        let format: FormatDescription
+        if track.mediaType == .video {
+            let video = try SmartVideoSource(spans: spans, reencodes: reencodes, failure: fail)
+            (source, format) = (video, video.format)
+            pipe.cutReports.append { "track \(track.trackID): \(video.counts.encoded) frames re-encoded, \(video.counts.copied) copied" }
+        } else {
+            let audio = try SmartAudioSource(spans: spans, origin: origin, reencodes: reencodes, failure: fail)
+            (source, format) = (audio, audio.format)
+            pipe.cutReports.append { "track \(track.trackID): \(audio.counts.encoded) sound packets encoded, \(audio.counts.copied) copied" }
+        }
+        let input = AssetWriterInput(mediaType: track.mediaType, outputSettings: nil, sourceFormatHint: format)
+        input.copyProperties(of: track)
+        input.mediaTimeScale = spans.lazy.compactMap(\.track).first?.naturalTimeScale ?? track.naturalTimeScale
+        let end = spans.last?.target.end ?? origin
+        input.cut = TrackCut(shown: TimeRange(start: origin, end: end), read: TimeRange(start: origin, end: end))
+        try pipe.writer.add(input)
+        pipe.connect(source, to: input, duration: end - origin, start: origin)
+        return input
     }
 
     /// An audio mix of `tracks` into one encoding input in `track`'s place.

@@ -1,0 +1,76 @@
+import MediaCore
+
+/// How a cut that falls between sync samples is written (`ExportSession.cutMode`, `--cut`).
+///
+/// AVFoundation cuts with edit lists: whole groups of pictures are copied and the frames outside
+/// the range are hidden. QuickTime plays that as meant; ffmpeg, GStreamer, mpv, Chromium and
+/// Firefox mostly do not (docs/smart-cut.md). A smart cut re-encodes only the frames that
+/// cannot be copied whole, so that every stored frame is shown and each track has one edit.
+public enum CutMode: String, Sendable, Hashable, CaseIterable {
+    /// The frames from a cut's start to the next sync sample, and from the last copied one to the
+    /// cut's end, are re-encoded (the sound around each join too); the rest is copied. Plays
+    /// right in every player. MP4/MOV, H.264, HEVC and AAC.
+    case smart
+    /// Every packet is the source's; what is outside the range is hidden by the edit list
+    /// (AVFoundation's layout; right in QuickTime and AVFoundation).
+    case exact
+    /// Each cut moves to a sync sample (a start earlier, an end later); nothing is re-encoded.
+    case keyframe
+}
+
+/// One stretch of an output track: `track`'s media over `source` (on its asset's timeline),
+/// shown over `target`; no track: nothing there (silence, black).
+struct CutSpan {
+    let track: AssetTrack?
+    let source: TimeRange
+    let target: TimeRange
+
+    /// Where `time` of the source is shown.
+    func targetTime(_ time: MediaTime) -> MediaTime { time - source.start + target.start }
+}
+
+extension AssetTrack {
+    /// The spans of this track over `range` of its asset (`.everything`: all of it): a
+    /// composition track's segments, clipped to the range; another track's media over the range.
+    func cutSpans(in range: TimeRange) -> [CutSpan] {
+        guard let segments = backing.composedSegments else {
+            let shown = range == .everything ? timeRange : range.intersection(timeRange)
+            return shown.isEmpty ? [] : [CutSpan(track: self, source: shown, target: shown)]
+        }
+        return segments.compactMap { segment in
+            let target = range == .everything ? segment.targetRange : segment.targetRange.intersection(range)
+            guard !target.isEmpty else { return nil }
+            guard let source = segment.sourceRange, let track = segment.sourceTrack else { return CutSpan(track: nil, source: target, target: target) }
+            return CutSpan(track: track, source: TimeRange(start: source.start + (target.start - segment.targetRange.start), duration: target.duration),
+                           target: target)
+        }
+    }
+
+    /// Why a smart or keyframe cut cannot write this track over `range` (it is then cut with
+    /// edit lists), or nil.
+    func smartCutProblem(in range: TimeRange) -> String? {
+        guard mediaType == .video || mediaType == .audio else { return "only video and sound are cut smart" }
+        if encryption != nil { return "it is encrypted" }
+        if backing.composedSegments?.contains(where: \.isScaled) == true { return "a segment plays at another speed" }
+        let sources = cutSpans(in: range).compactMap(\.track)
+        guard let first = sources.first?.formatDescriptions.first else { return "nothing of it is shown" }
+        for track in sources {
+            guard let format = track.formatDescriptions.first, track.formatDescriptions.count == 1 else {
+                return "\(track.asset?.url.lastPathComponent ?? "a clip") has several sample descriptions"
+            }
+            switch track.codecName {
+            case "h264", "hevc" where mediaType == .video:
+                guard format.parameters.extradata.first == 1 else { return "its \(track.codecName) has no configuration record" }
+                guard track.codecName == sources[0].codecName, format.dimensions == first.dimensions else { return "its clips differ in codec or size" }
+            case "aac" where mediaType == .audio:
+                guard format.sampleRate == first.sampleRate, format.channelCount == first.channelCount,
+                      format.parameters.extradata == first.parameters.extradata else {
+                    return "its clips' AAC differs in configuration (sample rate, channels, object type)"
+                }
+            default:
+                return "smart cut writes H.264, HEVC and AAC (this is \(track.codecName))"
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+
+/// The parameter sets of a smart cut's track, carried in every sync sample (`avc3`/`hev1`).
+///
+/// Re-encoded frames have other SPS/PPS (and VPS) than the copied ones. A second sample
+/// description plays in ffmpeg, GStreamer and mpv but is a decode error at the switch in
+/// Chromium and Firefox; parameter sets in-band only where they change fail on seeking. With
+/// each sync sample carrying its own, all five players decode every frame (docs/smart-cut.md).
+struct InBandParameterSets {
+    /// `h264` or `hevc`.
+    let codec: String
+    /// The output's framing: the first clip's NAL length size.
+    let stream: NALConfiguration
+
+    init?(codec: String, stream: NALConfiguration) {
+        guard codec == "h264" || codec == "hevc" else { return nil }
+        self.codec = codec
+        self.stream = stream
+    }
+
+    /// The sample entry with in-band parameter sets allowed: `avc1`→`avc3`, `hvc1`→`hev1`
+    /// (the record stays: a decoder starts from it, and every sync sample brings its own).
+    static func inBandEntry(_ format: FormatDescription) -> FormatDescription? {
+        guard let entry = format.sampleEntry, entry.count >= 8 else { return nil }
+        var bytes = [UInt8](entry)
+        let type = String(decoding: bytes[4..<8], as: UTF8.self)
+        let renamed: String
+        switch type {
+        case "avc1", "avc3": renamed = "avc3"
+        case "hvc1", "hev1": renamed = "hev1"
+        default: return nil
+        }
+        bytes.replaceSubrange(4..<8, with: Array(renamed.utf8))
+        return FormatDescription(parameters: format.parameters, codec: FourCC(renamed), sampleEntry: Data(bytes))
+    }
+
+    /// A NAL unit's type.
+    func type(of unit: ArraySlice<UInt8>) -> Int {
+        guard let first = unit.first else { return -1 }
+        return codec == "h264" ? Int(first & 0x1F) : Int((first >> 1) & 0x3F)
+    }
+
+    private func isParameterSet(_ t: Int) -> Bool { codec == "h264" ? (t == 7 || t == 8 || t == 13) : (t >= 32 && t <= 34) }
+    private func isDelimiter(_ t: Int) -> Bool { codec == "h264" ? t == 9 : t == 35 }
+    /// A picture that starts a coded video sequence by itself (IDR; HEVC's BLA too): what comes
+    /// before it does not matter to it. A CRA or an open-GOP I picture does not.
+    private func startsSequence(_ t: Int) -> Bool { codec == "h264" ? t == 5 : (t >= 16 && t <= 20) }
+    private func isPicture(_ t: Int) -> Bool { codec == "h264" ? (t >= 1 && t <= 5) : t <= 31 }
+
+    /// An end-of-sequence NAL unit: after it a CRA (or open-GOP I picture) starts a new sequence,
+    /// its leading pictures skipped and its picture order counted afresh.
+    private var endOfSequence: [UInt8] { codec == "h264" ? [0x0A] : [0x48, 0x01] }
+
+    /// Whether `sample`, a sync sample framed with `config`, starts a sequence whatever came
+    /// before it (IDR); false for a CRA or an open-GOP I picture, and when it cannot be read.
+    func startsSequence(_ sample: [UInt8], framedWith config: NALConfiguration) -> Bool {
+        guard let units = config.units(of: sample) else { return false }
+        return units.map { type(of: $0) }.first(where: isPicture).map(startsSequence) ?? false
+    }
+
+    /// `sample` (framed with `config`) framed for the stream: a sync sample with `config`'s
+    /// parameter sets after its access unit delimiter (unless it carries its own), and an
+    /// end-of-sequence unit at its end when `endsSequence`.
+    /// - Throws: `.invalidData` when the sample's NAL lengths do not add up.
+    func framed(_ sample: [UInt8], of config: NALConfiguration, sync: Bool, endsSequence: Bool) throws -> [UInt8] {
+        guard let units = config.units(of: sample) else {
+            throw MediaError(.invalidData, "a sample's NAL unit lengths run past its \(sample.count) bytes")
+        }
+        var out: [ArraySlice<UInt8>] = units
+        if sync, !units.contains(where: { isParameterSet(type(of: $0)) }) {
+            let at = units.first.map { isDelimiter(type(of: $0)) } == true ? 1 : 0
+            out.insert(contentsOf: config.parameterSets.map { $0[...] }, at: at)
+        }
+        if endsSequence { out.append(endOfSequence[...]) }
+        return try Self.joined(out, lengthSize: stream.lengthSize)
+    }
+
+    /// Whether `framed(…)` would change `sample` (a copied non-sync sample of the stream's
+    /// framing stays as it is, in its file).
+    func changes(sync: Bool, endsSequence: Bool, config: NALConfiguration) -> Bool {
+        sync || endsSequence || config.lengthSize != stream.lengthSize
+    }
+
+    private static func joined(_ units: [ArraySlice<UInt8>], lengthSize: Int) throws -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
+        for unit in units {
+            guard lengthSize == 4 || unit.count < 1 << (8 * lengthSize) else {
+                throw MediaError(.unsupported, "a NAL unit of \(unit.count) bytes does not fit the stream's \(lengthSize)-byte lengths")
+            }
+            for k in stride(from: lengthSize - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: unit.count >> (8 * k))) }
+            out += unit
+        }
+        return out
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import MediaCore
+import ISOBMFF
+
+/// The video of a smart cut: for each span, the frames from its start to the first copied sync
+/// sample and from the end of the copied run to its end are decoded and re-encoded (with the
+/// source's codec, profile, level, size, pixel format and colour); the packets between are copied.
+/// Every stored frame is shown, so the track needs one edit (the B-frames' delay).
+///
+/// Decode times are made afresh: the i-th packet in decode order is decoded at the i-th
+/// presentation time less the largest reorder delay of any piece (`delay`), so composition
+/// offsets are never negative (`ctts` version 0) and clips whose delays differ share one edit.
+final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // state under `lock`
+    /// What is written for one span, in decode order.
+    enum Piece {
+        /// Frames of `span.track` shown over `range` (source time), decoded and encoded; no track: black.
+        case encode(TimeRange, CutSpan)
+        /// These packets of the span's layout, as they are.
+        case copy([SampleBuffer], CutSpan)
+    }
+
+    /// How one span is cut: the packets read for it, and which are copied.
+    struct Layout {
+        var head: TimeRange?
+        var copied: [SampleBuffer] = []
+        var tail: TimeRange?
+
+        /// The presented times of the copied run: from its sync sample to `end`.
+        var copiedRange: TimeRange?
+    }
+
+    let format: FormatDescription
+    private let sets: InBandParameterSets
+    private let settings: VideoEncodingSettings
+    private let delay: MediaTime
+    private let frameDuration: MediaTime
+    private let pieces: [Piece]
+    private let failure: (MediaError) -> Void
+    private let lock = NSLock()
+    private var next = 0
+    private var ready: [SampleBuffer] = []
+    /// Frames encoded and packets copied so far.
+    private(set) var counts = (encoded: 0, copied: 0)
+
+    /// - Parameter failure: called once with what stopped the source (it then ends).
+    init(spans: [CutSpan], reencodes: Bool, failure: @escaping (MediaError) -> Void) throws {
+        guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first,
+              let format = InBandParameterSets.inBandEntry(source),
+              let config = NALConfiguration(codecName: first.codecName, record: source.parameters.extradata),
+              let sets = InBandParameterSets(codec: first.codecName, stream: config) else {
+            throw MediaError(.unsupported, "smart cut copies H.264 and HEVC with their configuration record")
+        }
+        self.format = format
+        self.sets = sets
+        self.failure = failure
+        settings = try SmartVideoSource.encodingSettings(for: first)
+        let rate = Double(first.nominalFrameRate)
+        frameDuration = rate > 0 ? MediaTime(seconds: 1 / rate, preferredTimescale: first.naturalTimeScale) : MediaTime(value: 1, timescale: 30)
+        var pieces: [Piece] = []
+        var delay = MediaTime.zero
+        for span in spans where !span.target.isEmpty {
+            let layout = try SmartVideoSource.layout(of: span)
+            if !reencodes, layout.head != nil || layout.tail != nil {
+                throw MediaError(.invalidOperation, "a keyframe cut of \(span.track?.asset?.url.lastPathComponent ?? "a clip") falls between sync samples")
+            }
+            if let head = layout.head { pieces.append(.encode(head, span)) }
+            if !layout.copied.isEmpty {
+                pieces.append(.copy(layout.copied, span))
+                delay = max(delay, SmartVideoSource.reorderDelay(layout.copied.map(\.presentationTimeStamp)))
+            }
+            if let tail = layout.tail { pieces.append(.encode(tail, span)) }
+        }
+        // x264 and x265 with B-frames and pyramids delay by two frames.
+        if pieces.contains(where: { if case .encode = $0 { true } else { false } }) { delay = max(delay, frameDuration + frameDuration) }
+        self.pieces = pieces
+        self.delay = delay
+    }
+
+    /// How far behind the presentation order decoding runs at most: the largest amount by which
+    /// the i-th presentation time (sorted) exceeds the i-th packet's.
+    static func reorderDelay(_ times: [MediaTime]) -> MediaTime {
+        zip(times.sorted(), times).map { $0 - $1 }.max().map { max($0, .zero) } ?? .zero
+    }
+
+    /// The cut of one span: the packets from the sync sample at or before its start; the first
+    /// sync sample shown at or after the start begins the copied run (its leading pictures,
+    /// which refer to what comes before it, left out); the run ends at the last point, in decode
+    /// order, where what it presents is one stretch before the span's end. What the run does not
+    /// show is re-encoded: the head before it, the tail after it, or the whole span.
+    static func layout(of span: CutSpan) throws -> Layout {
+        guard let track = span.track else { return Layout(head: span.source) }
+        let cursor = try CompositionSource.cursor(track, span.source, copies: false)
+        defer { cursor.close() }
+        var packets: [SampleBuffer] = []
+        while let p = try cursor.next() { packets.append(p) }
+        let (s, e) = (span.source.start, span.source.end)
+        guard let d1 = packets.indices.first(where: { packets[$0].isSync && packets[$0].presentationTimeStamp >= s && packets[$0].presentationTimeStamp < e })
+        else { return Layout(head: span.source) }
+        let k1 = packets[d1].presentationTimeStamp
+        var c0 = d1 + 1
+        while c0 < packets.count, packets[c0].presentationTimeStamp < k1 { c0 += 1 }
+        // The earliest presentation from each packet on (the span's end past the last).
+        var later = Array(repeating: e, count: packets.count + 1)
+        for i in stride(from: packets.count - 1, through: c0, by: -1) { later[i] = min(later[i + 1], packets[i].presentationTimeStamp) }
+        var end: Int? = k1 < later[c0] ? c0 : nil
+        var shown = k1
+        for i in c0..<packets.count {
+            let t = packets[i].presentationTimeStamp
+            if t < k1 { break }
+            shown = max(shown, t)
+            if shown < later[i + 1] { end = i + 1 }
+        }
+        guard let dt = end else { return Layout(head: span.source) }
+        let copied = [packets[d1]] + packets[c0..<dt]
+        let stop = later[dt]
+        return Layout(head: k1 > s ? TimeRange(start: s, end: k1) : nil, copied: copied, tail: stop < e ? TimeRange(start: stop, end: e) : nil,
+                      copiedRange: TimeRange(start: k1, end: stop))
+    }
+
+    /// Where a keyframe cut of `range` shows `track`: from the sync sample at or before its start
+    /// to the end of the copied run that reaches the sync sample at or after its end (earlier
+    /// with open GOPs: the leading pictures of that sample are not shown).
+    static func keyframeRange(of track: AssetTrack, _ range: TimeRange) throws -> TimeRange {
+        let shown = range.intersection(track.timeRange)
+        let start = try track.syncSampleTime(atOrBefore: shown.start) ?? shown.start
+        let end = shown.end >= track.timeRange.end ? shown.end : try track.syncSampleTime(atOrAfter: shown.end) ?? track.timeRange.end
+        let layout = try layout(of: CutSpan(track: track, source: TimeRange(start: start, end: end), target: TimeRange(start: start, end: end)))
+        return layout.copiedRange.map { TimeRange(start: start, end: $0.end) } ?? TimeRange(start: start, end: end)
+    }
+
+    /// The re-encoding settings: the source's codec, profile and level, pixel format and bit
+    /// depth (colour tags follow the decoded pictures), a fixed thread count (the same bytes on
+    /// every machine), and a quality well above the eye's threshold (CRF 18 for x264, 20 for x265).
+    static func encodingSettings(for track: AssetTrack) throws -> VideoEncodingSettings {
+        let record = track.formatDescriptions.first?.parameters.extradata ?? []
+        let tenBit = ExportSession.bitDepth(of: track) > 8
+        var v = VideoEncodingSettings(codec: track.codecName == "hevc" ? .hevc : .h264, quality: .crf(track.codecName == "hevc" ? 20 : 18),
+                                      pixelFormat: tenBit ? .yuv420p10le : .yuv420p)
+        v.preset = "medium"
+        v.options["threads"] = "4"
+        if track.codecName == "h264", record.count > 3 {
+            let profiles: [UInt8: String] = [66: "baseline", 77: "main", 88: "main", 100: "high", 110: "high10"]
+            guard let profile = profiles[record[1]] else {
+                throw MediaError(.unsupported, "smart cut re-encodes H.264 in the Baseline, Main, High and High 10 profiles (profile_idc \(record[1]))")
+            }
+            v.profile = profile
+            v.options["level"] = "\(record[3] / 10).\(record[3] % 10)"
+        } else if track.codecName == "hevc", record.count > 12 {
+            let profile = record[1] & 0x1F
+            guard profile == 1 || profile == 2 else {
+                throw MediaError(.unsupported, "smart cut re-encodes HEVC in the Main and Main 10 profiles (general_profile_idc \(profile))")
+            }
+            v.profile = profile == 2 ? "main10" : "main"
+            v.options["x265-params"] = "pools=4:frame-threads=2:level-idc=\(String(format: "%.1f", Double(record[12]) / 30))"
+        } else {
+            throw MediaError(.unsupported, "smart cut re-encodes H.264 and HEVC with a configuration record")
+        }
+        return v
+    }
+
+    func copyNextSampleBuffer() -> SampleBuffer? {
+        lock.withLock {
+            while ready.isEmpty, next < pieces.count {
+                do {
+                    ready = try samples(of: next).reversed()
+                    next += 1
+                } catch {
+                    next = pieces.count
+                    failure(error as? MediaError ?? MediaError(.io, "\(error)"))
+                    return nil
+                }
+            }
+            return ready.popLast()
+        }
+    }
+
+    /// The packets of piece `i`, retimed, framed for the output (parameter sets in sync
+    /// samples; an end of sequence before a copied CRA or open-GOP I picture).
+    private func samples(of i: Int) throws -> [SampleBuffer] {
+        var made: [(SampleBuffer, NALConfiguration, Bool)] = []   // (sample on the output's timeline, its framing, copied)
+        switch pieces[i] {
+        case .copy(let packets, let span):
+            guard let config = span.track.flatMap({ t in t.formatDescriptions.first.flatMap { NALConfiguration(codecName: t.codecName, record: $0.parameters.extradata) } }) else {
+                throw MediaError(.invalidData, "a clip's H.264/HEVC configuration record cannot be read")
+            }
+            made = packets.map { p in
+                var q = p
+                q.presentationTimeStamp = span.targetTime(p.presentationTimeStamp)
+                return (q, config, true)
+            }
+            counts.copied += packets.count
+        case .encode(let range, let span):
+            let encoded = try encode(range, of: span)
+            guard let format = encoded.first?.formatDescription else { return [] }
+            guard let record = format.entryCodecParameters(mediaType: .video)?.extradata, let config = NALConfiguration(codecName: sets.codec, record: record) else {
+                throw MediaError(.invalidData, "the encoder's \(sets.codec) configuration record cannot be read")
+            }
+            made = encoded.map { ($0, config, false) }
+            counts.encoded += encoded.count
+        }
+        // An end of sequence when the next piece starts with a copied picture that does not
+        // start a sequence by itself.
+        var endsSequence = false
+        if i + 1 < pieces.count, case .copy(let packets, let span) = pieces[i + 1], let first = packets.first, let track = span.track,
+           let config = NALConfiguration(codecName: track.codecName, record: track.formatDescriptions.first?.parameters.extradata ?? []) {
+            endsSequence = !sets.startsSequence([UInt8](try first.loadData()), framedWith: config)
+        }
+        let sorted = made.map(\.0.presentationTimeStamp).sorted()
+        var out: [SampleBuffer] = []
+        out.reserveCapacity(made.count)
+        for (k, (sample, config, copied)) in made.enumerated() {
+            var s = sample
+            s.decodeTimeStamp = sorted[k] - delay
+            guard s.decodeTimeStamp <= s.presentationTimeStamp else {
+                throw MediaError(.invalidData, "a re-encoded frame is shown \((s.decodeTimeStamp - s.presentationTimeStamp).seconds) s before it can be decoded")
+            }
+            let last = endsSequence && k == made.count - 1
+            if !copied || sets.changes(sync: s.isSync, endsSequence: last, config: config) {
+                let bytes = try sets.framed([UInt8](try s.loadData()), of: config, sync: s.isSync, endsSequence: last)
+                s = SampleBuffer(data: Data(bytes), decodeTimeStamp: s.decodeTimeStamp, presentationTimeStamp: s.presentationTimeStamp,
+                                 duration: s.duration, isSync: s.isSync, dependency: copied ? s.dependency : nil, formatDescription: format)
+            } else {
+                s.formatDescription = format
+            }
+            out.append(s)
+        }
+        return out
+    }
+
+    /// The frames of `span` shown over `range` (source time), decoded and encoded; the encoder's
+    /// packets on the output's timeline. A span without a track gives black frames.
+    private func encode(_ range: TimeRange, of span: CutSpan) throws -> [SampleBuffer] {
+        let stage = EncodingStage(settings: .video(settings), label: "smart cut")
+        var out: [SampleBuffer] = []
+        guard let track = span.track else {
+            let black = try blackFrame()
+            var t = range.start
+            while t < range.end {
+                let picture = SampleBuffer(pixels: black, presentationTimeStamp: span.targetTime(t), duration: frameDuration, formatDescription: format)
+                out += try stage.process(picture, timescale: frameDuration.timescale)
+                t = t + frameDuration
+            }
+            return out + (try stage.finish(timescale: frameDuration.timescale))
+        }
+        guard let asset = track.asset else { throw MediaError(.invalidOperation, "track \(track.trackID)'s asset is gone") }
+        let reader = try AssetReader(asset: asset)
+        reader.timeRange = range
+        let output = AssetReaderTrackOutput(track: track, outputSettings: .video(VideoOutputSettings(pixelFormat: settings.pixelFormat)))
+        try reader.add(output)
+        guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read \(asset.url.lastPathComponent)") }
+        defer { reader.cancelReading() }
+        while let frame = output.copyNextSampleBuffer() {
+            guard frame.presentationTimeStamp >= range.start, frame.presentationTimeStamp < range.end else { continue }
+            var f = frame
+            f.presentationTimeStamp = span.targetTime(frame.presentationTimeStamp)
+            f.decodeTimeStamp = f.presentationTimeStamp
+            out += try stage.process(f, timescale: f.presentationTimeStamp.timescale)
+        }
+        if reader.status == .failed { throw reader.error ?? MediaError(.io, "cannot decode \(asset.url.lastPathComponent)") }
+        return out + (try stage.finish(timescale: track.naturalTimeScale))
+    }
+
+    /// A black picture of the output's size and pixel format (video range).
+    private func blackFrame() throws -> PixelBuffer {
+        guard let size = format.dimensions else { throw MediaError(.invalidData, "the video has no picture size") }
+        let (w, h) = (size.width, size.height)
+        let ten = settings.pixelFormat == .yuv420p10le
+        func plane(_ index: Int, _ value: Int) -> ([UInt8], Int) {
+            let (rowBytes, rows) = settings.pixelFormat.planeSize(index, width: w, height: h)
+            let pattern: [UInt8] = ten ? [UInt8(value << 2 & 0xFF), UInt8(value >> 6)] : [UInt8(value)]
+            return (Array((0..<(rowBytes * rows / pattern.count)).map { _ in pattern }.joined()), rowBytes)
+        }
+        let planes = [plane(0, 16), plane(1, 128), plane(2, 128)]
+        return PixelBuffer(pixelFormat: settings.pixelFormat, width: w, height: h, storage: OwnedStorage(planes: planes.map(\.0), strides: planes.map(\.1)))
+    }
+}
