@@ -1,0 +1,189 @@
+import Foundation
+import MediaCore
+import Splice
+import Testing
+import TestSupport
+
+/// Smart cuts (`CutMode.smart`): only the partial GOPs at each cut are re-encoded, every other
+/// packet is the source's, every stored frame is shown (one edit per track), the sound stays with
+/// the picture and does not click at joins. Checked with ffmpeg (packet md5s with the parameter
+/// sets filtered out, SSIM, decoded sound) and GStreamer.
+@Suite("Smart cut", .enabled(if: EncodingTests.notUnderTSan))
+struct SmartCutTests {
+    static func seconds(_ s: Double) -> MediaTime { CompositionTests.seconds(s) }
+
+    /// The three-clip concat of the player matrix: each clip cut mid-GOP at both ends (clips of
+    /// 25 fps with 2 s GOPs: sync samples at 0, 2 and 4 s).
+    static let ranges: [(Int, Double, Double)] = [(0, 1.5, 5.24), (1, 0.52, 4.24), (2, 2.24, 6)]
+
+    static func concat(_ name: String, mode: CutMode? = nil, clips: [URL]) throws -> ExportSession {
+        let session = try ExportSession.concatenating(ranges.map { Clip(url: clips[$0.0], start: seconds($0.1), end: seconds($0.2)) },
+                                                      to: Fixtures.path(name), options: ConcatenationOptions(cut: mode))
+        session.replacesExistingFile = true
+        try session.run()
+        return session
+    }
+
+    /// The md5 of each video packet in decode order, without parameter sets and end-of-sequence
+    /// units (ffmpeg's `filter_units`): what is left of a copied packet is the source's bytes.
+    static func slices(_ url: URL, hevc: Bool = false) throws -> [String] {
+        let types = hevc ? "32|33|34|36" : "7|8|10"
+        return try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:v:0", "-c", "copy", "-bsf:v", "filter_units=remove_types=\(types)",
+                                          "-f", "framemd5", "-"]).stdout
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    /// SSIM of `out`'s frames over [a, b) against `source`'s over [c, c + b − a) (ffmpeg's `ssim`).
+    static func ssim(_ out: URL, _ a: Double, _ b: Double, _ source: URL, _ c: Double) throws -> Double {
+        let graph = "[0:v]trim=start=\(a):end=\(b),setpts=PTS-STARTPTS[x];[1:v]trim=start=\(c):end=\(c + b - a),setpts=PTS-STARTPTS[y];[x][y]ssim"
+        let r = try Tool.check("ffmpeg", ["-i", out.path, "-i", source.path, "-filter_complex", graph, "-f", "null", "-"])
+        let line = try #require(r.stderr.split(separator: "\n").last { $0.contains("SSIM") && $0.contains("All:") })
+        let all = try #require(line.range(of: "All:"))
+        return Double(line[all.upperBound...].prefix { "0123456789.".contains($0) }) ?? 0
+    }
+
+    /// The decoded sound, mono, 48 kHz, from the output's time 0 (ffmpeg applies the edit).
+    static func sound(_ url: URL) throws -> [Float] {
+        let raw = Fixtures.path("sound-\(UUID().uuidString).f32")
+        defer { try? FileManager.default.removeItem(at: raw) }
+        try Tool.ffmpeg(["-i", url.path, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "f32le", raw.path])
+        let data = try Data(contentsOf: raw)
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// How strong `frequency` is over `count` samples from `start` (Goertzel).
+    static func level(_ x: [Float], _ frequency: Double, at start: Int, count: Int = 480) -> Double {
+        let w = 2 * Double.pi * frequency / 48000, c = 2 * cos(w)
+        var (s1, s2) = (0.0, 0.0)
+        for n in max(0, start)..<min(x.count, start + count) { (s1, s2) = (Double(x[n]) + c * s1 - s2, s1) }
+        return sqrt(max(0, s1 * s1 + s2 * s2 - c * s1 * s2)) / Double(count)
+    }
+
+    @Test func concatReencodesOnlyThePartialGOPs() throws {
+        let clips = try CompositionTests.clips.get()
+        let session = try Self.concat("smart-concat.mp4", clips: clips)
+        let out = try #require(session.outputURL)
+        let asset = try Asset(url: out)
+        // Every stored frame shown: one edit per track, the frames the ranges hold.
+        #expect(asset.tracks.allSatisfy { $0.segments.filter { !$0.isEmpty }.count == 1 && !$0.segments.contains(where: \.isEmpty) },
+                "\(asset.tracks.map(\.segments))")
+        let video = try #require(asset.tracks(withMediaType: .video).first)
+        #expect(video.formatDescriptions.first?.codec.description == "avc3")
+        let counts = Self.ranges.map { Int((($0.2 - $0.1) * 25).rounded()) }
+        let outSlices = try Self.slices(out)
+        #expect(outSlices.count == counts.reduce(0, +), "\(outSlices.count) frames")
+        #expect(try Tool.check("ffmpeg", ["-v", "error", "-xerror", "-i", out.path, "-f", "null", "-"]).stderr.isEmpty)
+
+        // The copied packets are the sources' whole GOPs, in order: 2–4 s of the first two clips, 4–6 s of the third.
+        var copied = 0
+        for (k, (clip, _, _)) in Self.ranges.enumerated() {
+            let source = try Self.slices(clips[clip])
+            let gop = k == 2 ? Array(source[100..<150]) : Array(source[50..<100])
+            #expect(outSlices.firstRange(of: gop) != nil, "clip \(k + 1): its middle GOP is not copied whole")
+            copied += gop.count
+        }
+        let sources = Set(try clips.flatMap { try Self.slices($0) })
+        #expect(outSlices.filter(sources.contains).count == copied)
+        #expect(session.cutSummary.contains("track 1: \(outSlices.count - copied) frames re-encoded, \(copied) copied"), "\(session.cutSummary)")
+
+        // The re-encoded frames: SSIM ≥ 0.98 against the frames they replace.
+        var at = 0.0
+        for (clip, a, b) in Self.ranges {
+            let head = ((a / 2).rounded(.up) * 2) - a
+            let tail = b - min(b, (b / 2).rounded(.down) * 2)
+            if head > 0 { #expect(try Self.ssim(out, at, at + head, clips[clip], a) >= 0.98, "clip \(clip + 1) head") }
+            if tail > 0 { #expect(try Self.ssim(out, at + b - a - tail, at + b - a, clips[clip], b - tail) >= 0.98, "clip \(clip + 1) tail") }
+            at += b - a
+        }
+        // GStreamer shows every frame (it never plays the last edit of a multi-edit track).
+        #expect(try Player.gstreamer.frames(out).count == outSlices.count * 320 * 240 * 3 / 2)
+
+        // Same inputs, same bytes.
+        let again = try Self.concat("smart-concat-2.mp4", clips: clips)
+        #expect(try Data(contentsOf: out) == Data(contentsOf: try #require(again.outputURL)))
+    }
+
+    @Test func soundStaysWithThePictureWithoutClicks() throws {
+        let clips = try CompositionTests.clips.get()
+        let out = try #require(try Self.concat("smart-sound.mp4", clips: clips).outputURL)
+        let x = try Self.sound(out)
+        let tones = [440.0, 660, 880]
+        var joins: [Double] = []
+        var at = 0.0
+        for (_, a, b) in Self.ranges { at += b - a; joins.append(at) }
+        #expect(abs(Double(x.count) / 48000 - at) < 1024.0 / 48000, "\(Double(x.count) / 48000) s")
+        // Each clip's tone, and only it, from half an AAC frame (and half the crossfade) after its start to as much before its end.
+        let margin = Int(512 + 128 + 480)
+        var start = 0
+        for (k, end) in joins.enumerated() {
+            let (s, e) = (start, Int(end * 48000))
+            for n in stride(from: s + margin, to: e - margin, by: 2400) {
+                let own = Self.level(x, tones[k], at: n)
+                let others = tones.indices.filter { $0 != k }.map { Self.level(x, tones[$0], at: n) }.max() ?? 0
+                #expect(own > 0.05 && others < own / 10, "clip \(k + 1) at \(Double(n) / 48000) s: \(own) vs \(others)")
+                if !(own > 0.05 && others < own / 10) { break }
+            }
+            start = e
+        }
+        // No click: the largest step between samples at a join is at most 1.5 times the largest step nearby.
+        for join in joins.dropLast() {
+            let j = Int(join * 48000)
+            let step = { (range: Range<Int>) in range.map { abs(x[$0 + 1] - x[$0]) }.max() ?? 0 }
+            let atJoin = step((j - 1200)..<(j + 1200))
+            let nearby = max(step((j - 9600)..<(j - 4800)), step((j + 4800)..<(j + 9600)))
+            #expect(atJoin <= 1.5 * nearby, "join at \(join) s: step \(atJoin), nearby \(nearby)")
+        }
+    }
+
+    @Test func aClipWithoutSoundBecomesEncodedSilence() throws {
+        let clips = try CompositionTests.clips.get()
+        let silent = Fixtures.path("smart-nosound.mp4")
+        try Tool.ffmpeg(["-i", clips[1].path, "-an", "-c", "copy", silent.path])
+        let session = try ExportSession.concatenating([Clip(url: clips[0], start: Self.seconds(0.5), end: Self.seconds(2.5)),
+                                                       Clip(url: silent, start: Self.seconds(0), end: Self.seconds(2)),
+                                                       Clip(url: clips[2], start: Self.seconds(1), end: Self.seconds(3))],
+                                                      to: Fixtures.path("smart-gap.mp4"))
+        session.replacesExistingFile = true
+        try session.run()
+        let out = try #require(session.outputURL)
+        let audio = try #require(try Asset(url: out).tracks(withMediaType: .audio).first)
+        #expect(audio.segments.count == 1 && !audio.segments[0].isEmpty, "\(audio.segments)")
+        let x = try Self.sound(out)
+        let rms = { (a: Double, b: Double) in sqrt(x[Int(a * 48000)..<Int(b * 48000)].map { Double($0 * $0) }.reduce(0, +) / ((b - a) * 48000)) }
+        #expect(rms(2.05, 3.95) < 1e-4, "the gap: \(rms(2.05, 3.95))")
+        #expect(rms(0.1, 1.9) > 0.1 && rms(4.1, 5.9) > 0.1)
+    }
+
+    @Test func keyframeCutsReencodeNothing() throws {
+        let clips = try CompositionTests.clips.get()
+        let session = try Self.concat("keyframe-concat.mp4", mode: .keyframe, clips: clips)
+        let out = try #require(session.outputURL)
+        #expect(session.notes.count == 3 && session.notes[0].contains("cut at sync samples, 0.000–6.000 s"), "\(session.notes)")
+        let sources = Set(try clips.flatMap { try Self.slices($0) })
+        let video = try Self.slices(out)
+        #expect(!video.isEmpty && video.allSatisfy(sources.contains))
+        let sourceSound = Set(try clips.flatMap { try CompositionTests.packetHashes($0) })
+        let audioOnly = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "a", "-show_packets", "-show_data_hash", "md5",
+                                                   "-show_entries", "packet=data_hash", "-of", "csv=p=0", out.path]).stdout
+            .split(separator: "\n").map(String.init)
+        #expect(!audioOnly.isEmpty && audioOnly.allSatisfy(sourceSound.contains))
+        #expect(try Asset(url: out).tracks.allSatisfy { $0.segments.count == 1 })
+    }
+
+    @Test func exactCutsKeepEveryPacket() throws {
+        let clips = try CompositionTests.clips.get()
+        let out = try #require(try Self.concat("exact-concat.mp4", mode: .exact, clips: clips).outputURL)
+        let expected = try Self.ranges.flatMap { try CompositionTests.frames(clips[$0.0], from: $0.1, to: $0.2) }
+        #expect(try CompositionTests.frames(out) == expected)
+        #expect(try Asset(url: out).tracks(withMediaType: .video)[0].segments.count == 3)
+        // Into Matroska nothing can be hidden: exact is refused.
+        #expect(throws: MediaError.self) {
+            try ExportSession.concatenating([Clip(url: clips[0], start: Self.seconds(1), end: Self.seconds(3))], to: Fixtures.path("exact.mkv"),
+                                            options: ConcatenationOptions(cut: .exact))
+        }
+        #expect(throws: MediaError.self) {
+            try ExportSession.concatenating([Clip(url: clips[0], start: Self.seconds(1), end: Self.seconds(3))], to: Fixtures.path("never-smart.mp4"),
+                                            options: ConcatenationOptions(reencode: .never, cut: .smart))
+        }
+    }
+}
