@@ -207,6 +207,9 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
     public func encode(_ frame: Frame?) throws -> [EncodedPacket] {
         guard let context else { return [] }
         if frame == nil { drained = true }
+        // A decoder's picture type would force the encoder's (libx264 and libx265 take it as an
+        // order): the encoder decides, as ffmpeg's CLI lets it.
+        frame?.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         let r = avcodec_send_frame(context, frame?.pointer)
         if r < 0 && r != splice_averror_eof() {
             throw FFmpegError(code: r, operation: "encoding with \(configuration.encoderName)").mediaError

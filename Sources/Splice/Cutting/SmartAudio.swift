@@ -187,14 +187,17 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
                 return s
             }
         case .encode(let from, let to, let keepsPriming):
-            // The encoder's input runs one frame past the stretch: the copied frame after it overlaps it.
-            let pcm = try signal(from: from, to: to + SmartAudioSource.frame)
+            // The encoder's input starts two frames before the stretch and runs three past it:
+            // the copied frames either side overlap its first and last frames, which then see the
+            // same steady signal as those did (no block switch at a made-up start or end).
+            let pre = keepsPriming ? 0 : 2 * SmartAudioSource.frame
+            let pcm = try signal(from: from - pre, to: to + 3 * SmartAudioSource.frame)
             let stage = EncodingStage(settings: .audio(encoding), label: "smart cut")
             let buffer = PCMBuffer(format: PCMBuffer.Format(sampleFormat: .f32, isPlanar: false, sampleRate: rate, channelCount: channels),
                                    frameCount: pcm.count / channels,
                                    storage: OwnedStorage(planes: [pcm.withUnsafeBytes { Array($0) }], strides: [pcm.count * 4]))
             let scale = Int32(clamping: rate)
-            var out = try stage.process(SampleBuffer(pcm: buffer, presentationTimeStamp: time(from), formatDescription: format), timescale: scale)
+            var out = try stage.process(SampleBuffer(pcm: buffer, presentationTimeStamp: time(from - pre), formatDescription: format), timescale: scale)
             out += try stage.finish(timescale: scale)
             let kept = out.filter { s in
                 let n = Int((s.presentationTimeStamp - origin).convertScale(scale).value)

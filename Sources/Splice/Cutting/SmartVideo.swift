@@ -145,6 +145,9 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
             }
             v.profile = profile
             v.options["level"] = "\(record[3] / 10).\(record[3] % 10)"
+            // x264's macroblock tree gives other bytes for the same pictures when another x264
+            // ran before it in the process (each cut's pieces are encoders of their own).
+            v.options["x264-params"] = "mbtree=0"
         } else if track.codecName == "hevc", record.count > 12 {
             let profile = record[1] & 0x1F
             guard profile == 1 || profile == 2 else {
@@ -252,7 +255,8 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         while let frame = output.copyNextSampleBuffer() {
             guard frame.presentationTimeStamp >= range.start, frame.presentationTimeStamp < range.end else { continue }
             var f = frame
-            f.presentationTimeStamp = span.targetTime(frame.presentationTimeStamp)
+            // (in the track's timescale: x264's macroblock tree is not repeatable in a timebase of 1/23040000)
+            f.presentationTimeStamp = span.targetTime(frame.presentationTimeStamp).convertScale(track.naturalTimeScale)
             f.decodeTimeStamp = f.presentationTimeStamp
             out += try stage.process(f, timescale: f.presentationTimeStamp.timescale)
         }

@@ -28,9 +28,10 @@ public struct ConcatenationOptions: Sendable {
     /// or `.keyframe` and re-encode the clips otherwise.
     public var cut: CutMode?
 
-    public init(reencode: Reencode = .auto, preset: ExportPreset = .highestQuality, audioOnly: Bool = false, allTracks: Bool = false,
-                crossfade: MediaTime? = nil) {
+    public init(reencode: Reencode = .auto, cut: CutMode? = nil, preset: ExportPreset = .highestQuality, audioOnly: Bool = false,
+                allTracks: Bool = false, crossfade: MediaTime? = nil) {
         self.reencode = reencode
+        self.cut = cut
         self.preset = preset
         self.audioOnly = audioOnly
         self.allTracks = allTracks
