@@ -63,12 +63,10 @@ enum ExportCommand: Command {
         let session = ExportSession(asset: try Asset(url: URL(fileURLWithPath: input)), preset: try args.preset(default: .mediumQuality))
         session.outputURL = try args.output()
         if let range = try args.range("--range") { session.timeRange = range }
-        if let mode = try args.cutMode() {
+        let mode = try args.cutMode()
+        if let mode {
             guard session.preset == .passthrough else { throw UsageError(message: "--cut applies to --preset passthrough (the other presets re-encode every frame)") }
             session.cutMode = mode
-        } else if session.preset == .passthrough, session.timeRange != .everything {
-            Terminal.error("note: the cut is exact (every packet copied, the rest hidden by the edit list), as AVFoundation's; "
-                           + "'splice trim' (or --cut smart) writes one that plays right in every player\n")
         }
         session.videoCodec = try args.codec("--video-codec", VideoEncodingSettings.Codec.self)
         session.audioCodec = try args.codec("--audio-codec", AudioEncodingSettings.Codec.self)
@@ -78,7 +76,12 @@ enum ExportCommand: Command {
             throw UsageError(message: "passthrough copies every track; codec, CRF and bit-rate options need an encoding preset")
         }
         try WatermarkOptions.apply(args, to: session)
-        return try JobRunner.export(session, args)
+        let status = try JobRunner.export(session, args)
+        if status == ExitCode.success, mode == nil, session.preset == .passthrough, session.timeRange != .everything {
+            Terminal.error("note: the cut is exact (every packet copied, the rest hidden by the edit list), as AVFoundation's; "
+                           + "'splice trim' (or --cut smart) writes one that plays right in every player\n")
+        }
+        return status
     }
 
     static func listPresets(json: Bool) -> Int32 {

@@ -294,7 +294,7 @@ extension CompositionTests {
     @Test func allTracksKeepTheirGroups() throws {
         let grouped = try Fixtures.grouped.get()
         let out = Fixtures.path("concat-all.mp4")
-        let r = try Tool.splice(["concat", grouped.path, grouped.path + "#t=1,2", "--all-tracks", "-o", out.path, "--force"])
+        let r = try Tool.splice(["concat", grouped.path, grouped.path + "#t=1,2", "--all-tracks", "--cut", "exact", "-o", out.path, "--force"])
         #expect(r.status == 0, "\(r.stderr)")
         let ours = try RemuxTests.mediainfoTracks(out).map { $0.split(separator: " ").prefix(5).joined(separator: " ") }
         let theirs = try RemuxTests.mediainfoTracks(grouped).map { $0.split(separator: " ").prefix(5).joined(separator: " ") }

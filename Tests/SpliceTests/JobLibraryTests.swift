@@ -31,7 +31,7 @@ struct JobLibraryTests {
         let clips = try CompositionTests.clips.get()
         let out = try Self.run(ExportSession.concatenating([Clip(url: clips[0], start: Self.seconds(1), end: Self.seconds(3)),
                                                             Clip(url: clips[1], start: Self.seconds(2))],
-                                                           to: Fixtures.path("job-concat.mp4")))
+                                                           to: Fixtures.path("job-concat.mp4"), options: ConcatenationOptions(cut: .exact)))
         let asset = try Asset(url: out)
         #expect(abs(asset.duration.seconds - 6) < 0.001)
         let expected = try CompositionTests.frames(clips[0], from: 1, to: 3) + CompositionTests.frames(clips[1], from: 2, to: 6)
@@ -72,9 +72,16 @@ struct JobLibraryTests {
 
     @Test func trimming() throws {
         let clip = try CompositionTests.clips.get()[0]
-        let out = try Self.run(ExportSession.trimming(Clip(url: clip, start: Self.seconds(1.5), end: Self.seconds(4)), to: Fixtures.path("job-trim.mp4")))
+        let out = try Self.run(ExportSession.trimming(Clip(url: clip, start: Self.seconds(1.5), end: Self.seconds(4)), to: Fixtures.path("job-trim.mp4"),
+                                                      cutMode: .exact))
         #expect(try CompositionTests.frames(out) == CompositionTests.frames(clip, from: 1.5, to: 4))
         #expect(try Asset(url: out).tracks.allSatisfy { $0.segments.count == 1 })
+        // Smart (the default): the frames of 1.5–2 s re-encoded, the rest copied, one edit, nothing hidden.
+        let smart = try Self.run(ExportSession.trimming(Clip(url: clip, start: Self.seconds(1.5), end: Self.seconds(4)), to: Fixtures.path("job-trim-smart.mp4")))
+        #expect(try CompositionTests.frames(smart).count == 63)
+        #expect(try CompositionTests.frames(smart).suffix(50) == CompositionTests.frames(clip, from: 2, to: 4))
+        let video = try #require(try Asset(url: smart).tracks(withMediaType: .video).first)
+        #expect(video.segments.count == 1, "\(video.segments)")
         #expect(throws: MediaError.self) { try ExportSession.trimming(Clip(url: clip, start: Self.seconds(7)), to: Fixtures.path("job-trim-late.mp4")) }
     }
 

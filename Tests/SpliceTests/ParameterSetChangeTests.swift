@@ -46,8 +46,15 @@ struct ParameterSetChangeTests {
         // edits do not follow one another is not what this is about.)
         let (plainA, _, plainSource) = try Self.clips(codec, bFrames: false, for: ext)
         let mp4 = Fixtures.path("ps-\(codec)-\(ext)-two.mp4"), remuxed = Fixtures.path("ps-\(codec)-remuxed.\(ext)")
-        try Self.splice(["concat", plainA.path, b.path, "-o", mp4.path, "--force"])
+        try Self.splice(["concat", "--cut", "exact", plainA.path, b.path, "-o", mp4.path, "--force"])
         #expect(try Self.sampleEntryCount(mp4) == 2)
+        // Cut smart (the default): one entry, each sync sample with its own parameter sets.
+        let smart = Fixtures.path("ps-\(codec)-\(ext)-smart.mp4")
+        try Self.splice(["concat", plainA.path, b.path, "-o", smart.path, "--force"])
+        #expect(try Self.sampleEntryCount(smart) == 1)
+        for player in Player.allCases {
+            #expect(try player.frames(smart) == plainSource, "\(player) shows other frames than the sources' in \(smart.lastPathComponent)")
+        }
         try Self.splice(["remux", mp4.path, remuxed.path, "--force"])
         for (file, source) in [(joined, source), (remuxed, plainSource)] {
             for player in Player.allCases {

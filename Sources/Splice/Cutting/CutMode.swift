@@ -61,6 +61,7 @@ extension AssetTrack {
             switch track.codecName {
             case "h264", "hevc" where mediaType == .video:
                 guard format.parameters.extradata.first == 1 else { return "its \(track.codecName) has no configuration record" }
+                if let reason = SmartVideoSource.profileProblem(track) { return reason }
                 guard track.codecName == sources[0].codecName, format.dimensions == first.dimensions else { return "its clips differ in codec or size" }
             case "aac" where mediaType == .audio:
                 guard format.sampleRate == first.sampleRate, format.channelCount == first.channelCount,

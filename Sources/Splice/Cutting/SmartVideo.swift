@@ -45,12 +45,11 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// - Parameter failure: called once with what stopped the source (it then ends).
     init(spans: [CutSpan], reencodes: Bool, failure: @escaping (MediaError) -> Void) throws {
         guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first,
-              let format = InBandParameterSets.inBandEntry(source),
+              let inBandFormat = InBandParameterSets.inBandEntry(source),
               let config = NALConfiguration(codecName: first.codecName, record: source.parameters.extradata),
               let sets = InBandParameterSets(codec: first.codecName, stream: config) else {
             throw MediaError(.unsupported, "smart cut copies H.264 and HEVC with their configuration record")
         }
-        self.format = format
         self.sets = sets
         self.failure = failure
         settings = try SmartVideoSource.encodingSettings(for: first)
@@ -74,7 +73,15 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         if pieces.contains(where: { if case .encode = $0 { true } else { false } }) { delay = max(delay, frameDuration + frameDuration) }
         self.pieces = pieces
         self.delay = delay
+        // Parameter sets go in-band only where they change: frames re-encoded, or clips of
+        // different descriptions. A cut of whole GOPs of one file keeps its entry and bytes.
+        let entries = Set(spans.compactMap { $0.track?.formatDescriptions.first?.sampleEntry })
+        carriesParameterSets = entries.count > 1 || pieces.contains { if case .encode = $0 { true } else { false } }
+        format = carriesParameterSets ? inBandFormat : source
     }
+
+    /// Whether every sync sample carries its parameter sets (`avc3`/`hev1`).
+    let carriesParameterSets: Bool
 
     /// How far behind the presentation order decoding runs at most: the largest amount by which
     /// the i-th presentation time (sorted) exceeds the i-th packet's.
@@ -126,6 +133,13 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         let end = shown.end >= track.timeRange.end ? shown.end : try track.syncSampleTime(atOrAfter: shown.end) ?? track.timeRange.end
         let layout = try layout(of: CutSpan(track: track, source: TimeRange(start: start, end: end), target: TimeRange(start: start, end: end)))
         return layout.copiedRange.map { TimeRange(start: start, end: $0.end) } ?? TimeRange(start: start, end: end)
+    }
+
+    /// Why the frames of `track` cannot be re-encoded to match (a profile Splice does not
+    /// encode: 4:2:2, 4:4:4, HEVC's range extensions), or nil.
+    static func profileProblem(_ track: AssetTrack) -> String? {
+        do { _ = try encodingSettings(for: track) } catch { return (error as? MediaError)?.message ?? "\(error)" }
+        return nil
     }
 
     /// The re-encoding settings: the source's codec, profile and level, pixel format and bit
@@ -218,8 +232,9 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
                 throw MediaError(.invalidData, "a re-encoded frame is shown \((s.decodeTimeStamp - s.presentationTimeStamp).seconds) s before it can be decoded")
             }
             let last = endsSequence && k == made.count - 1
-            if !copied || sets.changes(sync: s.isSync, endsSequence: last, config: config) {
-                let bytes = try sets.framed([UInt8](try s.loadData()), of: config, sync: s.isSync, endsSequence: last)
+            let sync = s.isSync && carriesParameterSets
+            if !copied || sets.changes(sync: sync, endsSequence: last, config: config) {
+                let bytes = try sets.framed([UInt8](try s.loadData()), of: config, sync: sync, endsSequence: last)
                 s = SampleBuffer(data: Data(bytes), decodeTimeStamp: s.decodeTimeStamp, presentationTimeStamp: s.presentationTimeStamp,
                                  duration: s.duration, isSync: s.isSync, dependency: copied ? s.dependency : nil, formatDescription: format)
             } else {
@@ -247,16 +262,19 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         }
         guard let asset = track.asset else { throw MediaError(.invalidOperation, "track \(track.trackID)'s asset is gone") }
         let reader = try AssetReader(asset: asset)
-        reader.timeRange = range
+        // (from a second earlier, which costs no decoding — that starts at the sync sample before
+        // anyway: the frame on screen at the range's start may begin before it)
+        reader.timeRange = TimeRange(start: max(.zero, range.start - MediaTime(value: 1, timescale: 1)), end: range.end)
         let output = AssetReaderTrackOutput(track: track, outputSettings: .video(VideoOutputSettings(pixelFormat: settings.pixelFormat)))
         try reader.add(output)
         guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read \(asset.url.lastPathComponent)") }
         defer { reader.cancelReading() }
         while let frame = output.copyNextSampleBuffer() {
-            guard frame.presentationTimeStamp >= range.start, frame.presentationTimeStamp < range.end else { continue }
+            // The frames shown over the range: the one on screen at its start begins there.
+            let shownUntil = frame.presentationTimeStamp + (frame.duration.isNumeric ? frame.duration : frameDuration)
+            guard shownUntil > range.start, frame.presentationTimeStamp < range.end else { continue }
             var f = frame
-            // (in the track's timescale: x264's macroblock tree is not repeatable in a timebase of 1/23040000)
-            f.presentationTimeStamp = span.targetTime(frame.presentationTimeStamp).convertScale(track.naturalTimeScale)
+            f.presentationTimeStamp = span.targetTime(max(frame.presentationTimeStamp, range.start)).convertScale(track.naturalTimeScale)
             f.decodeTimeStamp = f.presentationTimeStamp
             out += try stage.process(f, timescale: f.presentationTimeStamp.timescale)
         }
