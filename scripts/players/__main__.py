@@ -25,6 +25,7 @@ def main() -> int:
                         help=f"comma-separated, of {', '.join([*players.PLAYERS, *BROWSERS])} (default: those installed)")
     parser.add_argument("--jobs", default=None, help="comma-separated job names (default: all)")
     parser.add_argument("--experiments", action="store_true", help="add the rows of jobs.experiments()")
+    parser.add_argument("--every-column", action="store_true", help="play every row in every player (HEVC rows in the browsers too)")
     parser.add_argument("--expected", default=str(Path(__file__).with_name("expected")),
                         help="the matrix as it stands: a cell listed right that comes out wrong fails the run")
     args = parser.parse_args()
@@ -32,7 +33,7 @@ def main() -> int:
     media, outputs = work / "media", work / "out"
     jobs.make_media(media)
     outputs.mkdir(parents=True, exist_ok=True)
-    every = jobs.jobs() + (jobs.experiments() if args.experiments or args.jobs else [])
+    every = jobs.jobs() + jobs.hevc_jobs() + (jobs.experiments() if args.experiments or args.jobs else [])
     chosen = [j for j in every if args.jobs is None or j.name in args.jobs.split(",")]
     names = args.players.split(",")
     unknown = [n for n in names if n not in players.PLAYERS and n not in BROWSERS]
@@ -47,8 +48,10 @@ def main() -> int:
     try:
         for job in chosen:
             out = outputs / f"{job.name}.mp4"
-            job.make(job, media, args.splice, out)
+            job.make(job, media / job.media, args.splice, out)
             for name in names:
+                if job.players and name not in job.players and not args.every_column:
+                    continue
                 began = time.monotonic()
                 cells[job.name, name] = _play(job, name, out, browsers)
                 if name in BROWSERS and cells[job.name, name][0] and expected.get((job.name, name)) == "right":
@@ -58,18 +61,26 @@ def main() -> int:
     finally:
         if browsers:
             browsers.close()
-    print(f"{'':10} " + " ".join(f"{n:10}" for n in names))
+    print(f"{'':12} " + " ".join(f"{n:10}" for n in names))
     for job in chosen:
-        print(f"{job.name:10} " + " ".join(f"{'right' if not cells[job.name, n][0] else 'WRONG':10}" for n in names))
+        print(f"{job.name:12} " + " ".join(f"{_cell(cells, job.name, n):10}" for n in names))
     print()
     for job in chosen:
         print(f"{job.name:10} {job.title}")
         for name in names:
+            if (job.name, name) not in cells:
+                continue
             problems, remarks = cells[job.name, name]
             aside = f" ({'; '.join(remarks)})" if remarks else ""
             print(f"    {name:10} {'right' if not problems else '; '.join(problems)}{aside}")
     print("seconds per player: " + ", ".join(f"{n} {s:.1f}" for n, s in seconds.items()))
     return _compare(cells, expected, args.expected)
+
+
+def _cell(cells, job, name):
+    if (job, name) not in cells:
+        return "-"
+    return "right" if not cells[job, name][0] else "WRONG"
 
 
 def _play(job, name, out, browsers):

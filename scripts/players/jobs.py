@@ -26,6 +26,8 @@ class Job:
     segments: list
     make: object = None            # (job, media folder, splice binary, output) -> None
     outputs: list = field(default_factory=list)
+    media: str = ""                # the media folder's subfolder: "hevc" for the HEVC clips
+    players: tuple = ()            # the columns it is played in (empty: all)
 
     @property
     def duration(self) -> float:
@@ -143,6 +145,22 @@ def jobs():
     ]
 
 
+# Players that decode 10-bit HEVC here: Firefox ESR through the system's libavcodec; Debian's
+# Chromium has no HEVC decoder (even the plain remux shows no frame).
+HEVC_PLAYERS = ("ffmpeg", "gstreamer", "mpv", "firefox")
+
+
+def hevc_jobs():
+    """The same jobs from 10-bit HEVC clips (x265's defaults: open GOPs, CRA pictures with
+    leading pictures that refer across them; 2 s GOPs like the H.264 clips)."""
+    out = []
+    for job in jobs():
+        if job.name == "reference":
+            continue
+        out.append(Job(f"{job.name}-hevc", job.title + " (10-bit HEVC)", job.segments, job.make, media="hevc", players=HEVC_PLAYERS))
+    return out
+
+
 def _head(media: Path) -> Path:
     """Clip 1's first GOP (0-2 s) re-encoded as a smart cut would, with other parameter sets
     (x264 ref=4, no weighted prediction: another SPS and PPS; same profile, level and size)."""
@@ -182,8 +200,9 @@ def experiments():
 
 
 def make_media(media: Path) -> None:
-    media.mkdir(parents=True, exist_ok=True)
-    for clip, name in CLIPS.items():
-        path = media / name
-        if not path.exists():
-            make_clip(path, clip, sound=clip != 4, picture=clip != 5)
+    for folder, codec in ((media, "h264"), (media / "hevc", "hevc")):
+        folder.mkdir(parents=True, exist_ok=True)
+        for clip, name in CLIPS.items():
+            path = folder / name
+            if not path.exists():
+                make_clip(path, clip, sound=clip != 4, picture=clip != 5, codec=codec)

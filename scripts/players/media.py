@@ -54,17 +54,22 @@ def ffmpeg(*args: str) -> None:
     subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", *args], check=True)
 
 
-def make_clip(path: Path, clip: int, seconds: float = 6, sound: bool = True, picture: bool = True) -> None:
-    """H.264 with B-frames and 2 s GOPs at 24 fps, and AAC; or a WAV when picture is False."""
+def make_clip(path: Path, clip: int, seconds: float = 6, sound: bool = True, picture: bool = True, codec: str = "h264") -> None:
+    """H.264 with B-frames and closed 2 s GOPs at 24 fps, and AAC; or a WAV when picture is
+    False. `codec` "hevc": 10-bit x265 with its defaults (open GOPs) but 2 s GOPs."""
     if not picture:
         ffmpeg("-f", "lavfi", "-i", _tone_source(clip, seconds), "-c:a", "pcm_s16le", str(path))
         return
     args = ["-f", "lavfi", "-i", f"testsrc2=s={WIDTH}x{HEIGHT}:r={FPS}:d={seconds}"]
     if sound:
         args += ["-f", "lavfi", "-i", _tone_source(clip, seconds)]
-    args += ["-vf", _code_filter(clip), "-c:v", "libx264", "-preset", "fast", "-crf", "20",
-             "-g", str(2 * FPS), "-keyint_min", str(2 * FPS), "-sc_threshold", "0", "-bf", "2",
-             "-x264-params", "open-gop=0", "-movflags", "+faststart"]
+    if codec == "hevc":
+        args += ["-vf", _code_filter(clip), "-c:v", "libx265", "-preset", "fast", "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1",
+                 "-x265-params", f"keyint={2 * FPS}:min-keyint={2 * FPS}:scenecut=0:log-level=error", "-movflags", "+faststart"]
+    else:
+        args += ["-vf", _code_filter(clip), "-c:v", "libx264", "-preset", "fast", "-crf", "20",
+                 "-g", str(2 * FPS), "-keyint_min", str(2 * FPS), "-sc_threshold", "0", "-bf", "2",
+                 "-x264-params", "open-gop=0", "-movflags", "+faststart"]
     if sound:
         args += ["-c:a", "aac", "-b:a", "96k", "-shortest"]
     ffmpeg(*args, str(path))

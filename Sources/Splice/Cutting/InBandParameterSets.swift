@@ -49,10 +49,6 @@ struct InBandParameterSets {
     private func startsSequence(_ t: Int) -> Bool { codec == "h264" ? t == 5 : (t >= 16 && t <= 20) }
     private func isPicture(_ t: Int) -> Bool { codec == "h264" ? (t >= 1 && t <= 5) : t <= 31 }
 
-    /// An end-of-sequence NAL unit: after it a CRA (or open-GOP I picture) starts a new sequence,
-    /// its leading pictures skipped and its picture order counted afresh.
-    private var endOfSequence: [UInt8] { codec == "h264" ? [0x0A] : [0x48, 0x01] }
-
     /// Whether `sample`, a sync sample framed with `config`, starts a sequence whatever came
     /// before it (IDR); false for a CRA or an open-GOP I picture, and when it cannot be read.
     func startsSequence(_ sample: [UInt8], framedWith config: NALConfiguration) -> Bool {
@@ -61,10 +57,13 @@ struct InBandParameterSets {
     }
 
     /// `sample` (framed with `config`) framed for the stream: a sync sample with `config`'s
-    /// parameter sets after its access unit delimiter (unless it carries its own), and an
-    /// end-of-sequence unit at its end when `endsSequence`.
+    /// parameter sets after its access unit delimiter (unless it carries its own); with
+    /// `breaksLink`, an HEVC CRA picture made a BLA one (`BLA_N_LP`: its leading pictures, which
+    /// refer to what is no longer before it, are not there). After other frames than its own
+    /// GOP's, a CRA would start a sequence that drops the pictures still waiting to be shown
+    /// (H.265 C.5.2.2); a BLA shows them first, and counts its picture order afresh.
     /// - Throws: `.invalidData` when the sample's NAL lengths do not add up.
-    func framed(_ sample: [UInt8], of config: NALConfiguration, sync: Bool, endsSequence: Bool) throws -> [UInt8] {
+    func framed(_ sample: [UInt8], of config: NALConfiguration, sync: Bool, breaksLink: Bool) throws -> [UInt8] {
         guard let units = config.units(of: sample) else {
             throw MediaError(.invalidData, "a sample's NAL unit lengths run past its \(sample.count) bytes")
         }
@@ -73,14 +72,28 @@ struct InBandParameterSets {
             let at = units.first.map { isDelimiter(type(of: $0)) } == true ? 1 : 0
             out.insert(contentsOf: config.parameterSets.map { $0[...] }, at: at)
         }
-        if endsSequence { out.append(endOfSequence[...]) }
+        if breaksLink, codec == "hevc" {
+            out = out.map { unit in
+                guard type(of: unit) == 21, let first = unit.first else { return unit }
+                var u = unit
+                u[u.startIndex] = (first & 0x81) | (18 << 1)
+                return u
+            }
+        }
         return try Self.joined(out, lengthSize: stream.lengthSize)
     }
 
     /// Whether `framed(…)` would change `sample` (a copied non-sync sample of the stream's
     /// framing stays as it is, in its file).
-    func changes(sync: Bool, endsSequence: Bool, config: NALConfiguration) -> Bool {
-        sync || endsSequence || config.lengthSize != stream.lengthSize
+    func changes(sync: Bool, breaksLink: Bool, config: NALConfiguration) -> Bool {
+        sync || breaksLink || config.lengthSize != stream.lengthSize
+    }
+
+    /// Whether a copied run can start at `sample` (a sync sample framed with `config`): any
+    /// HEVC random access point (a CRA becomes a BLA), an H.264 IDR picture only (an open-GOP I
+    /// picture has no such form: what follows it would count its order from what came before).
+    func canStartCopy(_ sample: [UInt8], framedWith config: NALConfiguration) -> Bool {
+        codec == "hevc" || startsSequence(sample, framedWith: config)
     }
 
     private static func joined(_ units: [ArraySlice<UInt8>], lengthSize: Int) throws -> [UInt8] {

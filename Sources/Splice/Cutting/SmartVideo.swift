@@ -58,7 +58,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         var pieces: [Piece] = []
         var delay = MediaTime.zero
         for span in spans where !span.target.isEmpty {
-            let layout = try SmartVideoSource.layout(of: span)
+            let layout = try SmartVideoSource.layout(of: span, sets: sets)
             if !reencodes, layout.head != nil || layout.tail != nil {
                 throw MediaError(.invalidOperation, "a keyframe cut of \(span.track?.asset?.url.lastPathComponent ?? "a clip") falls between sync samples")
             }
@@ -94,15 +94,23 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// which refer to what comes before it, left out); the run ends at the last point, in decode
     /// order, where what it presents is one stretch before the span's end. What the run does not
     /// show is re-encoded: the head before it, the tail after it, or the whole span.
-    static func layout(of span: CutSpan) throws -> Layout {
+    static func layout(of span: CutSpan, sets: InBandParameterSets?) throws -> Layout {
         guard let track = span.track else { return Layout(head: span.source) }
+        let config = NALConfiguration(codecName: track.codecName, record: track.formatDescriptions.first?.parameters.extradata ?? [])
         let cursor = try CompositionSource.cursor(track, span.source, copies: false)
         defer { cursor.close() }
         var packets: [SampleBuffer] = []
         while let p = try cursor.next() { packets.append(p) }
         let (s, e) = (span.source.start, span.source.end)
-        guard let d1 = packets.indices.first(where: { packets[$0].isSync && packets[$0].presentationTimeStamp >= s && packets[$0].presentationTimeStamp < e })
-        else { return Layout(head: span.source) }
+        let starts = { (p: SampleBuffer) throws -> Bool in
+            guard let sets, let config else { return true }
+            return sets.canStartCopy([UInt8](try p.loadData()), framedWith: config)
+        }
+        guard let d1 = try packets.indices.first(where: { i in
+            let p = packets[i]
+            guard p.isSync, p.presentationTimeStamp >= s, p.presentationTimeStamp < e else { return false }
+            return try starts(p)
+        }) else { return Layout(head: span.source) }
         let k1 = packets[d1].presentationTimeStamp
         var c0 = d1 + 1
         while c0 < packets.count, packets[c0].presentationTimeStamp < k1 { c0 += 1 }
@@ -131,7 +139,9 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         let shown = range.intersection(track.timeRange)
         let start = try track.syncSampleTime(atOrBefore: shown.start) ?? shown.start
         let end = shown.end >= track.timeRange.end ? shown.end : try track.syncSampleTime(atOrAfter: shown.end) ?? track.timeRange.end
-        let layout = try layout(of: CutSpan(track: track, source: TimeRange(start: start, end: end), target: TimeRange(start: start, end: end)))
+        let config = NALConfiguration(codecName: track.codecName, record: track.formatDescriptions.first?.parameters.extradata ?? [])
+        let sets = config.flatMap { InBandParameterSets(codec: track.codecName, stream: $0) }
+        let layout = try layout(of: CutSpan(track: track, source: TimeRange(start: start, end: end), target: TimeRange(start: start, end: end)), sets: sets)
         return layout.copiedRange.map { TimeRange(start: start, end: $0.end) } ?? TimeRange(start: start, end: end)
     }
 
@@ -215,13 +225,6 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
             made = encoded.map { ($0, config, false) }
             counts.encoded += encoded.count
         }
-        // An end of sequence when the next piece starts with a copied picture that does not
-        // start a sequence by itself.
-        var endsSequence = false
-        if i + 1 < pieces.count, case .copy(let packets, let span) = pieces[i + 1], let first = packets.first, let track = span.track,
-           let config = NALConfiguration(codecName: track.codecName, record: track.formatDescriptions.first?.parameters.extradata ?? []) {
-            endsSequence = !sets.startsSequence([UInt8](try first.loadData()), framedWith: config)
-        }
         let sorted = made.map(\.0.presentationTimeStamp).sorted()
         var out: [SampleBuffer] = []
         out.reserveCapacity(made.count)
@@ -231,10 +234,11 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
             guard s.decodeTimeStamp <= s.presentationTimeStamp else {
                 throw MediaError(.invalidData, "a re-encoded frame is shown \((s.decodeTimeStamp - s.presentationTimeStamp).seconds) s before it can be decoded")
             }
-            let last = endsSequence && k == made.count - 1
+            // A copied run's first picture, after other pictures, breaks the link to what it followed.
+            let breaks = copied && k == 0 && i > 0
             let sync = s.isSync && carriesParameterSets
-            if !copied || sets.changes(sync: sync, endsSequence: last, config: config) {
-                let bytes = try sets.framed([UInt8](try s.loadData()), of: config, sync: sync, endsSequence: last)
+            if !copied || sets.changes(sync: sync, breaksLink: breaks, config: config) {
+                let bytes = try sets.framed([UInt8](try s.loadData()), of: config, sync: sync, breaksLink: breaks)
                 s = SampleBuffer(data: Data(bytes), decodeTimeStamp: s.decodeTimeStamp, presentationTimeStamp: s.presentationTimeStamp,
                                  duration: s.duration, isSync: s.isSync, dependency: copied ? s.dependency : nil, formatDescription: format)
             } else {
