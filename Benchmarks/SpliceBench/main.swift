@@ -318,8 +318,8 @@ for (tool, m, ssim) in [("ffmpeg, same x264 settings", ffExport, ffSSIM), ("spli
 }
 baselineRow("export 1280x720 (30 s)", baseExports, against: spExport)
 
-// Lossless concat: three ~100 MB clips (25 s of the 1080p movie each) joined by `splice concat`
-// (every sample copied, file to file), against `cat` of the same bytes plus `sync` and ffmpeg's
+// Lossless concat: three ~100 MB clips (25 s of the 1080p movie each) joined by `splice concat
+// --cut exact` (every sample copied, file to file), against `cat` of the same bytes plus `sync` and ffmpeg's
 // concat demuxer with -c copy; runs alternate.
 let concatClips = (0..<3).map { media.appendingPathComponent("clip-\($0).mp4").path }
 for (i, clip) in concatClips.enumerated() where !FileManager.default.fileExists(atPath: clip) {
@@ -332,7 +332,7 @@ let clipBytes = concatClips.reduce(0) { $0 + ((try? FileManager.default.attribut
 print("\n" + pad("concat 3 clips (\(clipBytes / 1_000_000) MB)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("×cat+sync", 11) + pad("×ffmpeg", 9) + "RSS MB")
 for clip in concatClips { shell("cat \(clip) > /dev/null") }
 var catRuns: [Measurement] = [], ffConcatRuns: [Measurement] = [], spConcatRuns: [Measurement] = [], baseConcatRuns: [Measurement] = []
-let concatCommand = [binary, "concat"] + concatClips + ["-o", concatOut]
+let concatCommand = [binary, "concat", "--cut", "exact"] + concatClips + ["-o", concatOut]
 for _ in 0..<runs {
     unlink(concatOut)
     catRuns.append(measure(["/bin/sh", "-c", "cat \"$1\" \"$2\" \"$3\" > \"$0\" && sync \"$0\"", concatOut] + concatClips))
@@ -349,6 +349,7 @@ for (tool, m) in [("cat + sync", catConcat), ("ffmpeg -f concat -c copy", ffConc
           + pad(fmt(m.seconds / ffConcat.seconds), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
 }
 baselineRow("concat 3 clips", baseConcatRuns, against: spConcat)
+smartCutRows(clips: concatClips, media: media, binary: binary, runs: runs)
 
 // Background music: `splice mix` of a 5-minute 1080p video with music (the video copied, the
 // two sounds at 0.5 each, mixed and encoded as AAC) against ffmpeg's amix with the same volumes,
