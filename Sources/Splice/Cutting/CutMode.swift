@@ -59,7 +59,7 @@ extension AssetTrack {
                 return "\(track.asset?.url.lastPathComponent ?? "a clip") has several sample descriptions"
             }
             switch track.codecName {
-            case "h264", "hevc" where mediaType == .video:
+            case "h264" where mediaType == .video, "hevc" where mediaType == .video:
                 guard format.parameters.extradata.first == 1 else { return "its \(track.codecName) has no configuration record" }
                 if let reason = SmartVideoSource.profileProblem(track) { return reason }
                 guard track.codecName == sources[0].codecName, format.dimensions == first.dimensions else { return "its clips differ in codec or size" }

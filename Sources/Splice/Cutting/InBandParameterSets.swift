@@ -39,7 +39,7 @@ struct InBandParameterSets {
     /// A NAL unit's type.
     func type(of unit: ArraySlice<UInt8>) -> Int {
         guard let first = unit.first else { return -1 }
-        return codec == "h264" ? Int(first & 0x1F) : Int((first >> 1) & 0x3F)
+        return codec == "h264" ? Int(widening: first & 0x1F) : Int(widening: (first >> 1) & 0x3F)
     }
 
     private func isParameterSet(_ t: Int) -> Bool { codec == "h264" ? (t == 7 || t == 8 || t == 13) : (t >= 32 && t <= 34) }

@@ -59,16 +59,16 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
               let channels = SmartAudioSource.channels(of: source), channels > 0, channels <= 8 else {
             throw MediaError(.unsupported, "smart cut copies AAC sound")
         }
-        let rate = Int(sampleRate)
+        guard let rate = sampleRate.rounded(saturating: Int.self, .towardZero) else { throw MediaError(.unsupported, "smart cut copies AAC sound") }
         self.rate = rate
         self.channels = channels
         self.origin = origin
         self.failure = failure
         format = source
-        let bitRate = max(64_000, min(320_000, Int((first.estimatedDataRate / 16_000).rounded()) * 16_000))
+        let bitRate = max(64_000, min(320_000, ((first.estimatedDataRate / 16_000).rounded(saturating: Int.self) ?? 8) * 16_000))
         encoding = AudioEncodingSettings(codec: .aac, sampleRate: rate, channelCount: channels, bitRate: bitRate)
         let scale = Int32(clamping: rate)
-        func sample(_ t: MediaTime) -> Int { Int((t - origin).convertScale(scale).value) }
+        func sample(_ t: MediaTime) -> Int { Int(widening: (t - origin).convertScale(scale).value) }
         var placed: [Placed] = []
         for span in spans where !span.target.isEmpty {
             let (start, end) = (sample(span.target.start), sample(span.target.end))
@@ -86,14 +86,26 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
             while let p = try cursor.next() { packets.append(p) }
             // Where the span's source time 0 lands, and the nearest offset that puts its packets on the grid.
             let ideal = (span.target.start - origin - span.source.start).convertScale(scale).value
-            let phase = packets.first.map { Int($0.presentationTimeStamp.convertScale(scale).value) } ?? 0
-            let offset = SmartAudioSource.onGrid(Int(ideal), phase: phase)
-            let starts = packets.map { Int($0.presentationTimeStamp.convertScale(scale).value) + offset }
+            let phase = packets.first.map { Int(widening: $0.presentationTimeStamp.convertScale(scale).value % Int64(widening: SmartAudioSource.frame)) } ?? 0
+            let offset = SmartAudioSource.onGrid(Int(widening: ideal), phase: phase)
+            // (times past what a sample count holds are refused, not wrapped)
+            let starts = try packets.map { p in
+                let (n, overflow) = Int(widening: p.presentationTimeStamp.convertScale(scale).value).addingReportingOverflow(offset)
+                guard !overflow else { throw MediaError(.invalidData, "a sound packet's time is out of range", file: track.asset?.url.path) }
+                return n
+            }
             placed.append(Placed(span: span, start: start, end: end, offset: offset, packets: Array(zip(packets, starts))))
         }
         self.placed = placed
         length = placed.last?.end ?? 0
-        pieces = reencodes ? SmartAudioSource.smartPieces(placed, length: length) : SmartAudioSource.keyframePieces(placed, length: length)
+        let made = reencodes ? SmartAudioSource.smartPieces(placed, length: length) : SmartAudioSource.keyframePieces(placed, length: length)
+        // Encoded stretches of at most 480 frames (10 s at 48 kHz), each made from the signal
+        // around it like any other: a long clip without sound takes no more memory than a short one.
+        let most = 480 * SmartAudioSource.frame
+        pieces = made.flatMap { piece -> [Piece] in
+            guard case .encode(let from, let to, let priming) = piece, to - from > most else { return [piece] }
+            return stride(from: from, to: to, by: most).map { .encode(from: $0, to: min(to, $0 + most), keepsPriming: priming && $0 == from) }
+        }
     }
 
     /// The channels AAC frames carry: the AudioSpecificConfig's channel configuration (an MP4
@@ -101,8 +113,8 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     static func channels(of format: FormatDescription) -> Int? {
         let asc = format.parameters.extradata
         if asc.count >= 2, asc[0] >> 3 != 31, (asc[0] & 7) << 1 | asc[1] >> 7 != 15 {
-            switch Int((asc[1] >> 3) & 0xF) {
-            case 1...6: return Int((asc[1] >> 3) & 0xF)
+            switch Int(widening: (asc[1] >> 3) & 0xF) {
+            case 1...6: return Int(widening: (asc[1] >> 3) & 0xF)
             case 7: return 8
             default: break
             }
@@ -140,7 +152,10 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// Keyframe cuts: each span's packets from the grid point nearest its start (the first span
     /// from one packet earlier: the decoder's pre-roll, hidden by the edit); spans without sound encoded.
     private static func keyframePieces(_ placed: [Placed], length: Int) -> [Piece] {
-        func grid(_ n: Int) -> Int { Int((Double(n) / Double(frame)).rounded()) * frame }
+        func grid(_ n: Int) -> Int {   // the grid point nearest n
+            let m = n + frame / 2
+            return (m >= 0 ? m / frame : -((-m + frame - 1) / frame)) * frame
+        }
         var pieces: [Piece] = []
         for (k, p) in placed.enumerated() {
             let low = k == 0 ? -frame : grid(p.start)
@@ -170,7 +185,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
         }
     }
 
-    private func time(_ n: Int) -> MediaTime { origin + MediaTime(value: Int64(n), timescale: Int32(clamping: rate)) }
+    private func time(_ n: Int) -> MediaTime { origin + MediaTime(value: Int64(widening: n), timescale: Int32(clamping: rate)) }
 
     private func samples(of piece: Piece) throws -> [SampleBuffer] {
         switch piece {
@@ -180,7 +195,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
                 var s = p
                 s.presentationTimeStamp = time(start)
                 s.decodeTimeStamp = s.presentationTimeStamp
-                s.duration = MediaTime(value: Int64(SmartAudioSource.frame), timescale: Int32(clamping: rate))
+                s.duration = MediaTime(value: Int64(widening: SmartAudioSource.frame), timescale: Int32(clamping: rate))
                 s.formatDescription = format
                 s.trimDurationAtStart = .zero
                 s.trimDurationAtEnd = .zero
@@ -200,7 +215,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
             var out = try stage.process(SampleBuffer(pcm: buffer, presentationTimeStamp: time(from - pre), formatDescription: format), timescale: scale)
             out += try stage.finish(timescale: scale)
             let kept = out.filter { s in
-                let n = Int((s.presentationTimeStamp - origin).convertScale(scale).value)
+                let n = Int(widening: (s.presentationTimeStamp - origin).convertScale(scale).value)
                 return (n >= from || keepsPriming) && n < to
             }.map { s -> SampleBuffer in
                 var c = s
@@ -242,8 +257,8 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
         guard let asset = track.asset, to > from else { return out }
         let scale = Int32(clamping: rate)
         let reader = try AssetReader(asset: asset)
-        let start = max(MediaTime.zero, MediaTime(value: Int64(from), timescale: scale))
-        let end = MediaTime(value: Int64(to), timescale: scale)
+        let start = max(MediaTime.zero, MediaTime(value: Int64(widening: from), timescale: scale))
+        let end = MediaTime(value: Int64(widening: to), timescale: scale)
         guard start < min(end, asset.duration) else { return out }
         reader.timeRange = TimeRange(start: start, end: min(end, asset.duration))
         let output = AssetReaderTrackOutput(track: track, outputSettings: .audio(AudioOutputSettings(sampleFormat: .f32, isInterleaved: true,
@@ -253,7 +268,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
         defer { reader.cancelReading() }
         while let s = output.copyNextSampleBuffer() {
             guard let pcm = s.pcmBuffer else { continue }
-            let first = Int(s.presentationTimeStamp.convertScale(scale).value)
+            let first = Int(widening: s.presentationTimeStamp.convertScale(scale).value)
             pcm.withPlane(0) { raw in
                 let floats = raw.bindMemory(to: Float.self)
                 for f in 0..<pcm.frameCount {

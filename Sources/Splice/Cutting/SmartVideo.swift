@@ -189,10 +189,23 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         lock.withLock {
             while ready.isEmpty, next < pieces.count {
                 do {
-                    ready = try samples(of: next).reversed()
-                    next += 1
+                    if case .encode(let range, let span) = pieces[next] {
+                        // Re-encoded pieces stream: a clip without a sync sample may be long.
+                        if encoding == nil { encoding = try Encoding(range: range, span: span, source: self) }
+                        let (made, done) = try encoding!.step(self)
+                        ready = try framed(made, piece: next, first: encoding!.handedOut == made.count).reversed()
+                        counts.encoded += made.count
+                        if done {
+                            encoding = nil
+                            next += 1
+                        }
+                    } else {
+                        ready = try copied(next).reversed()
+                        next += 1
+                    }
                 } catch {
                     next = pieces.count
+                    encoding = nil
                     failure(error as? MediaError ?? MediaError(.io, "\(error)"))
                     return nil
                 }
@@ -201,41 +214,35 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         }
     }
 
-    /// The packets of piece `i`, retimed, framed for the output (parameter sets in sync
-    /// samples; an end of sequence before a copied CRA or open-GOP I picture).
-    private func samples(of i: Int) throws -> [SampleBuffer] {
-        var made: [(SampleBuffer, NALConfiguration, Bool)] = []   // (sample on the output's timeline, its framing, copied)
-        switch pieces[i] {
-        case .copy(let packets, let span):
-            guard let config = span.track.flatMap({ t in t.formatDescriptions.first.flatMap { NALConfiguration(codecName: t.codecName, record: $0.parameters.extradata) } }) else {
-                throw MediaError(.invalidData, "a clip's H.264/HEVC configuration record cannot be read")
-            }
-            made = packets.map { p in
-                var q = p
-                q.presentationTimeStamp = span.targetTime(p.presentationTimeStamp)
-                return (q, config, true)
-            }
-            counts.copied += packets.count
-        case .encode(let range, let span):
-            let encoded = try encode(range, of: span)
-            guard let format = encoded.first?.formatDescription else { return [] }
-            guard let record = format.entryCodecParameters(mediaType: .video)?.extradata, let config = NALConfiguration(codecName: sets.codec, record: record) else {
-                throw MediaError(.invalidData, "the encoder's \(sets.codec) configuration record cannot be read")
-            }
-            made = encoded.map { ($0, config, false) }
-            counts.encoded += encoded.count
+    /// The re-encoded piece being made.
+    private var encoding: Encoding?
+
+    /// The packets of copy piece `i`, retimed and framed.
+    private func copied(_ i: Int) throws -> [SampleBuffer] {
+        guard case .copy(let packets, let span) = pieces[i] else { return [] }
+        guard let config = span.track.flatMap({ t in t.formatDescriptions.first.flatMap { NALConfiguration(codecName: t.codecName, record: $0.parameters.extradata) } }) else {
+            throw MediaError(.invalidData, "a clip's H.264/HEVC configuration record cannot be read")
         }
-        let sorted = made.map(\.0.presentationTimeStamp).sorted()
-        var out: [SampleBuffer] = []
-        out.reserveCapacity(made.count)
-        for (k, (sample, config, copied)) in made.enumerated() {
-            var s = sample
-            s.decodeTimeStamp = sorted[k] - delay
+        let sorted = packets.map(\.presentationTimeStamp).sorted()
+        let made = zip(packets, sorted).map { p, t in
+            var q = p
+            q.presentationTimeStamp = span.targetTime(p.presentationTimeStamp)
+            q.decodeTimeStamp = span.targetTime(t) - delay
+            return (q, config, true)
+        }
+        counts.copied += packets.count
+        return try framed(made, piece: i, first: true)
+    }
+
+    /// Packets of piece `i` with their decode times, framed for the output: parameter sets in
+    /// sync samples; a copied run's first picture (after other pictures) breaking the link.
+    private func framed(_ made: [(SampleBuffer, NALConfiguration, Bool)], piece i: Int, first: Bool) throws -> [SampleBuffer] {
+        try made.enumerated().map { k, m in
+            var (s, config, copied) = m
             guard s.decodeTimeStamp <= s.presentationTimeStamp else {
-                throw MediaError(.invalidData, "a re-encoded frame is shown \((s.decodeTimeStamp - s.presentationTimeStamp).seconds) s before it can be decoded")
+                throw MediaError(.invalidData, "a frame is shown \((s.decodeTimeStamp - s.presentationTimeStamp).seconds) s before it can be decoded")
             }
-            // A copied run's first picture, after other pictures, breaks the link to what it followed.
-            let breaks = copied && k == 0 && i > 0
+            let breaks = copied && first && k == 0 && i > 0
             let sync = s.isSync && carriesParameterSets
             if !copied || sets.changes(sync: sync, breaksLink: breaks, config: config) {
                 let bytes = try sets.framed([UInt8](try s.loadData()), of: config, sync: sync, breaksLink: breaks)
@@ -244,46 +251,101 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
             } else {
                 s.formatDescription = format
             }
-            out.append(s)
+            return s
         }
-        return out
     }
 
-    /// The frames of `span` shown over `range` (source time), decoded and encoded; the encoder's
-    /// packets on the output's timeline. A span without a track gives black frames.
-    private func encode(_ range: TimeRange, of span: CutSpan) throws -> [SampleBuffer] {
-        let stage = EncodingStage(settings: .video(settings), label: "smart cut")
-        var out: [SampleBuffer] = []
-        guard let track = span.track else {
-            let black = try blackFrame()
-            var t = range.start
-            while t < range.end {
-                let picture = SampleBuffer(pixels: black, presentationTimeStamp: span.targetTime(t), duration: frameDuration, formatDescription: format)
-                out += try stage.process(picture, timescale: frameDuration.timescale)
-                t = t + frameDuration
+    /// One re-encoded piece as it is made: the frames of `span` shown over `range` (source time),
+    /// decoded (black where the span has no track) and encoded a few at a time. The i-th packet
+    /// out is decoded at the i-th frame's time in (frames go in in presentation order) less the delay.
+    private final class Encoding {
+        let range: TimeRange
+        let span: CutSpan
+        let stage: EncodingStage
+        let reader: AssetReader?
+        let output: AssetReaderTrackOutput?
+        var black: (picture: PixelBuffer, next: MediaTime)?
+        var times: [MediaTime] = []
+        var handedOut = 0
+        var config: NALConfiguration?
+        let timescale: Int32
+
+        init(range: TimeRange, span: CutSpan, source: SmartVideoSource) throws {
+            self.range = range
+            self.span = span
+            stage = EncodingStage(settings: .video(source.settings), label: "smart cut")
+            guard let track = span.track else {
+                black = (try source.blackFrame(), range.start)
+                timescale = source.frameDuration.timescale
+                reader = nil
+                output = nil
+                return
             }
-            return out + (try stage.finish(timescale: frameDuration.timescale))
+            guard let asset = track.asset else { throw MediaError(.invalidOperation, "track \(track.trackID)'s asset is gone") }
+            timescale = track.naturalTimeScale
+            let reader = try AssetReader(asset: asset)
+            // (from a second earlier, which costs no decoding — that starts at the sync sample
+            // before anyway: the frame on screen at the range's start may begin before it)
+            reader.timeRange = TimeRange(start: max(.zero, range.start - MediaTime(value: 1, timescale: 1)), end: range.end)
+            let output = AssetReaderTrackOutput(track: track, outputSettings: .video(VideoOutputSettings(pixelFormat: source.settings.pixelFormat)))
+            try reader.add(output)
+            guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read \(asset.url.lastPathComponent)") }
+            self.reader = reader
+            self.output = output
         }
-        guard let asset = track.asset else { throw MediaError(.invalidOperation, "track \(track.trackID)'s asset is gone") }
-        let reader = try AssetReader(asset: asset)
-        // (from a second earlier, which costs no decoding — that starts at the sync sample before
-        // anyway: the frame on screen at the range's start may begin before it)
-        reader.timeRange = TimeRange(start: max(.zero, range.start - MediaTime(value: 1, timescale: 1)), end: range.end)
-        let output = AssetReaderTrackOutput(track: track, outputSettings: .video(VideoOutputSettings(pixelFormat: settings.pixelFormat)))
-        try reader.add(output)
-        guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read \(asset.url.lastPathComponent)") }
-        defer { reader.cancelReading() }
-        while let frame = output.copyNextSampleBuffer() {
-            // The frames shown over the range: the one on screen at its start begins there.
-            let shownUntil = frame.presentationTimeStamp + (frame.duration.isNumeric ? frame.duration : frameDuration)
-            guard shownUntil > range.start, frame.presentationTimeStamp < range.end else { continue }
-            var f = frame
-            f.presentationTimeStamp = span.targetTime(max(frame.presentationTimeStamp, range.start)).convertScale(track.naturalTimeScale)
-            f.decodeTimeStamp = f.presentationTimeStamp
-            out += try stage.process(f, timescale: f.presentationTimeStamp.timescale)
+
+        deinit { reader?.cancelReading() }
+
+        /// The next packets (at least one unless done), and whether the piece is done.
+        func step(_ source: SmartVideoSource) throws -> ([(SampleBuffer, NALConfiguration, Bool)], Bool) {
+            while true {
+                var encoded: [SampleBuffer]
+                var done = false
+                if let picture = try nextPicture(source) {
+                    times.append(picture.presentationTimeStamp)
+                    encoded = try stage.process(picture, timescale: timescale)
+                } else {
+                    encoded = try stage.finish(timescale: timescale)
+                    done = true
+                }
+                if config == nil, let format = encoded.first?.formatDescription {
+                    guard let record = format.entryCodecParameters(mediaType: .video)?.extradata,
+                          let c = NALConfiguration(codecName: source.sets.codec, record: record) else {
+                        throw MediaError(.invalidData, "the encoder's \(source.sets.codec) configuration record cannot be read")
+                    }
+                    config = c
+                }
+                var made: [(SampleBuffer, NALConfiguration, Bool)] = []
+                for var packet in encoded {
+                    guard handedOut < times.count, let config else { throw MediaError(.invalidData, "the encoder made more packets than it took frames") }
+                    packet.decodeTimeStamp = times[handedOut] - source.delay
+                    handedOut += 1
+                    made.append((packet, config, false))
+                }
+                if !made.isEmpty || done { return (made, done) }
+            }
         }
-        if reader.status == .failed { throw reader.error ?? MediaError(.io, "cannot decode \(asset.url.lastPathComponent)") }
-        return out + (try stage.finish(timescale: track.naturalTimeScale))
+
+        /// The next picture to encode, on the output's timeline; nil at the range's end.
+        private func nextPicture(_ source: SmartVideoSource) throws -> SampleBuffer? {
+            if let (picture, t) = black {
+                guard t < range.end else { return nil }
+                black = (picture, t + source.frameDuration)
+                return SampleBuffer(pixels: picture, presentationTimeStamp: span.targetTime(t), duration: source.frameDuration, formatDescription: source.format)
+            }
+            guard let reader, let output else { return nil }
+            while let frame = output.copyNextSampleBuffer() {
+                // The frames shown over the range: the one on screen at its start begins there.
+                let shownUntil = frame.presentationTimeStamp + (frame.duration.isNumeric ? frame.duration : source.frameDuration)
+                guard shownUntil > range.start, frame.presentationTimeStamp < range.end else { continue }
+                var f = frame
+                f.presentationTimeStamp = span.targetTime(max(frame.presentationTimeStamp, range.start)).convertScale(timescale)
+                f.decodeTimeStamp = f.presentationTimeStamp
+                return f
+            }
+            if reader.status == .failed { throw reader.error ?? MediaError(.io, "cannot decode track \(span.track?.trackID ?? 0)") }
+            return nil
+        }
     }
 
     /// A black picture of the output's size and pixel format (video range).
@@ -293,7 +355,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         let ten = settings.pixelFormat == .yuv420p10le
         func plane(_ index: Int, _ value: Int) -> ([UInt8], Int) {
             let (rowBytes, rows) = settings.pixelFormat.planeSize(index, width: w, height: h)
-            let pattern: [UInt8] = ten ? [UInt8(value << 2 & 0xFF), UInt8(value >> 6)] : [UInt8(value)]
+            let pattern: [UInt8] = ten ? [UInt8(truncatingIfNeeded: value << 2), UInt8(truncatingIfNeeded: value >> 6)] : [UInt8(truncatingIfNeeded: value)]
             return (Array((0..<(rowBytes * rows / pattern.count)).map { _ in pattern }.joined()), rowBytes)
         }
         let planes = [plane(0, 16), plane(1, 128), plane(2, 128)]

@@ -195,34 +195,6 @@ struct TrackMirror {
         }
     }
 
-    /// A smart (or keyframe) cut of `track`: a source that copies and re-encodes its spans, into
-    /// an input that writes them as they come (one edit: the session's).
-    private func connectSmartCut(_ track: AssetTrack, reencodes: Bool, to pipe: SamplePipe, ranged: Bool) throws -> AssetWriterInput {
-        let spans = track.cutSpans(in: ranged ? timeRange : .everything)
-        let origin = ranged ? timeRange.start : .zero
-        let reader = pipe.reader
-        let fail: (MediaError) -> Void = { error in reader?.fail(error, track: track) }
-        let source: any SampleBufferSource
-        let format: FormatDescription
-        if track.mediaType == .video {
-            let video = try SmartVideoSource(spans: spans, reencodes: reencodes, failure: fail)
-            (source, format) = (video, video.format)
-            pipe.cutReports.append { "track \(track.trackID): \(video.counts.encoded) frames re-encoded, \(video.counts.copied) copied" }
-        } else {
-            let audio = try SmartAudioSource(spans: spans, origin: origin, reencodes: reencodes, failure: fail)
-            (source, format) = (audio, audio.format)
-            pipe.cutReports.append { "track \(track.trackID): \(audio.counts.encoded) sound packets encoded, \(audio.counts.copied) copied" }
-        }
-        let input = AssetWriterInput(mediaType: track.mediaType, outputSettings: nil, sourceFormatHint: format)
-        input.copyProperties(of: track)
-        input.mediaTimeScale = spans.lazy.compactMap(\.track).first?.naturalTimeScale ?? track.naturalTimeScale
-        let end = spans.last?.target.end ?? origin
-        input.cut = TrackCut(shown: TimeRange(start: origin, end: end), read: TimeRange(start: origin, end: end))
-        try pipe.writer.add(input)
-        pipe.connect(source, to: input, duration: end - origin, start: origin)
-        return input
-    }
-
     /// An audio mix of `tracks` into one encoding input in `track`'s place.
     private func connectMix(_ tracks: [AssetTrack], _ mix: AudioMix, _ decoded: AudioOutputSettings, _ encoded: EncodingSettings,
                             in track: AssetTrack, to pipe: SamplePipe, ranged: Bool) throws -> AssetWriterInput {
