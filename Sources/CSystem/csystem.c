@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <malloc.h>
 #include "csystem.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -35,4 +36,8 @@ int splice_link_unnamed(int fd, const char *path) {
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
     return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
+void splice_release_free_memory(void) {
+    malloc_trim(0);
 }

@@ -27,4 +27,7 @@ int splice_open_unnamed(const char *directory);
    when `path` exists. */
 int splice_link_unnamed(int fd, const char *path);
 
+/* Gives freed memory back to the system, from every thread's allocator arena (malloc_trim). */
+void splice_release_free_memory(void);
+
 #endif

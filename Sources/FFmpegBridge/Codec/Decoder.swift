@@ -22,7 +22,8 @@ public final class Decoder: @unchecked Sendable {   // confined: used by one thr
     }
 
     /// - Throws: `.unsupported` when this machine's libavcodec has no decoder for the codec.
-    public init(parameters: CodecParameters, timescale: Int32) throws {
+    /// - Parameter threads: the decoder's threads; 0 lets libavcodec choose.
+    public init(parameters: CodecParameters, timescale: Int32, threads: Int = 0) throws {
         do { try FFmpegLibraries.load(for: "decoding") } catch { throw error.mediaError }
         codecName = parameters.codecName
         guard let descriptor = avcodec_descriptor_get_by_name(parameters.codecName),
@@ -42,7 +43,7 @@ public final class Decoder: @unchecked Sendable {   // confined: used by one thr
         if let tag = parameters.codecTag { par.pointee.codec_tag = tag.rawValue.byteSwapped }
         do { try check(avcodec_parameters_to_context(context, par), "cannot set up the \(codecName) decoder") } catch { throw error.mediaError }
         context.pointee.pkt_timebase = AVRational(num: 1, den: timescale)
-        context.pointee.thread_count = 0
+        context.pointee.thread_count = Int32(clamping: max(0, threads))
         context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         do { try check(FFmpegLog.routing(to: log) { avcodec_open2(context, codec, nil) }, "cannot open the \(codecName) decoder") } catch { throw error.mediaError }
     }

@@ -197,6 +197,9 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
                         counts.encoded += made.count
                         if done {
                             encoding = nil
+                            // The encoder's pictures go back to the system: the next piece's encoder
+                            // may run on another thread, whose allocator would not reuse them.
+                            SystemMemory.releaseFreeMemory()
                             next += 1
                         }
                     } else {
@@ -284,10 +287,11 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
             guard let asset = track.asset else { throw MediaError(.invalidOperation, "track \(track.trackID)'s asset is gone") }
             timescale = track.naturalTimeScale
             let reader = try AssetReader(asset: asset)
-            // (from a second earlier, which costs no decoding — that starts at the sync sample
-            // before anyway: the frame on screen at the range's start may begin before it)
-            reader.timeRange = TimeRange(start: max(.zero, range.start - MediaTime(value: 1, timescale: 1)), end: range.end)
-            let output = AssetReaderTrackOutput(track: track, outputSettings: .video(VideoOutputSettings(pixelFormat: source.settings.pixelFormat)))
+            // (from two frames earlier: the frame on screen at the range's start may begin before it)
+            reader.timeRange = TimeRange(start: max(.zero, range.start - source.frameDuration - source.frameDuration), end: range.end)
+            var decoded = VideoOutputSettings(pixelFormat: source.settings.pixelFormat)
+            decoded.decoderThreadCount = 1
+            let output = AssetReaderTrackOutput(track: track, outputSettings: .video(decoded))
             try reader.add(output)
             guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read \(asset.url.lastPathComponent)") }
             self.reader = reader

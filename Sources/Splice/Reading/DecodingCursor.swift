@@ -90,7 +90,9 @@ final class DecodingCursor: DecodedSampleCursor {
             throw MediaError(.unsupported, "'\(format.codec)' samples cannot be decoded", location: "track \(trackID)")
         }
         timescale = sample.decodeTimeStamp.timescale
-        let decoder = try Decoder(parameters: parameters, timescale: timescale)
+        var threads = 0
+        if case .video(let v) = settings { threads = v.decoderThreadCount }
+        let decoder = try Decoder(parameters: parameters, timescale: timescale, threads: threads)
         switch settings {
         case .audio(let a):
             audio = try AudioConverter(output: PCMBuffer.Format(

@@ -43,6 +43,9 @@ public struct VideoOutputSettings: Sendable, Hashable {
     /// A constant frame rate (frames per second): each picture is repeated, or left out, so that
     /// one comes out every 1/`frameRate` s, showing what is shown then. nil: the source's timing.
     public var frameRate: Double?
+    /// The decoder's threads (0: libavcodec's choice). A smart cut decodes with one: its encoder
+    /// keeps the cores busy, and each frame thread holds pictures of its own.
+    var decoderThreadCount = 0
 
     /// How a picture fills an exact `size` (AVFoundation's `AVVideoScalingMode…`).
     public enum ScalingMode: Sendable, Hashable {
