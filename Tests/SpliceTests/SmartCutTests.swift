@@ -198,6 +198,26 @@ struct SmartCutTests {
         #expect(rms(0.1, 1.9) > 0.05 && rms(4.1, 5.9) > 0.05, "\(rms(0.1, 1.9)) \(rms(4.1, 5.9))")
     }
 
+    @Test func aClipWithoutPictureBecomesBlackFrames() throws {
+        let clips = try Self.clips.get()
+        let sound = Fixtures.path("smart-sound-only.m4a")
+        try Tool.ffmpeg(["-i", clips[1].path, "-vn", "-c", "copy", sound.path])
+        let session = try ExportSession.concatenating([Clip(url: clips[0], start: Self.seconds(1.5), end: Self.seconds(3)),
+                                                       Clip(url: sound, start: Self.seconds(1), end: Self.seconds(2)),
+                                                       Clip(url: clips[2], start: Self.seconds(2.25), end: Self.seconds(4))],
+                                                      to: Fixtures.path("smart-black.mp4"))
+        session.replacesExistingFile = true
+        try session.run()
+        let out = try #require(session.outputURL)
+        let video = try #require(try Asset(url: out).tracks(withMediaType: .video).first)
+        #expect(video.segments.count == 1 && !video.segments[0].isEmpty, "\(video.segments)")
+        #expect(try Self.packets(out).count == 36 + 24 + 42)
+        // The second clip's second is black (Y at video black), the others are not.
+        let luma = try Tool.check("ffmpeg", ["-i", out.path, "-vf", "signalstats,metadata=print:key=lavfi.signalstats.YAVG:file=-", "-f", "null", "-"]).stdout
+            .split(separator: "\n").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
+        #expect(luma.count == 102 && luma[36..<60].allSatisfy { abs($0 - 16) < 1 } && luma[..<36].allSatisfy { $0 > 30 }, "\(luma)")
+    }
+
     @Test func keyframeCutsReencodeNothing() throws {
         let clips = try Self.clips.get()
         let session = try Self.concat("keyframe-concat.mp4", mode: .keyframe, clips: clips)
