@@ -218,6 +218,24 @@ struct SmartCutTests {
         #expect(luma.count == 102 && luma[36..<60].allSatisfy { abs($0 - 16) < 1 } && luma[..<36].allSatisfy { $0 > 30 }, "\(luma)")
     }
 
+    /// Interlaced H.264 (`frame_mbs_only_flag` 0 in its SPS) is cut with edit lists, with a
+    /// warning: re-encoded frames would not match its fields.
+    @Test func interlacedSourcesAreCutExactly() throws {
+        let interlaced = Fixtures.path("smart-interlaced.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264", "-flags", "+ildct+ilme",
+                         "-x264-params", "interlaced=1", "-bf", "2", "-g", "50", interlaced.path])
+        let session = try ExportSession.trimming(Clip(url: interlaced, start: Self.seconds(1.3), end: Self.seconds(3)), to: Fixtures.path("smart-interlaced-cut.mp4"))
+        session.replacesExistingFile = true
+        try session.run()
+        #expect(session.warnings.contains { $0.contains("coded as fields") }, "\(session.warnings)")
+        #expect(session.cutSummary.isEmpty)
+        let progressive = try ExportSession.trimming(Clip(url: try Self.clips.get()[0], start: Self.seconds(1.3), end: Self.seconds(3)),
+                                                     to: Fixtures.path("smart-progressive-cut.mp4"))
+        progressive.replacesExistingFile = true
+        try progressive.run()
+        #expect(progressive.warnings.isEmpty && progressive.cutSummary.count == 2, "\(progressive.warnings) \(progressive.cutSummary)")
+    }
+
     @Test func keyframeCutsReencodeNothing() throws {
         let clips = try Self.clips.get()
         let session = try Self.concat("keyframe-concat.mp4", mode: .keyframe, clips: clips)

@@ -1,4 +1,5 @@
 import MediaCore
+import ISOBMFF
 
 /// How a cut that falls between sync samples is written (`ExportSession.cutMode`, `--cut`).
 ///
@@ -62,6 +63,10 @@ extension AssetTrack {
             case "h264" where mediaType == .video, "hevc" where mediaType == .video:
                 guard format.parameters.extradata.first == 1 else { return "its \(track.codecName) has no configuration record" }
                 if let reason = SmartVideoSource.profileProblem(track) { return reason }
+                if track.codecName == "h264", let record = NALConfiguration(codecName: "h264", record: format.parameters.extradata),
+                   record.parameterSets.contains(where: { ($0.first ?? 0) & 0x1F == 7 && InBandParameterSets.codesFields(sps: $0) != false }) {
+                    return "its pictures are coded as fields (or its SPS cannot be read), which smart cut does not re-encode"
+                }
                 guard track.codecName == sources[0].codecName, format.dimensions == first.dimensions else { return "its clips differ in codec or size" }
             case "aac" where mediaType == .audio:
                 guard format.sampleRate == first.sampleRate, format.channelCount == first.channelCount,

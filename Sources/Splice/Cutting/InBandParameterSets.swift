@@ -109,3 +109,86 @@ struct InBandParameterSets {
         return out
     }
 }
+
+extension InBandParameterSets {
+    /// Whether an H.264 SPS codes fields (`frame_mbs_only_flag` 0: interlaced or MBAFF), read
+    /// through its fields up to that flag (ITU-T H.264 7.3.2.1.1); nil when it cannot be read.
+    /// A smart cut would re-encode such pictures as frames, unlike the copied ones.
+    static func codesFields(sps unit: [UInt8]) -> Bool? {
+        var r = BitReader(rbsp: unit.dropFirst())
+        guard let profile = r.bits(8), r.bits(16) != nil, r.ue() != nil else { return nil }
+        if [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135].contains(profile) {
+            guard let chroma = r.ue() else { return nil }
+            if chroma == 3 { guard r.bits(1) != nil else { return nil } }
+            guard r.ue() != nil, r.ue() != nil, r.bits(1) != nil, let scaling = r.bits(1) else { return nil }
+            if scaling == 1 {
+                for i in 0..<(chroma == 3 ? 12 : 8) {
+                    guard let present = r.bits(1) else { return nil }
+                    guard present == 1 else { continue }
+                    var (last, next) = (8, 8)
+                    for _ in 0..<(i < 6 ? 16 : 64) {
+                        if next != 0 {
+                            guard let delta = r.se() else { return nil }
+                            next = ((last + delta) % 256 + 256) % 256
+                        }
+                        if next != 0 { last = next }
+                    }
+                }
+            }
+        }
+        guard r.ue() != nil, let pocType = r.ue() else { return nil }
+        if pocType == 0 {
+            guard r.ue() != nil else { return nil }
+        } else if pocType == 1 {
+            guard r.bits(1) != nil, r.se() != nil, r.se() != nil, let cycle = r.ue(), cycle <= 255 else { return nil }
+            for _ in 0..<cycle { guard r.se() != nil else { return nil } }
+        }
+        guard r.ue() != nil, r.bits(1) != nil, r.ue() != nil, r.ue() != nil, let frameOnly = r.bits(1) else { return nil }
+        return frameOnly == 0
+    }
+}
+
+/// Bits of a NAL unit's payload, emulation-prevention bytes removed, every read bounds-checked.
+struct BitReader {
+    private var bytes: [UInt8] = []
+    private var position = 0
+
+    init<C: Collection>(rbsp: C) where C.Element == UInt8 {
+        var zeros = 0
+        for b in rbsp {
+            if zeros >= 2, b == 3 { zeros = 0; continue }
+            zeros = b == 0 ? zeros + 1 : 0
+            bytes.append(b)
+        }
+    }
+
+    /// The next `n` bits (n ≤ 32) as a number; nil past the end.
+    mutating func bits(_ n: Int) -> Int? {
+        guard n >= 0, n <= 32, position + n <= bytes.count * 8 else { return nil }
+        var v = 0
+        for _ in 0..<n {
+            v = v << 1 | Int(widening: (bytes[position >> 3] >> (7 - UInt8(truncatingIfNeeded: position & 7))) & 1)
+            position += 1
+        }
+        return v
+    }
+
+    /// An unsigned Exp-Golomb number (at most 31 leading zeros); nil past the end.
+    mutating func ue() -> Int? {
+        var zeros = 0
+        while true {
+            guard let bit = bits(1) else { return nil }
+            if bit == 1 { break }
+            zeros += 1
+            guard zeros < 32 else { return nil }
+        }
+        guard let rest = bits(zeros) else { return nil }
+        return (1 << zeros) - 1 + rest
+    }
+
+    /// A signed Exp-Golomb number.
+    mutating func se() -> Int? {
+        guard let k = ue() else { return nil }
+        return k % 2 == 1 ? (k + 1) / 2 : -(k / 2)
+    }
+}
