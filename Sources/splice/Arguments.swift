@@ -90,6 +90,21 @@ struct ParsedArguments {
         return rate
     }
 
+    /// The help of `--cut`: `what` it decides ("How a cut between sync samples"), and a last
+    /// line of the command's own.
+    static func cutHelp(_ what: String, last: String? = nil) -> String {
+        """
+          --cut <mode>            \(what) is written into MP4/MOV:
+                                  smart (default): the frames from the cut to the next
+                                  sync sample, and from the last copied one to the cut's end, are
+                                  re-encoded (the sound around each join too), the rest copied;
+                                  every stored frame is shown, so it plays right in every player.
+                                  exact: every packet copied, the rest hidden by the edit list
+                                  (AVFoundation's layout, right in QuickTime). keyframe: cuts
+                                  move to sync samples, nothing re-encoded (the times are printed).
+        """ + (last.map { "\n" + String(repeating: " ", count: 26) + $0 } ?? "")
+    }
+
     /// `--cut smart|exact|keyframe`, when given.
     func cutMode() throws -> CutMode? {
         guard let value = options["--cut"] else { return nil }

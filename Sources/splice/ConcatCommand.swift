@@ -27,14 +27,7 @@ enum ConcatCommand: Command {
                                   never: fail instead (exit 65); into Matroska/TS, whose
                                   cuts cannot be hidden, snap each start back to its sync
                                   sample with a warning. always: re-encode.
-          --cut <mode>            How a cut between sync samples is written into MP4/MOV:
-                                  smart (default; exact under --reencode never): the frames from the cut to the next sync
-                                  sample, and from the last copied one to the cut's end, are
-                                  re-encoded (the sound around each join too), the rest copied;
-                                  every stored frame is shown, so it plays right in every player.
-                                  exact: every packet copied, the rest hidden by the edit list
-                                  (AVFoundation's layout, right in QuickTime). keyframe: cuts
-                                  move to sync samples, nothing re-encoded (the times are printed).
+        \(ParsedArguments.cutHelp("How a cut between sync samples", last: "--reencode never: exact by default, smart refused."))
           --preset <name>         The export preset when re-encoding (default: highestQuality).
           --audio-only            Join only the audio (also for sound-only outputs: .m4a, .mka, .ogg, .opus); a clip without sound is refused.
           --all-tracks            Keep every track all clips have (by type and language),

@@ -21,14 +21,7 @@ enum MergeCommand: Command {
           --keep-original-audio   Keep the video's own audio as a second, disabled track in
                                   the new audio's alternate group.
           --preset <name>         Re-encode everything with this export preset.
-          --cut <mode>            How a range of the video is written into MP4/MOV:
-                                  smart (default): the frames from the cut to the next sync
-                                  sample, and from the last copied one to the cut's end, are
-                                  re-encoded (the sound around each join too), the rest copied;
-                                  every stored frame is shown, so it plays right in every player.
-                                  exact: every packet copied, the rest hidden by the edit list
-                                  (AVFoundation's layout, right in QuickTime). keyframe: cuts
-                                  move to sync samples, nothing re-encoded (the times are printed).
+        \(ParsedArguments.cutHelp("How a range of the video"))
           --faststart             Put the movie header first (MP4/MOV).
           --force                 Replace <output> if it exists.
           -h, --help              Show help information.

@@ -22,14 +22,7 @@ enum TrimCommand: Command {
         OPTIONS:
           -o <output>             The file to write.
           --range <start>,<end>   The part kept; times in seconds or [hh:]mm:ss[.fff].
-          --cut <mode>            How a cut between sync samples is written into MP4/MOV:
-                                  smart (default): the frames from the cut to the next sync
-                                  sample, and from the last copied one to the cut's end, are
-                                  re-encoded (the sound around each join too), the rest copied;
-                                  every stored frame is shown, so it plays right in every player.
-                                  exact: every packet copied, the rest hidden by the edit list
-                                  (AVFoundation's layout, right in QuickTime). keyframe: cuts
-                                  move to sync samples, nothing re-encoded (the times are printed).
+        \(ParsedArguments.cutHelp("How a cut between sync samples"))
           --faststart             Put the movie header first (MP4/MOV).
           --force                 Replace <output> if it exists.
           --progress json         One JSON object per line on stderr.

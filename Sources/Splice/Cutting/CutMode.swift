@@ -31,6 +31,21 @@ struct CutSpan {
 }
 
 extension AssetTrack {
+    /// The H.264/HEVC configuration record of the track's (first) sample description.
+    var nalConfiguration: NALConfiguration? {
+        formatDescriptions.first.flatMap { NALConfiguration(codecName: codecName, record: $0.parameters.extradata) }
+    }
+
+    /// The track's packets over `range` of its asset's timeline, in decode order, from the sync
+    /// sample before it; their bytes stay in the file.
+    func packets(over range: TimeRange) throws -> [SampleBuffer] {
+        let cursor = try CompositionSource.cursor(self, range, copies: false)
+        defer { cursor.close() }
+        var packets: [SampleBuffer] = []
+        while let p = try cursor.next() { packets.append(p) }
+        return packets
+    }
+
     /// The spans of this track over `range` of its asset (`.everything`: all of it): a
     /// composition track's segments, clipped to the range; another track's media over the range.
     func cutSpans(in range: TimeRange) -> [CutSpan] {
@@ -63,7 +78,7 @@ extension AssetTrack {
             case "h264" where mediaType == .video, "hevc" where mediaType == .video:
                 guard format.parameters.extradata.first == 1 else { return "its \(track.codecName) has no configuration record" }
                 if let reason = SmartVideoSource.profileProblem(track) { return reason }
-                if track.codecName == "h264", let record = NALConfiguration(codecName: "h264", record: format.parameters.extradata),
+                if track.codecName == "h264", let record = track.nalConfiguration,
                    record.parameterSets.contains(where: { ($0.first ?? 0) & 0x1F == 7 && InBandParameterSets.codesFields(sps: $0) != false }) {
                     return "its pictures are coded as fields (or its SPS cannot be read), which smart cut does not re-encode"
                 }

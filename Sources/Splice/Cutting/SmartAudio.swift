@@ -80,10 +80,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
                   SmartAudioSource.channels(of: f) == channels else {
                 throw MediaError(.unsupported, "smart cut joins AAC sound of one rate and channel count")
             }
-            let cursor = try CompositionSource.cursor(track, span.source, copies: false)
-            defer { cursor.close() }
-            var packets: [SampleBuffer] = []
-            while let p = try cursor.next() { packets.append(p) }
+            let packets = try track.packets(over: span.source)
             // Where the span's source time 0 lands, and the nearest offset that puts its packets on the grid.
             let ideal = (span.target.start - origin - span.source.start).convertScale(scale).value
             let phase = packets.first.map { Int(widening: $0.presentationTimeStamp.convertScale(scale).value % Int64(widening: SmartAudioSource.frame)) } ?? 0

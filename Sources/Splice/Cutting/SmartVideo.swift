@@ -25,7 +25,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         var copied: [SampleBuffer] = []
         var tail: TimeRange?
 
-        /// The presented times of the copied run: from its sync sample to `end`.
+        /// The presented times of the copied run: from its sync sample to where the tail starts.
         var copiedRange: TimeRange?
     }
 
@@ -46,7 +46,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     init(spans: [CutSpan], reencodes: Bool, failure: @escaping (MediaError) -> Void) throws {
         guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first,
               let inBandFormat = InBandParameterSets.inBandEntry(source),
-              let config = NALConfiguration(codecName: first.codecName, record: source.parameters.extradata),
+              let config = first.nalConfiguration,
               let sets = InBandParameterSets(codec: first.codecName, stream: config) else {
             throw MediaError(.unsupported, "smart cut copies H.264 and HEVC with their configuration record")
         }
@@ -58,7 +58,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         var pieces: [Piece] = []
         var delay = MediaTime.zero
         for span in spans where !span.target.isEmpty {
-            let layout = try SmartVideoSource.layout(of: span, sets: sets)
+            let layout = try SmartVideoSource.layout(of: span)
             if !reencodes, layout.head != nil || layout.tail != nil {
                 throw MediaError(.invalidOperation, "a keyframe cut of \(span.track?.asset?.url.lastPathComponent ?? "a clip") falls between sync samples")
             }
@@ -69,14 +69,15 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
             }
             if let tail = layout.tail { pieces.append(.encode(tail, span)) }
         }
+        let encodes = pieces.contains { if case .encode = $0 { true } else { false } }
         // x264 and x265 with B-frames and pyramids delay by two frames.
-        if pieces.contains(where: { if case .encode = $0 { true } else { false } }) { delay = max(delay, frameDuration + frameDuration) }
+        if encodes { delay = max(delay, frameDuration + frameDuration) }
         self.pieces = pieces
         self.delay = delay
         // Parameter sets go in-band only where they change: frames re-encoded, or clips of
         // different descriptions. A cut of whole GOPs of one file keeps its entry and bytes.
         let entries = Set(spans.compactMap { $0.track?.formatDescriptions.first?.sampleEntry })
-        carriesParameterSets = entries.count > 1 || pieces.contains { if case .encode = $0 { true } else { false } }
+        carriesParameterSets = entries.count > 1 || encodes
         format = carriesParameterSets ? inBandFormat : source
     }
 
@@ -94,13 +95,11 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// which refer to what comes before it, left out); the run ends at the last point, in decode
     /// order, where what it presents is one stretch before the span's end. What the run does not
     /// show is re-encoded: the head before it, the tail after it, or the whole span.
-    static func layout(of span: CutSpan, sets: InBandParameterSets?) throws -> Layout {
+    static func layout(of span: CutSpan) throws -> Layout {
         guard let track = span.track else { return Layout(head: span.source) }
-        let config = NALConfiguration(codecName: track.codecName, record: track.formatDescriptions.first?.parameters.extradata ?? [])
-        let cursor = try CompositionSource.cursor(track, span.source, copies: false)
-        defer { cursor.close() }
-        var packets: [SampleBuffer] = []
-        while let p = try cursor.next() { packets.append(p) }
+        let config = track.nalConfiguration
+        let sets = config.flatMap { InBandParameterSets(codec: track.codecName, stream: $0) }
+        let packets = try track.packets(over: span.source)
         let (s, e) = (span.source.start, span.source.end)
         let starts = { (p: SampleBuffer) throws -> Bool in
             guard let sets, let config else { return true }
@@ -139,9 +138,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         let shown = range.intersection(track.timeRange)
         let start = try track.syncSampleTime(atOrBefore: shown.start) ?? shown.start
         let end = shown.end >= track.timeRange.end ? shown.end : try track.syncSampleTime(atOrAfter: shown.end) ?? track.timeRange.end
-        let config = NALConfiguration(codecName: track.codecName, record: track.formatDescriptions.first?.parameters.extradata ?? [])
-        let sets = config.flatMap { InBandParameterSets(codec: track.codecName, stream: $0) }
-        let layout = try layout(of: CutSpan(track: track, source: TimeRange(start: start, end: end), target: TimeRange(start: start, end: end)), sets: sets)
+        let layout = try layout(of: CutSpan(track: track, source: TimeRange(start: start, end: end), target: TimeRange(start: start, end: end)))
         return layout.copiedRange.map { TimeRange(start: start, end: $0.end) } ?? TimeRange(start: start, end: end)
     }
 
@@ -223,7 +220,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// The packets of copy piece `i`, retimed and framed.
     private func copied(_ i: Int) throws -> [SampleBuffer] {
         guard case .copy(let packets, let span) = pieces[i] else { return [] }
-        guard let config = span.track.flatMap({ t in t.formatDescriptions.first.flatMap { NALConfiguration(codecName: t.codecName, record: $0.parameters.extradata) } }) else {
+        guard let config = span.track?.nalConfiguration else {
             throw MediaError(.invalidData, "a clip's H.264/HEVC configuration record cannot be read")
         }
         let sorted = packets.map(\.presentationTimeStamp).sorted()

@@ -179,10 +179,7 @@ struct Concatenation {
             return true
         }
         for k in moved {
-            let earlier = String(format: "%.3f", (ranges[k].start - snapped[k].start).seconds)
-            let later = String(format: "%.3f", (snapped[k].end - ranges[k].end).seconds)
-            let span = String(format: "%.3f–%.3f", snapped[k].start.seconds, snapped[k].end.seconds)
-            notes.append("\(clips[k]): cut at sync samples, \(span) s (start \(earlier) s earlier, end \(later) s later): .\(type.rawValue) files have no edit lists")
+            notes.append(ExportSession.movedNote(from: ranges[k], to: snapped[k], what: "\(clips[k])") + ": .\(type.rawValue) files have no edit lists")
         }
         ranges = snapped
         return false
