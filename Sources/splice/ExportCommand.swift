@@ -77,7 +77,8 @@ enum ExportCommand: Command {
         }
         try WatermarkOptions.apply(args, to: session)
         let status = try JobRunner.export(session, args)
-        if status == ExitCode.success, mode == nil, session.preset == .passthrough, session.timeRange != .everything {
+        let edits = (session.outputFileType ?? session.outputURL.flatMap { FileType(pathExtension: $0.pathExtension) })?.hasEditLists ?? true
+        if status == ExitCode.success, mode == nil, edits, session.preset == .passthrough, session.timeRange != .everything {
             Terminal.error("note: the cut is exact (every packet copied, the rest hidden by the edit list), as AVFoundation's; "
                            + "'splice trim' (or --cut smart) writes one that plays right in every player\n")
         }

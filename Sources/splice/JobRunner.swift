@@ -25,7 +25,7 @@ enum JobRunner {
                                   install: { session.progressHandler = $0 }, cancel: { [weak session] in session?.cancelExport() }) { try session.run() }
         if let interrupted { return interrupted }
         for warning in session.warnings { Terminal.error("warning: \(warning)\n") }
-        for line in session.cutSummary { Terminal.error("note: \(session.cutMode) cut: \(line)\n") }
+        for line in session.cutSummary { Terminal.error("note: \(line)\n") }
         let written = try Asset(url: url)
         let tracks = written.tracks.map { t in "\(t.mediaType) \(t.codecName)" + (t.naturalSize.map { " \($0)" } ?? "") }
         let how = session.preset == .passthrough ? (session.audioMix == nil ? "copied" : "copied, audio mixed") : "re-encoded (\(session.preset))"

@@ -105,7 +105,7 @@ struct SmartCutTests {
         }
         let known = Set(sources.joined())
         let copied = md5s.filter(known.contains).count
-        #expect(session.cutSummary.first == "track 1: \(270 - copied) frames re-encoded, \(copied) copied", "\(session.cutSummary)")
+        #expect(session.cutSummary.first == "track 1 (smart cut): \(270 - copied) frames re-encoded, \(copied) copied", "\(session.cutSummary)")
 
         // The re-encoded frames, stretch by stretch: SSIM ≥ 0.98 against the frames they replace.
         let reencoded = packets.filter { !known.contains($0.md5) }.map(\.time).sorted()

@@ -39,12 +39,13 @@ class _Handler(SimpleHTTPRequestHandler):
         if not path.is_file():
             return self.send_error(404)
         data = path.read_bytes()
+        kind = {".mkv": "video/x-matroska", ".webm": "video/webm"}.get(path.suffix, "video/mp4")
         ranged = self.headers.get("Range", "").replace("bytes=", "").split("-") if self.headers.get("Range") else None
         if ranged:
             start = int(ranged[0] or 0)
             end = int(ranged[1]) if ranged[1] else len(data) - 1
-            return self._send(data[start:end + 1], "video/mp4", (start, end, len(data)))
-        return self._send(data, "video/mp4")
+            return self._send(data[start:end + 1], kind, (start, end, len(data)))
+        return self._send(data, kind)
 
     def _send(self, data, kind, span=None):
         self.send_response(206 if span else 200)

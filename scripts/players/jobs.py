@@ -28,6 +28,7 @@ class Job:
     outputs: list = field(default_factory=list)
     media: str = ""                # the media folder's subfolder: "hevc" for the HEVC clips
     players: tuple = ()            # the columns it is played in (empty: all)
+    suffix: str = "mp4"            # the output's container
 
     @property
     def duration(self) -> float:
@@ -158,6 +159,30 @@ def hevc_jobs():
         if job.name == "reference":
             continue
         out.append(Job(f"{job.name}-hevc", job.title + " (10-bit HEVC)", job.segments, job.make, media="hevc", players=HEVC_PLAYERS))
+    return out
+
+
+# Players of the other containers here. The browsers do not play MPEG-TS. Firefox ESR shows
+# Matroska H.264 with B-frames out of order and seeks it wrong, ffmpeg's own file (the
+# reference-mkv control) too: it plays the Matroska controls only, to show when that changes.
+CONTAINER_PLAYERS = {"mkv": ("ffmpeg", "gstreamer", "mpv", "chromium"), "ts": ("ffmpeg", "gstreamer", "mpv")}
+
+
+def container_jobs():
+    """The three-clip concat and the trim into Matroska and MPEG-TS (H.264 and HEVC): no edit
+    lists there, so only a smart cut is frame-exact; ffmpeg's re-encode of the three cuts as
+    the control of each."""
+    out = []
+    for job in jobs() + hevc_jobs():
+        base = job.name.removesuffix("-hevc")
+        if base not in ("concat3", "trim", "reference"):
+            continue
+        for suffix in ("mkv", "ts"):
+            players = tuple(p for p in CONTAINER_PLAYERS[suffix] if not job.players or p in job.players)
+            if base == "reference" and suffix == "mkv":
+                players += ("firefox",)
+            out.append(Job(f"{base}-{suffix}" + ("-hevc" if job.media else ""), f"{job.title} into .{suffix}", job.segments,
+                           job.make, media=job.media, players=players, suffix=suffix))
     return out
 
 

@@ -101,7 +101,7 @@ def _runs(job, wrong) -> list:
 def duration_problems(job, playback) -> list:
     if playback.duration is None:
         return ["no duration"]
-    if abs(playback.duration - job.duration) > AAC_FRAME:
+    if abs(playback.duration - job.duration) > (playback.duration_tolerance or AAC_FRAME):
         return [f"duration {_at(playback.duration)} (expected {_at(job.duration)})"]
     return []
 

@@ -3,7 +3,7 @@ import MediaCore
 import ISOBMFF
 
 /// The sound of a smart cut (AAC): one stream of 1024-sample frames from the output's start,
-/// after one frame of encoder priming (the track's one edit hides it).
+/// after one frame of encoder priming (the track's one edit hides it; none without edit lists).
 ///
 /// Each span's sound is placed whole-frame: its packets land on the output's frame grid, moved
 /// by less than half a frame from where the picture puts them (`offsets`). Packets are copied
@@ -53,7 +53,11 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     ///   - spans: the track's spans, in output order, from `origin`.
     ///   - reencodes: false for keyframe cuts: packets copied at every join, only spans without
     ///     sound encoded (silence).
-    init(spans: [CutSpan], origin: MediaTime, reencodes: Bool, failure: @escaping (MediaError) -> Void) throws {
+    ///   - priming: the stream starts with the encoder's priming frame, which the track's edit
+    ///     hides (MP4/MOV). Files without edit lists would play it, and players differ on where
+    ///     their timeline starts then: there the first frame is the one at the origin (its
+    ///     decoder starts it from nothing, as after any cut of AAC).
+    init(spans: [CutSpan], origin: MediaTime, reencodes: Bool, priming: Bool = true, failure: @escaping (MediaError) -> Void) throws {
         guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first,
               first.codecName == "aac", let sampleRate = source.sampleRate, sampleRate >= 8000, sampleRate <= 384_000,
               let channels = SmartAudioSource.channels(of: source), channels > 0, channels <= 8 else {
@@ -95,7 +99,8 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
         }
         self.placed = placed
         length = placed.last?.end ?? 0
-        let made = reencodes ? SmartAudioSource.smartPieces(placed, length: length) : SmartAudioSource.keyframePieces(placed, length: length)
+        let made = reencodes ? SmartAudioSource.smartPieces(placed, length: length, priming: priming)
+            : SmartAudioSource.keyframePieces(placed, length: length, priming: priming)
         // Encoded stretches of at most 480 frames (10 s at 48 kHz), each made from the signal
         // around it like any other: a long clip without sound takes no more memory than a short one.
         let most = 480 * SmartAudioSource.frame
@@ -128,7 +133,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
 
     /// Copied runs inside each span, clear of the crossfades and a frame of copied sound either
     /// side of them; encoded stretches between (the first with its priming).
-    private static func smartPieces(_ placed: [Placed], length: Int) -> [Piece] {
+    private static func smartPieces(_ placed: [Placed], length: Int, priming: Bool) -> [Piece] {
         var pieces: [Piece] = []
         var encodedFrom = 0
         let half = crossfade / 2
@@ -138,27 +143,28 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
             let run = p.packets.filter { $0.1 >= low && $0.1 + frame <= high }
             let contiguous = run.count > 0 && zip(run, run.dropFirst()).allSatisfy { $1.1 - $0.1 == frame }
             guard contiguous, let firstStart = run.first?.1 else { continue }
-            pieces.append(.encode(from: encodedFrom, to: firstStart, keepsPriming: encodedFrom == 0))
+            pieces.append(.encode(from: encodedFrom, to: firstStart, keepsPriming: priming && encodedFrom == 0))
             pieces.append(.copy(run))
             encodedFrom = run.last!.1 + frame
         }
-        if encodedFrom < length { pieces.append(.encode(from: encodedFrom, to: length, keepsPriming: encodedFrom == 0)) }
+        if encodedFrom < length { pieces.append(.encode(from: encodedFrom, to: length, keepsPriming: priming && encodedFrom == 0)) }
         return pieces.filter { if case .encode(let a, let b, _) = $0 { b > a } else { true } }
     }
 
     /// Keyframe cuts: each span's packets from the grid point nearest its start (the first span
-    /// from one packet earlier: the decoder's pre-roll, hidden by the edit); spans without sound encoded.
-    private static func keyframePieces(_ placed: [Placed], length: Int) -> [Piece] {
+    /// from one packet earlier with `priming`: the decoder's pre-roll, hidden by the edit); spans
+    /// without sound encoded.
+    private static func keyframePieces(_ placed: [Placed], length: Int, priming: Bool) -> [Piece] {
         func grid(_ n: Int) -> Int {   // the grid point nearest n
             let m = n + frame / 2
             return (m >= 0 ? m / frame : -((-m + frame - 1) / frame)) * frame
         }
         var pieces: [Piece] = []
         for (k, p) in placed.enumerated() {
-            let low = k == 0 ? -frame : grid(p.start)
+            let low = k == 0 ? (priming ? -frame : 0) : grid(p.start)
             let high = k == placed.count - 1 ? length : grid(p.end)
             guard p.span.track != nil else {
-                pieces.append(.encode(from: max(0, low), to: high, keepsPriming: k == 0))
+                pieces.append(.encode(from: max(0, low), to: high, keepsPriming: priming && k == 0))
                 continue
             }
             pieces.append(.copy(p.packets.filter { $0.1 >= low && $0.1 < high }))

@@ -42,8 +42,13 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// Frames encoded and packets copied so far.
     private(set) var counts = (encoded: 0, copied: 0)
 
+    /// - Parameter inBand: one description for the track, every sync sample carrying its
+    ///   parameter sets (`avc3`/`hev1`; in Matroska the first's record as codec private data).
+    ///   Otherwise (MPEG-TS) each packet keeps the description it was coded with, and the muxer's
+    ///   start-code filter for that description puts its parameter sets before each random
+    ///   access point (HEVC's puts them after any in the packet, which they would override).
     /// - Parameter failure: called once with what stopped the source (it then ends).
-    init(spans: [CutSpan], reencodes: Bool, failure: @escaping (MediaError) -> Void) throws {
+    init(spans: [CutSpan], reencodes: Bool, inBand: Bool = true, failure: @escaping (MediaError) -> Void) throws {
         guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first,
               let inBandFormat = InBandParameterSets.inBandEntry(source),
               let config = first.nalConfiguration,
@@ -77,12 +82,15 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         // Parameter sets go in-band only where they change: frames re-encoded, or clips of
         // different descriptions. A cut of whole GOPs of one file keeps its entry and bytes.
         let entries = Set(spans.compactMap { $0.track?.formatDescriptions.first?.sampleEntry })
-        carriesParameterSets = entries.count > 1 || encodes
+        carriesParameterSets = inBand && (entries.count > 1 || encodes)
+        keepsDescriptions = !inBand
         format = carriesParameterSets ? inBandFormat : source
     }
 
     /// Whether every sync sample carries its parameter sets (`avc3`/`hev1`).
     let carriesParameterSets: Bool
+    /// Whether each packet keeps the description it was coded with (outputs without sample entries).
+    let keepsDescriptions: Bool
 
     /// How far behind the presentation order decoding runs at most: the largest amount by which
     /// the i-th presentation time (sorted) exceeds the i-th packet's.
@@ -243,6 +251,13 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
                 throw MediaError(.invalidData, "a frame is shown \((s.decodeTimeStamp - s.presentationTimeStamp).seconds) s before it can be decoded")
             }
             let breaks = copied && first && k == 0 && i > 0
+            if keepsDescriptions {
+                // (only a CRA after other pictures changes: it becomes a BLA, in its own framing)
+                guard breaks, sets.codec == "hevc", let own = InBandParameterSets(codec: sets.codec, stream: config) else { return s }
+                let bytes = try own.framed([UInt8](try s.loadData()), of: config, sync: false, breaksLink: true)
+                return SampleBuffer(data: Data(bytes), decodeTimeStamp: s.decodeTimeStamp, presentationTimeStamp: s.presentationTimeStamp,
+                                    duration: s.duration, isSync: s.isSync, dependency: s.dependency, formatDescription: s.formatDescription)
+            }
             let sync = s.isSync && carriesParameterSets
             if !copied || sets.changes(sync: sync, breaksLink: breaks, config: config) {
                 let bytes = try sets.framed([UInt8](try s.loadData()), of: config, sync: sync, breaksLink: breaks)

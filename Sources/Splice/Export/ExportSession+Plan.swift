@@ -55,12 +55,19 @@ extension ExportSession {
         }
     }
 
-    /// A smart or keyframe cut of a copied track, when `cutMode` asks for one, the file has edit
-    /// lists (MP4/MOV), something is cut (a range, a composition) and the track can be.
+    /// A smart or keyframe cut of a copied track, when the cut mode asks for one (`cutMode(in:)`),
+    /// something is cut (a range, a composition) and the track can be.
     func cutPlan(for track: AssetTrack, in type: FileType?) -> TrackMirror.TrackPlan? {
-        guard cutMode != .exact, type?.hasEditLists == true, asset.isComposition || timeRange != .everything,
+        let mode = cutMode(in: type)
+        guard mode != .exact, asset.isComposition || timeRange != .everything,
               track.smartCutProblem(in: timeRange == .everything ? .everything : exportedRange) == nil else { return nil }
-        return .smartCut(reencodes: cutMode == .smart)
+        return .smartCut(reencodes: mode == .smart)
+    }
+
+    /// How a copied range is cut into `type`: `cutMode`, except that files without edit lists
+    /// (Matroska, WebM, MPEG-TS) cannot hide what an exact cut copies: they are cut smart.
+    func cutMode(in type: FileType?) -> CutMode {
+        cutMode == .exact && type?.hasEditLists == false ? .smart : cutMode
     }
 
     /// The composed video track's plan: the preset's box and codec, the composition's frame rate.

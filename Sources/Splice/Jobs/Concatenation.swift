@@ -22,10 +22,10 @@ public struct ConcatenationOptions: Sendable {
     public var allTracks = false
     /// Dissolve each clip into the next over this long; the clips overlap, everything is re-encoded.
     public var crossfade: MediaTime?
-    /// How copied clips are cut into MP4/MOV (`CutMode`); nil: `.smart`, or `.exact` under
-    /// `reencode` `.never` (which allows only `.exact` and `.keyframe`). Files without edit
-    /// lists (Matroska, WebM, MPEG-TS) refuse `.exact`; they cut at sync samples under `.never`
-    /// or `.keyframe` and re-encode the clips otherwise.
+    /// How copied clips are cut (`CutMode`); nil: `.smart`, or `.exact` under `reencode`
+    /// `.never` (which allows only `.exact` and `.keyframe`). Files without edit lists
+    /// (Matroska, WebM, MPEG-TS) refuse `.exact`, and cut at sync samples under `.never` or
+    /// `.keyframe`; a clip `.smart` cannot cut there is re-encoded (`auto`), with a note.
     public var cut: CutMode?
 
     public init(reencode: Reencode = .auto, cut: CutMode? = nil, preset: ExportPreset = .highestQuality, audioOnly: Bool = false,
@@ -109,8 +109,16 @@ struct Concatenation {
 
     mutating func session(to outputURL: URL) throws -> ExportSession {
         var reencode = options.reencode == .always
-        let mode = try cutMode
-        if !type.hasEditLists, !options.audioOnly, !reencode { reencode = try cutAtSyncSamples(snapping: options.reencode == .never || mode == .keyframe) }
+        var mode = try cutMode
+        if !type.hasEditLists, !options.audioOnly, !reencode {
+            // No edit lists: a smart cut is frame-exact; a clip it cannot cut is re-encoded (auto)
+            // when a cut falls between its sync samples; keyframe cuts move there.
+            let unsmart = mode == .smart ? smartCutProblem() : nil
+            if mode != .smart || unsmart != nil {
+                reencode = try cutAtSyncSamples(snapping: options.reencode == .never || mode == .keyframe, why: unsmart)
+                mode = .exact
+            }
+        }
         if type.hasEditLists, mode == .keyframe, !reencode { try cutAtKeyframes() }
         let composition = try build()
         composition.writesWithoutEditLists = !type.hasEditLists
@@ -126,7 +134,7 @@ struct Concatenation {
             reencode = true
         }
         let session = ExportSession(asset: asset, preset: reencode ? options.preset : .passthrough)
-        session.cutMode = type.hasEditLists ? mode : .exact
+        session.cutMode = mode
         session.outputURL = outputURL
         session.notes = notes
         if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }   // the first clip's date, place, title
@@ -160,9 +168,20 @@ struct Concatenation {
         }
     }
 
+    /// Why a clip's video cannot be cut smart over its range (naming the clip), or nil.
+    func smartCutProblem() -> String? {
+        for k in clips.indices {
+            let videos = assets[k].tracks(withMediaType: .video)
+            guard let video = videos.first(where: \.isEnabled) ?? videos.first, let problem = video.smartCutProblem(in: ranges[k]) else { continue }
+            return "\(clips[k])'s video cannot be cut smart (\(problem))"
+        }
+        return nil
+    }
+
     /// Files without edit lists: a copy is exact only when every cut is at a sync sample.
     /// `snapping`: the cuts move there (a note each); else returns that the clips are re-encoded.
-    mutating func cutAtSyncSamples(snapping: Bool) throws -> Bool {
+    /// - Parameter why: what keeps the cut from being smart, for the notes.
+    mutating func cutAtSyncSamples(snapping: Bool, why: String? = nil) throws -> Bool {
         var snapped = ranges
         for k in clips.indices {
             let videos = assets[k].tracks(withMediaType: .video)
@@ -175,11 +194,13 @@ struct Concatenation {
         let moved = clips.indices.filter { snapped[$0] != ranges[$0] }
         guard !moved.isEmpty else { return false }
         guard snapping else {
-            notes.append("re-encoding: \(clips[moved[0]]) is not cut at sync samples, and .\(type.rawValue) files have no edit lists to hide the rest")
+            notes.append("re-encoding every clip: " + (why.map { "\($0); " } ?? "") + "\(clips[moved[0]]) is not cut at sync samples, "
+                         + "and .\(type.rawValue) files have no edit lists to hide the rest")
             return true
         }
         for k in moved {
-            notes.append(ExportSession.movedNote(from: ranges[k], to: snapped[k], what: "\(clips[k])") + ": .\(type.rawValue) files have no edit lists")
+            notes.append(ExportSession.movedNote(from: ranges[k], to: snapped[k], what: "\(clips[k])") + ": " + (why.map { "\($0), and " } ?? "")
+                         + ".\(type.rawValue) files have no edit lists")
         }
         ranges = snapped
         return false

@@ -9,16 +9,20 @@ extension TrackMirror {
         let origin = ranged ? timeRange.start : .zero
         let reader = pipe.reader
         let fail: (MediaError) -> Void = { error in reader?.fail(error, track: track) }
+        let kind = reencodes ? CutMode.smart : .keyframe
         let source: any SampleBufferSource
         let format: FormatDescription
         if track.mediaType == .video {
-            let video = try SmartVideoSource(spans: spans, reencodes: reencodes, failure: fail)
+            // In-band parameter sets in every sync sample, one description (MP4/MOV, Matroska: all five
+            // players follow); into start-code files each packet keeps its own (see SmartVideoSource.init).
+            let inBand = !pipe.writer.fileType.startCodeCodecs.contains(track.codecName)
+            let video = try SmartVideoSource(spans: spans, reencodes: reencodes, inBand: inBand, failure: fail)
             (source, format) = (video, video.format)
-            pipe.cutReports.append { "track \(track.trackID): \(video.counts.encoded) frames re-encoded, \(video.counts.copied) copied" }
+            pipe.cutReports.append { "track \(track.trackID) (\(kind) cut): \(video.counts.encoded) frames re-encoded, \(video.counts.copied) copied" }
         } else {
-            let audio = try SmartAudioSource(spans: spans, origin: origin, reencodes: reencodes, failure: fail)
+            let audio = try SmartAudioSource(spans: spans, origin: origin, reencodes: reencodes, priming: pipe.writer.fileType.hasEditLists, failure: fail)
             (source, format) = (audio, audio.format)
-            pipe.cutReports.append { "track \(track.trackID): \(audio.counts.encoded) sound packets encoded, \(audio.counts.copied) copied" }
+            pipe.cutReports.append { "track \(track.trackID) (\(kind) cut): \(audio.counts.encoded) sound packets encoded, \(audio.counts.copied) copied" }
         }
         let input = AssetWriterInput(mediaType: track.mediaType, outputSettings: nil, sourceFormatHint: format)
         input.copyProperties(of: track)
