@@ -36,10 +36,13 @@ struct JobLibraryTests {
         #expect(abs(asset.duration.seconds - 6) < 0.001)
         let expected = try CompositionTests.frames(clips[0], from: 1, to: 3) + CompositionTests.frames(clips[1], from: 2, to: 6)
         #expect(try CompositionTests.frames(out) == expected)
-        // Into Matroska, cut between sync samples: re-encoded, and the session says so before it runs.
+        // Into Matroska, cut between sync samples: a smart cut; re-encoded when asked.
         let mkv = try ExportSession.concatenating([Clip(url: clips[0], start: Self.seconds(1), end: Self.seconds(3))], to: Fixtures.path("job-concat.mkv"),
                                                   options: ConcatenationOptions(preset: .lowQuality))
-        #expect(mkv.preset == .lowQuality && mkv.notes.contains { $0.contains("is not cut at sync samples") }, "\(mkv.notes)")
+        #expect(mkv.preset == .passthrough && mkv.cutMode == .smart && mkv.notes.isEmpty, "\(mkv.notes)")
+        let always = try ExportSession.concatenating([Clip(url: clips[0], start: Self.seconds(1), end: Self.seconds(3))], to: Fixtures.path("job-concat.mkv"),
+                                                     options: ConcatenationOptions(reencode: .always, preset: .lowQuality))
+        #expect(always.preset == .lowQuality)
         let never = try ExportSession.concatenating([Clip(url: clips[0], start: Self.seconds(1), end: Self.seconds(3))], to: Fixtures.path("job-concat-never.mkv"),
                                                     options: ConcatenationOptions(reencode: .never))
         #expect(never.preset == .passthrough && never.notes.contains { $0.contains("cut at sync samples, 0.000–4.000 s") }, "\(never.notes)")

@@ -62,9 +62,9 @@ extension AssetTrack {
         }
     }
 
-    /// Why a smart or keyframe cut cannot write this track over `range` (it is then cut with
-    /// edit lists), or nil.
-    func smartCutProblem(in range: TimeRange) -> String? {
+    /// Why a smart cut (`reencoding`) or a keyframe cut cannot write this track over `range`
+    /// (it is then cut otherwise: with edit lists, at sync samples, or re-encoded), or nil.
+    func smartCutProblem(in range: TimeRange, reencoding: Bool = true) -> String? {
         guard mediaType == .video || mediaType == .audio else { return "only video and sound are cut smart" }
         if encryption != nil { return "it is encrypted" }
         if backing.composedSegments?.contains(where: \.isScaled) == true { return "a segment plays at another speed" }
@@ -74,22 +74,29 @@ extension AssetTrack {
             guard let format = track.formatDescriptions.first, track.formatDescriptions.count == 1 else {
                 return "\(track.asset?.url.lastPathComponent ?? "a clip") has several sample descriptions"
             }
-            switch track.codecName {
-            case "h264" where mediaType == .video, "hevc" where mediaType == .video:
+            guard track.codecName == sources[0].codecName, format.dimensions == first.dimensions else { return "its clips differ in codec or size" }
+            switch (mediaType, track.codecName) {
+            case (.video, "h264"), (.video, "hevc"):
                 guard format.parameters.extradata.first == 1 else { return "its \(track.codecName) has no configuration record" }
+                guard reencoding else { continue }
                 if let reason = SmartVideoSource.profileProblem(track) { return reason }
                 if track.codecName == "h264", let record = track.nalConfiguration,
                    record.parameterSets.contains(where: { ($0.first ?? 0) & 0x1F == 7 && InBandParameterSets.codesFields(sps: $0) != false }) {
                     return "its pictures are coded as fields (or its SPS cannot be read), which smart cut does not re-encode"
                 }
-                guard track.codecName == sources[0].codecName, format.dimensions == first.dimensions else { return "its clips differ in codec or size" }
-            case "aac" where mediaType == .audio:
+            case (.video, let codec):
+                if reencoding, let reason = SmartVideoSource.profileProblem(track) { return reason }
+                // (VP9 and AV1 frames say what they are; other codecs' clips must share one configuration)
+                if !["vp9", "av1"].contains(codec), format.parameters.extradata != first.parameters.extradata {
+                    return "its clips' \(codec) configurations differ"
+                }
+            case (.audio, "aac"):
                 guard format.sampleRate == first.sampleRate, format.channelCount == first.channelCount,
                       format.parameters.extradata == first.parameters.extradata else {
                     return "its clips' AAC differs in configuration (sample rate, channels, object type)"
                 }
             default:
-                return "smart cut writes H.264, HEVC and AAC (this is \(track.codecName))"
+                return "smart cut joins AAC sound (this is \(track.codecName))"
             }
         }
         return nil

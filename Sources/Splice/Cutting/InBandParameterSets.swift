@@ -148,7 +148,7 @@ extension InBandParameterSets {
     }
 }
 
-/// Bits of a NAL unit's payload, emulation-prevention bytes removed, every read bounds-checked.
+/// Bits of a NAL unit's payload, emulation-prevention bytes removed (or of raw bytes), every read bounds-checked.
 struct BitReader {
     private var bytes: [UInt8] = []
     private var position = 0
@@ -161,6 +161,9 @@ struct BitReader {
             bytes.append(b)
         }
     }
+
+    /// Bits of bytes as they are (VP9's headers have no emulation prevention).
+    init<C: Collection>(raw: C) where C.Element == UInt8 { bytes = Array(raw) }
 
     /// The next `n` bits (n ≤ 32) as a number; nil past the end.
     mutating func bits(_ n: Int) -> Int? {

@@ -30,8 +30,10 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     }
 
     let format: FormatDescription
-    private let sets: InBandParameterSets
-    private let settings: VideoEncodingSettings
+    /// H.264/HEVC: the parameter sets' framing; nil for other codecs.
+    private let sets: InBandParameterSets?
+    /// What re-encoded frames are encoded with; nil when nothing is (a keyframe cut).
+    private let settings: VideoEncodingSettings?
     private let delay: MediaTime
     private let frameDuration: MediaTime
     private let pieces: [Piece]
@@ -49,15 +51,17 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     ///   access point (HEVC's puts them after any in the packet, which they would override).
     /// - Parameter failure: called once with what stopped the source (it then ends).
     init(spans: [CutSpan], reencodes: Bool, inBand: Bool = true, failure: @escaping (MediaError) -> Void) throws {
-        guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first,
-              let inBandFormat = InBandParameterSets.inBandEntry(source),
-              let config = first.nalConfiguration,
-              let sets = InBandParameterSets(codec: first.codecName, stream: config) else {
+        guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first else {
+            throw MediaError(.invalidOperation, "a smart cut of video without any")
+        }
+        sets = first.nalConfiguration.flatMap { InBandParameterSets(codec: first.codecName, stream: $0) }
+        if ["h264", "hevc"].contains(first.codecName), sets == nil {
             throw MediaError(.unsupported, "smart cut copies H.264 and HEVC with their configuration record")
         }
-        self.sets = sets
+        codec = first.codecName
         self.failure = failure
-        settings = try SmartVideoSource.encodingSettings(for: first)
+        // (a keyframe cut encodes only black frames, for spans without video)
+        settings = reencodes || spans.contains { $0.track == nil } ? try SmartVideoSource.encodingSettings(for: first) : nil
         let rate = Double(first.nominalFrameRate)
         frameDuration = rate > 0 ? MediaTime(seconds: 1 / rate, preferredTimescale: first.naturalTimeScale) : MediaTime(value: 1, timescale: 30)
         var pieces: [Piece] = []
@@ -75,17 +79,21 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
             if let tail = layout.tail { pieces.append(.encode(tail, span)) }
         }
         let encodes = pieces.contains { if case .encode = $0 { true } else { false } }
-        // x264 and x265 with B-frames and pyramids delay by two frames.
-        if encodes { delay = max(delay, frameDuration + frameDuration) }
+        // x264 and x265 with B-frames and pyramids delay by two frames (libvpx and SVT-AV1
+        // hand out frames in order: hidden ones travel inside the packet of a shown one).
+        if encodes, sets != nil { delay = max(delay, frameDuration + frameDuration) }
         self.pieces = pieces
         self.delay = delay
         // Parameter sets go in-band only where they change: frames re-encoded, or clips of
         // different descriptions. A cut of whole GOPs of one file keeps its entry and bytes.
         let entries = Set(spans.compactMap { $0.track?.formatDescriptions.first?.sampleEntry })
-        carriesParameterSets = inBand && (entries.count > 1 || encodes)
+        carriesParameterSets = sets != nil && inBand && (entries.count > 1 || encodes)
         keepsDescriptions = !inBand
-        format = carriesParameterSets ? inBandFormat : source
+        format = carriesParameterSets ? InBandParameterSets.inBandEntry(source) ?? source : source
     }
+
+    /// The codec copied and encoded (`h264`, `hevc`, `vp9`, `av1`; any other is only copied).
+    let codec: String
 
     /// Whether every sync sample carries its parameter sets (`avc3`/`hev1`).
     let carriesParameterSets: Bool
@@ -150,46 +158,6 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         return layout.copiedRange.map { TimeRange(start: start, end: $0.end) } ?? TimeRange(start: start, end: end)
     }
 
-    /// Why the frames of `track` cannot be re-encoded to match (a profile Splice does not
-    /// encode: 4:2:2, 4:4:4, HEVC's range extensions), or nil.
-    static func profileProblem(_ track: AssetTrack) -> String? {
-        do { _ = try encodingSettings(for: track) } catch { return (error as? MediaError)?.message ?? "\(error)" }
-        return nil
-    }
-
-    /// The re-encoding settings: the source's codec, profile and level, pixel format and bit
-    /// depth (colour tags follow the decoded pictures), a fixed thread count (the same bytes on
-    /// every machine), and a quality well above the eye's threshold (CRF 18 for x264, 20 for x265).
-    static func encodingSettings(for track: AssetTrack) throws -> VideoEncodingSettings {
-        let record = track.formatDescriptions.first?.parameters.extradata ?? []
-        let tenBit = ExportSession.bitDepth(of: track) > 8
-        var v = VideoEncodingSettings(codec: track.codecName == "hevc" ? .hevc : .h264, quality: .crf(track.codecName == "hevc" ? 20 : 18),
-                                      pixelFormat: tenBit ? .yuv420p10le : .yuv420p)
-        v.preset = "medium"
-        v.options["threads"] = "4"
-        if track.codecName == "h264", record.count > 3 {
-            let profiles: [UInt8: String] = [66: "baseline", 77: "main", 88: "main", 100: "high", 110: "high10"]
-            guard let profile = profiles[record[1]] else {
-                throw MediaError(.unsupported, "smart cut re-encodes H.264 in the Baseline, Main, High and High 10 profiles (profile_idc \(record[1]))")
-            }
-            v.profile = profile
-            v.options["level"] = "\(record[3] / 10).\(record[3] % 10)"
-            // x264's macroblock tree gives other bytes for the same pictures when another x264
-            // ran before it in the process (each cut's pieces are encoders of their own).
-            v.options["x264-params"] = "mbtree=0"
-        } else if track.codecName == "hevc", record.count > 12 {
-            let profile = record[1] & 0x1F
-            guard profile == 1 || profile == 2 else {
-                throw MediaError(.unsupported, "smart cut re-encodes HEVC in the Main and Main 10 profiles (general_profile_idc \(profile))")
-            }
-            v.profile = profile == 2 ? "main10" : "main"
-            v.options["x265-params"] = "pools=4:frame-threads=2:level-idc=\(String(format: "%.1f", Double(record[12]) / 30))"
-        } else {
-            throw MediaError(.unsupported, "smart cut re-encodes H.264 and HEVC with a configuration record")
-        }
-        return v
-    }
-
     func copyNextSampleBuffer() -> SampleBuffer? {
         lock.withLock {
             while ready.isEmpty, next < pieces.count {
@@ -225,12 +193,30 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// The re-encoded piece being made.
     private var encoding: Encoding?
 
+    /// A packet of a codec without parameter sets, in the track's one description (or its
+    /// own, into files that keep each): AV1 sync samples with their own sequence header.
+    private func framedWhole(_ packet: SampleBuffer) throws -> SampleBuffer {
+        var s = packet
+        if codec == "av1", s.isSync {
+            guard let header = AV1Framing.sequenceHeader(in: s.formatDescription.parameters.extradata) else {
+                throw MediaError(.invalidData, "an AV1 description has no sequence header")
+            }
+            let bytes = [UInt8](try s.loadData())
+            let framed = try AV1Framing.withSequenceHeader(bytes, header)
+            if framed.count != bytes.count {
+                s = SampleBuffer(data: Data(framed), decodeTimeStamp: s.decodeTimeStamp, presentationTimeStamp: s.presentationTimeStamp,
+                                 duration: s.duration, isSync: true, dependency: s.dependency, formatDescription: s.formatDescription)
+            }
+        }
+        if !keepsDescriptions { s.formatDescription = format }
+        return s
+    }
+
     /// The packets of copy piece `i`, retimed and framed.
     private func copied(_ i: Int) throws -> [SampleBuffer] {
         guard case .copy(let packets, let span) = pieces[i] else { return [] }
-        guard let config = span.track?.nalConfiguration else {
-            throw MediaError(.invalidData, "a clip's H.264/HEVC configuration record cannot be read")
-        }
+        let config = span.track?.nalConfiguration
+        if sets != nil, config == nil { throw MediaError(.invalidData, "a clip's H.264/HEVC configuration record cannot be read") }
         let sorted = packets.map(\.presentationTimeStamp).sorted()
         let made = zip(packets, sorted).map { p, t in
             var q = p
@@ -244,12 +230,13 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
 
     /// Packets of piece `i` with their decode times, framed for the output: parameter sets in
     /// sync samples; a copied run's first picture (after other pictures) breaking the link.
-    private func framed(_ made: [(SampleBuffer, NALConfiguration, Bool)], piece i: Int, first: Bool) throws -> [SampleBuffer] {
+    private func framed(_ made: [(SampleBuffer, NALConfiguration?, Bool)], piece i: Int, first: Bool) throws -> [SampleBuffer] {
         try made.enumerated().map { k, m in
-            var (s, config, copied) = m
+            var (s, nal, copied) = m
             guard s.decodeTimeStamp <= s.presentationTimeStamp else {
                 throw MediaError(.invalidData, "a frame is shown \((s.decodeTimeStamp - s.presentationTimeStamp).seconds) s before it can be decoded")
             }
+            guard let sets, let config = nal else { return try framedWhole(s) }
             let breaks = copied && first && k == 0 && i > 0
             if keepsDescriptions {
                 // (only a CRA after other pictures changes: it becomes a BLA, in its own framing)
@@ -288,7 +275,8 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         init(range: TimeRange, span: CutSpan, source: SmartVideoSource) throws {
             self.range = range
             self.span = span
-            stage = EncodingStage(settings: .video(source.settings), label: "smart cut")
+            guard let settings = source.settings else { throw MediaError(.invalidOperation, "a keyframe cut re-encodes nothing") }
+            stage = EncodingStage(settings: .video(settings), label: "smart cut")
             guard let track = span.track else {
                 black = (try source.blackFrame(), range.start)
                 timescale = source.frameDuration.timescale
@@ -301,7 +289,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
             let reader = try AssetReader(asset: asset)
             // (from two frames earlier: the frame on screen at the range's start may begin before it)
             reader.timeRange = TimeRange(start: max(.zero, range.start - source.frameDuration - source.frameDuration), end: range.end)
-            var decoded = VideoOutputSettings(pixelFormat: source.settings.pixelFormat)
+            var decoded = VideoOutputSettings(pixelFormat: settings.pixelFormat)
             decoded.decoderThreadCount = 1
             let output = AssetReaderTrackOutput(track: track, outputSettings: .video(decoded))
             try reader.add(output)
@@ -313,7 +301,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         deinit { reader?.cancelReading() }
 
         /// The next packets (at least one unless done), and whether the piece is done.
-        func step(_ source: SmartVideoSource) throws -> ([(SampleBuffer, NALConfiguration, Bool)], Bool) {
+        func step(_ source: SmartVideoSource) throws -> ([(SampleBuffer, NALConfiguration?, Bool)], Bool) {
             while true {
                 var encoded: [SampleBuffer]
                 var done = false
@@ -324,16 +312,18 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
                     encoded = try stage.finish(timescale: timescale)
                     done = true
                 }
-                if config == nil, let format = encoded.first?.formatDescription {
+                if config == nil, let sets = source.sets, let format = encoded.first?.formatDescription {
                     guard let record = format.entryCodecParameters(mediaType: .video)?.extradata,
-                          let c = NALConfiguration(codecName: source.sets.codec, record: record) else {
-                        throw MediaError(.invalidData, "the encoder's \(source.sets.codec) configuration record cannot be read")
+                          let c = NALConfiguration(codecName: sets.codec, record: record) else {
+                        throw MediaError(.invalidData, "the encoder's \(sets.codec) configuration record cannot be read")
                     }
                     config = c
                 }
-                var made: [(SampleBuffer, NALConfiguration, Bool)] = []
+                var made: [(SampleBuffer, NALConfiguration?, Bool)] = []
                 for var packet in encoded {
-                    guard handedOut < times.count, let config else { throw MediaError(.invalidData, "the encoder made more packets than it took frames") }
+                    guard handedOut < times.count, source.sets == nil || config != nil else {
+                        throw MediaError(.invalidData, "the encoder made more packets than it took frames")
+                    }
                     packet.decodeTimeStamp = times[handedOut] - source.delay
                     handedOut += 1
                     made.append((packet, config, false))
@@ -368,13 +358,14 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     private func blackFrame() throws -> PixelBuffer {
         guard let size = format.dimensions else { throw MediaError(.invalidData, "the video has no picture size") }
         let (w, h) = (size.width, size.height)
-        let ten = settings.pixelFormat == .yuv420p10le
+        let pixelFormat = settings?.pixelFormat ?? .yuv420p
+        let ten = pixelFormat == .yuv420p10le
         func plane(_ index: Int, _ value: Int) -> ([UInt8], Int) {
-            let (rowBytes, rows) = settings.pixelFormat.planeSize(index, width: w, height: h)
+            let (rowBytes, rows) = pixelFormat.planeSize(index, width: w, height: h)
             let pattern: [UInt8] = ten ? [UInt8(truncatingIfNeeded: value << 2), UInt8(truncatingIfNeeded: value >> 6)] : [UInt8(truncatingIfNeeded: value)]
             return (Array((0..<(rowBytes * rows / pattern.count)).map { _ in pattern }.joined()), rowBytes)
         }
         let planes = [plane(0, 16), plane(1, 128), plane(2, 128)]
-        return PixelBuffer(pixelFormat: settings.pixelFormat, width: w, height: h, storage: OwnedStorage(planes: planes.map(\.0), strides: planes.map(\.1)))
+        return PixelBuffer(pixelFormat: pixelFormat, width: w, height: h, storage: OwnedStorage(planes: planes.map(\.0), strides: planes.map(\.1)))
     }
 }

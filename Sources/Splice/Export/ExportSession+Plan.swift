@@ -56,12 +56,18 @@ extension ExportSession {
     }
 
     /// A smart or keyframe cut of a copied track, when the cut mode asks for one (`cutMode(in:)`),
-    /// something is cut (a range, a composition) and the track can be.
+    /// something is cut (a range, a composition) and the track can be; into a file without edit
+    /// lists, a keyframe cut of video that cannot be re-encoded to match.
     func cutPlan(for track: AssetTrack, in type: FileType?) -> TrackMirror.TrackPlan? {
         let mode = cutMode(in: type)
-        guard mode != .exact, asset.isComposition || timeRange != .everything,
-              track.smartCutProblem(in: timeRange == .everything ? .everything : exportedRange) == nil else { return nil }
-        return .smartCut(reencodes: mode == .smart)
+        guard mode != .exact, asset.isComposition || timeRange != .everything else { return nil }
+        let range = timeRange == .everything ? TimeRange.everything : exportedRange
+        if track.smartCutProblem(in: range, reencoding: mode == .smart) == nil { return .smartCut(reencodes: mode == .smart) }
+        // Without edit lists, video that smart cut cannot re-encode gets a keyframe cut.
+        if mode == .smart, type?.hasEditLists == false, track.mediaType == .video, track.smartCutProblem(in: range, reencoding: false) == nil {
+            return .smartCut(reencodes: false)
+        }
+        return nil
     }
 
     /// How a copied range is cut into `type`: `cutMode`, except that files without edit lists

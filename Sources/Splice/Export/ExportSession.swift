@@ -349,18 +349,23 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     }
 
     /// A keyframe cut of a range of a file: moved to the first video track's sync samples (the
-    /// start to the one at or before it, the end to the one at or after it), with a note.
-    /// Into a file without edit lists, a video track that cannot be cut smart falls back to this.
+    /// start to the one at or before it, the end to the one at or after it), with a note. Into a
+    /// file without edit lists, the fallback of video that cannot be cut smart (saying why).
     private func keyframeRange(_ range: TimeRange, in type: FileType) throws -> (TimeRange, String)? {
         guard preset == .passthrough, range != .everything, !asset.isComposition else { return nil }
         let videos = asset.tracks(withMediaType: .video)
         guard let video = videos.first(where: \.isEnabled) ?? videos.first else { return nil }
         let name = asset.url.lastPathComponent
         switch plan(for: video, in: type) {
-        case .smartCut where cutMode == .keyframe:
+        case .smartCut(reencodes: false):
             let moved = try SmartVideoSource.keyframeRange(of: video, range)
-            return moved == range ? nil : (moved, ExportSession.movedNote(from: range, to: moved, what: name))
+            guard moved != range else { return nil }
+            let why = cutMode == .keyframe ? nil : video.smartCutProblem(in: range).map {
+                ": track \(video.trackID) cannot be cut smart (\($0)), and .\(type.rawValue) files have no edit lists"
+            }
+            return (moved, ExportSession.movedNote(from: range, to: moved, what: name) + (why ?? ""))
         case .copy where !type.hasEditLists:
+            // (the last resort: video no cut can copy whole GOPs of)
             let cut = try TrackCut(track: video, range: range).atSyncSamples(of: video).shown
             let moved = TimeRange(start: range.start <= video.timeRange.start ? range.start : cut.start,
                                   end: range.end >= video.timeRange.end ? range.end : cut.end)
@@ -371,12 +376,13 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         }
     }
 
-    /// "clip.mp4: cut at sync samples, 1.000–4.000 s (start 0.500 s earlier, end 0.250 s later)".
+    /// "clip.mp4: cut at sync samples, 1.000–4.000 s (start 0.500 s earlier, end 0.250 s later)"
+    /// (an end moves earlier at an open GOP: the pictures before its sync sample need it).
     static func movedNote(from range: TimeRange, to moved: TimeRange, what: String) -> String {
-        let earlier = String(format: "%.3f", (range.start - moved.start).seconds)
-        let later = String(format: "%.3f", (moved.end - range.end).seconds)
         let span = String(format: "%.3f–%.3f", moved.start.seconds, moved.end.seconds)
-        return "\(what): cut at sync samples, \(span) s (start \(earlier) s earlier, end \(later) s later)"
+        let by = { (d: MediaTime, ahead: String, behind: String) in String(format: "%.3f s ", abs(d.seconds)) + (d < .zero ? behind : ahead) }
+        return "\(what): cut at sync samples, \(span) s (start \(by(range.start - moved.start, "earlier", "later")), "
+            + "end \(by(moved.end - range.end, "later", "earlier")))"
     }
 
     /// Why tracks are cut otherwise than `cutMode` asks (with edit lists; at packets).

@@ -24,8 +24,8 @@ public struct ConcatenationOptions: Sendable {
     public var crossfade: MediaTime?
     /// How copied clips are cut (`CutMode`); nil: `.smart`, or `.exact` under `reencode`
     /// `.never` (which allows only `.exact` and `.keyframe`). Files without edit lists
-    /// (Matroska, WebM, MPEG-TS) refuse `.exact`, and cut at sync samples under `.never` or
-    /// `.keyframe`; a clip `.smart` cannot cut there is re-encoded (`auto`), with a note.
+    /// (Matroska, WebM, MPEG-TS) refuse `.exact` and take `.keyframe` under `.never`; a clip
+    /// `.smart` cannot cut there is re-encoded (`auto`), with a note.
     public var cut: CutMode?
 
     public init(reencode: Reencode = .auto, cut: CutMode? = nil, preset: ExportPreset = .highestQuality, audioOnly: Bool = false,
@@ -103,23 +103,20 @@ struct Concatenation {
             if !type.hasEditLists, options.cut == .exact {
                 throw MediaError(.invalidOperation, ".\(type.rawValue) files have no edit lists, so an exact cut cannot hide what it copies: cut smart or keyframe")
             }
-            return options.cut ?? (options.reencode == .never ? .exact : .smart)
+            return options.cut ?? (options.reencode != .never ? .smart : type.hasEditLists ? .exact : .keyframe)
         }
     }
 
     mutating func session(to outputURL: URL) throws -> ExportSession {
         var reencode = options.reencode == .always
         var mode = try cutMode
-        if !type.hasEditLists, !options.audioOnly, !reencode {
-            // No edit lists: a smart cut is frame-exact; a clip it cannot cut is re-encoded (auto)
-            // when a cut falls between its sync samples; keyframe cuts move there.
-            let unsmart = mode == .smart ? smartCutProblem() : nil
-            if mode != .smart || unsmart != nil {
-                reencode = try cutAtSyncSamples(snapping: options.reencode == .never || mode == .keyframe, why: unsmart)
-                mode = .exact
-            }
+        if !type.hasEditLists, !options.audioOnly, !reencode, mode == .smart, let why = smartCutProblem() {
+            // No edit lists: a clip smart cut cannot cut is copied when every cut is at a sync
+            // sample, else every clip is re-encoded (auto).
+            reencode = try reencodesBetweenSyncSamples(why: why)
+            mode = .exact
         }
-        if type.hasEditLists, mode == .keyframe, !reencode { try cutAtKeyframes() }
+        if mode == .keyframe, !reencode, !options.audioOnly { try cutAtKeyframes() }
         let composition = try build()
         composition.writesWithoutEditLists = !type.hasEditLists
         let asset = try composition.makeAsset()
@@ -156,7 +153,7 @@ struct Concatenation {
         }
     }
 
-    /// Keyframe cuts into MP4/MOV: each clip's range moves to its video's sync samples (a note each).
+    /// Keyframe cuts: each clip's range moves to its video's sync samples (a note each).
     mutating func cutAtKeyframes() throws {
         for k in clips.indices {
             let videos = assets[k].tracks(withMediaType: .video)
@@ -178,31 +175,20 @@ struct Concatenation {
         return nil
     }
 
-    /// Files without edit lists: a copy is exact only when every cut is at a sync sample.
-    /// `snapping`: the cuts move there (a note each); else returns that the clips are re-encoded.
-    /// - Parameter why: what keeps the cut from being smart, for the notes.
-    mutating func cutAtSyncSamples(snapping: Bool, why: String? = nil) throws -> Bool {
-        var snapped = ranges
+    /// Files without edit lists, clips smart cut cannot cut (`why`): a copy is exact only when
+    /// every cut is at a sync sample; returns whether the clips are re-encoded (with a note).
+    mutating func reencodesBetweenSyncSamples(why: String) throws -> Bool {
         for k in clips.indices {
             let videos = assets[k].tracks(withMediaType: .video)
             guard let video = videos.first(where: \.isEnabled) ?? videos.first else { continue }
-            let cut = try TrackCut(track: video, range: ranges[k]).atSyncSamples(of: video)
+            let cut = try TrackCut(track: video, range: ranges[k]).atSyncSamples(of: video).shown
             // (Before the video starts or after it ends nothing is cut.)
-            snapped[k] = TimeRange(start: ranges[k].start <= video.timeRange.start ? ranges[k].start : cut.shown.start,
-                                   end: ranges[k].end >= video.timeRange.end ? ranges[k].end : cut.shown.end)
-        }
-        let moved = clips.indices.filter { snapped[$0] != ranges[$0] }
-        guard !moved.isEmpty else { return false }
-        guard snapping else {
-            notes.append("re-encoding every clip: " + (why.map { "\($0); " } ?? "") + "\(clips[moved[0]]) is not cut at sync samples, "
-                         + "and .\(type.rawValue) files have no edit lists to hide the rest")
+            let moved = (ranges[k].start > video.timeRange.start && cut.start != ranges[k].start)
+                || (ranges[k].end < video.timeRange.end && cut.end != ranges[k].end)
+            guard moved else { continue }
+            notes.append("re-encoding every clip: \(why); \(clips[k]) is not cut at sync samples, and .\(type.rawValue) files have no edit lists to hide the rest")
             return true
         }
-        for k in moved {
-            notes.append(ExportSession.movedNote(from: ranges[k], to: snapped[k], what: "\(clips[k])") + ": " + (why.map { "\($0), and " } ?? "")
-                         + ".\(type.rawValue) files have no edit lists")
-        }
-        ranges = snapped
         return false
     }
 

@@ -1,0 +1,86 @@
+import Foundation
+import MediaCore
+import Splice
+import Testing
+import TestSupport
+
+/// Smart cuts into files without edit lists (Matroska, MPEG-TS), where no player can be told to
+/// hide a frame: only a smart cut is frame-exact there. And the fallback of codecs smart cut
+/// does not re-encode.
+@Suite("Smart cut into other containers", .enabled(if: EncodingTests.notUnderTSan))
+struct SmartCutContainerTests {
+    static func seconds(_ s: Double) -> MediaTime { CompositionTests.seconds(s) }
+
+    @Test(arguments: ["mkv", "ts"])
+    func concatIntoAFileWithoutEditLists(_ suffix: String) throws {
+        let clips = try SmartCutTests.clips.get()
+        let session = try SmartCutTests.concat("smart-concat.\(suffix)", clips: clips)
+        let out = try #require(session.outputURL)
+        #expect(session.notes.isEmpty, "\(session.notes)")
+        #expect(try Tool.check("ffmpeg", ["-v", "error", "-xerror", "-i", out.path, "-f", "null", "-"]).stderr.isEmpty)
+        // Exactly the frames of the ranges, the first at the file's start (no frame to hide).
+        let packets = try SmartCutTests.packets(out, annexB: true)
+        #expect(packets.count == 270, "\(packets.count) frames")
+        let starts = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,start_time", "-of", "csv=p=0", out.path]).stdout
+        let video = starts.split(separator: "\n").first { $0.hasPrefix("video") }?.split(separator: ",").last.flatMap { Double($0) }
+        let audio = starts.split(separator: "\n").first { $0.hasPrefix("audio") }?.split(separator: ",").last.flatMap { Double($0) }
+        #expect(video != nil && video == audio, "video starts at \(video ?? -1) s, audio at \(audio ?? -1) s")
+        let copied = try SmartCutTests.checkCopiedAndReencoded(out, packets: packets, clips: clips, annexB: true)
+        #expect(copied >= 3 * 48 && session.cutSummary.first == "track 1 (smart cut): \(270 - copied) frames re-encoded, \(copied) copied",
+                "\(session.cutSummary)")
+        try SmartCutTests.checkSound(out)
+        #expect(try Player.gstreamer.frames(out).count == 270 * 320 * 240 * 3 / 2)
+        // Same inputs, same bytes.
+        let again = try SmartCutTests.concat("smart-concat-2.\(suffix)", clips: clips)
+        #expect(try Data(contentsOf: out) == Data(contentsOf: try #require(again.outputURL)))
+    }
+
+    /// A trim into Matroska: the default (and `.exact`, which cannot be exact there) is smart.
+    @Test func trimIntoMatroskaIsFrameExact() throws {
+        let clips = try SmartCutTests.clips.get()
+        let clip = Clip(url: clips[0], start: Self.seconds(1.5), end: Self.seconds(4))
+        let session = try ExportSession.trimming(clip, to: Fixtures.path("smart-trim.mkv"), cutMode: .exact)
+        session.replacesExistingFile = true
+        try session.run()
+        #expect(session.warnings.contains { $0.contains("the cut is smart: .mkv files have no edit lists") }, "\(session.warnings)")
+        let out = try #require(session.outputURL)
+        let packets = try SmartCutTests.packets(out, annexB: true)
+        #expect(packets.count == 60 && packets.map(\.time).min() == 0, "\(packets.count) frames from \(packets.map(\.time).min() ?? -1) s")
+        let source = Set(try SmartCutTests.slices(clips[0], annexB: true)[48..<96])
+        #expect(packets.filter { source.contains($0.md5) }.count == 48)
+        #expect(try SmartCutTests.ssim(out, 0, 0.5, clips[0], 1.5) >= 0.98)
+        #expect(try SmartCutTests.ssim(out, 0.5, 2.5, clips[0], 2) > 0.99)
+    }
+
+    /// MPEG-4 Part 2 has no smart cut: into Matroska the clips are re-encoded (`auto`) or cut
+    /// at sync samples (`keyframe`, a trim), into MP4 cut with edit lists; one line says which and why.
+    @Test func codecsWithoutSmartCutFallBack() throws {
+        let part2 = Fixtures.path("smart-mpeg4.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24:duration=4", "-f", "lavfi", "-i", "sine=frequency=440:duration=4",
+                         "-c:v", "mpeg4", "-g", "24", "-bf", "2", "-c:a", "aac", part2.path])
+        let clips = [Clip(url: part2, start: Self.seconds(0.5), end: Self.seconds(2.5)), Clip(url: part2, start: Self.seconds(1.25), end: Self.seconds(3))]
+        let joined = try ExportSession.concatenating(clips, to: Fixtures.path("smart-mpeg4-concat.mkv"))
+        #expect(joined.notes == ["re-encoding every clip: \(clips[0])'s video cannot be cut smart (smart cut re-encodes H.264, HEVC, VP9 and AV1 (this is mpeg4)); "
+                                 + "\(clips[0]) is not cut at sync samples, and .mkv files have no edit lists to hide the rest"], "\(joined.notes)")
+        #expect(joined.preset != .passthrough)
+
+        let keyframes = try ExportSession.concatenating(clips, to: Fixtures.path("smart-mpeg4-keyframe.mkv"), options: ConcatenationOptions(cut: .keyframe))
+        #expect(keyframes.notes.count == 2 && keyframes.notes[0].contains("cut at sync samples, 0.000–2.917 s"), "\(keyframes.notes)")
+
+        let trim = try ExportSession.trimming(clips[1], to: Fixtures.path("smart-mpeg4-trim.mkv"))
+        trim.replacesExistingFile = true
+        try trim.run()
+        // (an open GOP: the frames before the sync sample at 3 s need it, and it would be shown)
+        let moved = "smart-mpeg4.mp4: cut at sync samples, 1.000–2.917 s (start 0.250 s earlier, end 0.083 s earlier): track 1 cannot be cut smart "
+            + "(smart cut re-encodes H.264, HEVC, VP9 and AV1 (this is mpeg4)), and .mkv files have no edit lists"
+        #expect(trim.warnings.contains(moved), "\(trim.warnings)")
+        let frames = try Tool.check("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "v", "-show_entries", "stream=nb_read_packets",
+                                                "-of", "csv=p=0", try #require(trim.outputURL).path]).stdout
+        #expect(frames.trimmingCharacters(in: .whitespacesAndNewlines) == "46")
+
+        let mp4 = try ExportSession.trimming(clips[1], to: Fixtures.path("smart-mpeg4-trim.mp4"))
+        mp4.replacesExistingFile = true
+        try mp4.run()
+        #expect(mp4.warnings.contains { $0.hasPrefix("track 1 is cut with edit lists (not smart): smart cut re-encodes H.264, HEVC, VP9 and AV1") }, "\(mp4.warnings)")
+    }
+}
