@@ -1,0 +1,57 @@
+import Foundation
+import MediaCore
+
+/// How an export's range is cut where it falls between sync samples (`cutMode`): the range a
+/// keyframe cut moves to, and the notes saying where a track is cut otherwise than asked.
+extension ExportSession {
+    /// A keyframe cut of a range of a file: moved to the first video track's sync samples (the
+    /// start to the one at or before it, the end to the one at or after it), with a note. Into a
+    /// file without edit lists, the fallback of video that cannot be cut smart (saying why).
+    func keyframeRange(_ range: TimeRange, in type: FileType) throws -> (TimeRange, String)? {
+        guard preset == .passthrough, range != .everything, !asset.isComposition else { return nil }
+        let videos = asset.tracks(withMediaType: .video)
+        guard let video = videos.first(where: \.isEnabled) ?? videos.first else { return nil }
+        let name = asset.url.lastPathComponent
+        switch plan(for: video, in: type) {
+        case .smartCut(reencodes: false):
+            let moved = try SmartVideoSource.keyframeRange(of: video, range)
+            guard moved != range else { return nil }
+            let why = cutMode == .keyframe ? nil : video.smartCutProblem(in: range).map {
+                ": track \(video.trackID) cannot be cut smart (\($0)), and .\(type.rawValue) files have no edit lists"
+            }
+            return (moved, ExportSession.movedNote(from: range, to: moved, what: name) + (why ?? ""))
+        case .copy where !type.hasEditLists:
+            // (the last resort: video no cut can copy whole GOPs of)
+            let cut = try TrackCut(track: video, range: range).atSyncSamples(of: video).shown
+            let moved = TimeRange(start: range.start <= video.timeRange.start ? range.start : cut.start,
+                                  end: range.end >= video.timeRange.end ? range.end : cut.end)
+            guard moved != range else { return nil }
+            let why = video.smartCutProblem(in: range).map { "track \(video.trackID) cannot be cut smart (\($0)), and " } ?? ""
+            return (moved, ExportSession.movedNote(from: range, to: moved, what: name) + ": \(why).\(type.rawValue) files have no edit lists")
+        default: return nil
+        }
+    }
+
+    /// "clip.mp4: cut at sync samples, 1.000–4.000 s (start 0.500 s earlier, end 0.250 s later)"
+    /// (an end moves earlier at an open GOP: the pictures before its sync sample need it).
+    static func movedNote(from range: TimeRange, to moved: TimeRange, what: String) -> String {
+        let span = String(format: "%.3f–%.3f", moved.start.seconds, moved.end.seconds)
+        let by = { (d: MediaTime, ahead: String, behind: String) in String(format: "%.3f s ", abs(d.seconds)) + (d < .zero ? behind : ahead) }
+        return "\(what): cut at sync samples, \(span) s (start \(by(range.start - moved.start, "earlier", "later")), "
+            + "end \(by(moved.end - range.end, "later", "earlier")))"
+    }
+
+    /// Why tracks are cut otherwise than `cutMode` asks (with edit lists; at packets).
+    func cutNotes(in type: FileType) -> [String] {
+        let mode = cutMode(in: type)
+        guard mode != .exact, preset == .passthrough, asset.isComposition || timeRange != .everything else { return [] }
+        var notes = cutMode == mode ? [] : ["the cut is smart: .\(type.rawValue) files have no edit lists to hide what an exact cut copies"]
+        notes += asset.tracks.compactMap { track in
+            // (a video track into a file without edit lists: in keyframeRange's note)
+            guard case .copy = plan(for: track, in: type), type.hasEditLists ? [.video, .audio].contains(track.mediaType) : track.mediaType == .audio,
+                  let problem = track.smartCutProblem(in: timeRange == .everything ? .everything : exportedRange) else { return nil }
+            return "track \(track.trackID) is cut " + (type.hasEditLists ? "with edit lists" : "at its packets") + " (not \(mode.rawValue)): \(problem)"
+        }
+        return notes
+    }
+}
