@@ -33,7 +33,7 @@ def main() -> int:
     media, outputs = work / "media", work / "out"
     jobs.make_media(media)
     outputs.mkdir(parents=True, exist_ok=True)
-    every = jobs.jobs() + jobs.hevc_jobs() + jobs.container_jobs() + (jobs.experiments() if args.experiments or args.jobs else [])
+    every = jobs.jobs() + jobs.hevc_jobs() + jobs.container_jobs() + jobs.webm_jobs() + (jobs.experiments() if args.experiments or args.jobs else [])
     chosen = [j for j in every if args.jobs is None or j.name in args.jobs.split(",")]
     names = args.players.split(",")
     unknown = [n for n in names if n not in players.PLAYERS and n not in BROWSERS]

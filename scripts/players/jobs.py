@@ -86,8 +86,14 @@ class Job:
         return None
 
 
+def clip_file(media: Path, clip: int) -> Path:
+    """A clip's file in a media folder (the VP9 and AV1 folders hold WebM)."""
+    path = media / CLIPS[clip]
+    return path if path.exists() else path.with_suffix(".webm")
+
+
 def clip_arg(media: Path, clip: int, start: float, end: float) -> str:
-    return f"{media / CLIPS[clip]}#t={start:g},{end:g}"
+    return f"{clip_file(media, clip)}#t={start:g},{end:g}"
 
 
 def splice_concat(ranges):
@@ -124,7 +130,7 @@ THREE = [(1, 1.5, 5.25), (2, 0.5, 4.25), (3, 2.25, 6.0)]
 def jobs():
     trim = Job("trim", "trim --range 1.5,4", [Segment(2.5, (1, 1.5), (1, 1.5))])
     trim.make = lambda job, media, splice, out: subprocess.run(
-        [splice, "trim", str(media / CLIPS[1]), "-o", str(out), "--range", "1.5,4", "--force"],
+        [splice, "trim", str(clip_file(media, 1)), "-o", str(out), "--range", "1.5,4", "--force"],
         check=True, capture_output=True)
     merge = Job("merge", "merge of a 1-4 s range with a WAV", [Segment(3.0, (1, 1.0), (5, 0.0))])
     merge.make = lambda job, media, splice, out: subprocess.run(
@@ -224,10 +230,28 @@ def experiments():
     ]
 
 
+def webm_jobs():
+    """The three-clip concat and the trim of VP9 and of AV1 clips (WebM, Opus) into WebM."""
+    out = []
+    for codec in ("vp9", "av1"):
+        for job in jobs():
+            if job.name in ("concat3", "trim"):
+                out.append(Job(f"{job.name}-webm-{codec}", f"{job.title} ({codec.upper()} in WebM)", job.segments, job.make,
+                               media=codec, suffix="webm"))
+    return out
+
+
+WEBM_CLIPS = {clip: name.replace(".mp4", ".webm") for clip, name in CLIPS.items()}
+
+
 def make_media(media: Path) -> None:
-    for folder, codec in ((media, "h264"), (media / "hevc", "hevc")):
+    for folder, codec in ((media, "h264"), (media / "hevc", "hevc"), (media / "vp9", "vp9"), (media / "av1", "av1")):
         folder.mkdir(parents=True, exist_ok=True)
         for clip, name in CLIPS.items():
+            if codec in ("vp9", "av1"):
+                if clip not in (1, 2, 3):
+                    continue
+                name = WEBM_CLIPS[clip]
             path = folder / name
             if not path.exists():
                 make_clip(path, clip, sound=clip != 4, picture=clip != 5, codec=codec)

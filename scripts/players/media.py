@@ -56,13 +56,25 @@ def ffmpeg(*args: str) -> None:
 
 def make_clip(path: Path, clip: int, seconds: float = 6, sound: bool = True, picture: bool = True, codec: str = "h264") -> None:
     """H.264 with B-frames and closed 2 s GOPs at 24 fps, and AAC; or a WAV when picture is
-    False. `codec` "hevc": 10-bit x265 with its defaults (open GOPs) but 2 s GOPs."""
+    False. `codec` "hevc": 10-bit x265 with its defaults (open GOPs) but 2 s GOPs; "vp9" and
+    "av1" (libvpx-vp9, SVT-AV1): WebM with Opus (the path's suffix says .webm)."""
     if not picture:
         ffmpeg("-f", "lavfi", "-i", _tone_source(clip, seconds), "-c:a", "pcm_s16le", str(path))
         return
     args = ["-f", "lavfi", "-i", f"testsrc2=s={WIDTH}x{HEIGHT}:r={FPS}:d={seconds}"]
     if sound:
         args += ["-f", "lavfi", "-i", _tone_source(clip, seconds)]
+    if codec in ("vp9", "av1"):
+        # WebM's codecs, 2 s GOPs, Opus; the picture from 0 (not moved by Opus's pre-skip)
+        if codec == "vp9":
+            args += ["-vf", _code_filter(clip), "-c:v", "libvpx-vp9", "-crf", "30", "-b:v", "0", "-deadline", "good", "-cpu-used", "4",
+                     "-g", str(2 * FPS), "-keyint_min", str(2 * FPS)]
+        else:
+            args += ["-vf", _code_filter(clip), "-c:v", "libsvtav1", "-crf", "35", "-preset", "8", "-g", str(2 * FPS)]
+        if sound:
+            args += ["-c:a", "libopus", "-b:a", "96k", "-shortest"]
+        ffmpeg(*args, "-avoid_negative_ts", "disabled", str(path))
+        return
     if codec == "hevc":
         args += ["-vf", _code_filter(clip), "-c:v", "libx265", "-preset", "fast", "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1",
                  "-x265-params", f"keyint={2 * FPS}:min-keyint={2 * FPS}:scenecut=0:log-level=error", "-movflags", "+faststart"]

@@ -90,6 +90,12 @@ extension AssetTrack {
                 if !["vp9", "av1"].contains(codec), format.parameters.extradata != first.parameters.extradata {
                     return "its clips' \(codec) configurations differ"
                 }
+            case (.audio, "opus") where !reencoding:
+                // (copied on the sound's 20 ms grid; nothing to encode the silence of a clip without any with)
+                guard format.parameters.extradata == first.parameters.extradata, format.sampleRate == 48000 else {
+                    return "its clips' Opus differs in configuration"
+                }
+                if cutSpans(in: range).contains(where: { $0.track == nil }) { return "a clip has no Opus sound" }
             case (.audio, "aac"):
                 guard format.sampleRate == first.sampleRate, format.channelCount == first.channelCount,
                       format.parameters.extradata == first.parameters.extradata else {

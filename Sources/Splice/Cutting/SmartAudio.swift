@@ -35,6 +35,8 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     }
 
     let format: FormatDescription
+    /// Samples per packet: 1024 (AAC), 960 (Opus: 20 ms, copied only).
+    private let frame: Int
     private let rate: Int
     private let channels: Int
     private let origin: MediaTime
@@ -59,10 +61,13 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     ///     decoder starts it from nothing, as after any cut of AAC).
     init(spans: [CutSpan], origin: MediaTime, reencodes: Bool, priming: Bool = true, failure: @escaping (MediaError) -> Void) throws {
         guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first,
-              first.codecName == "aac", let sampleRate = source.sampleRate, sampleRate >= 8000, sampleRate <= 384_000,
-              let channels = SmartAudioSource.channels(of: source), channels > 0, channels <= 8 else {
-            throw MediaError(.unsupported, "smart cut copies AAC sound")
+              first.codecName == "aac" || (first.codecName == "opus" && !reencodes && !spans.contains { $0.track == nil }),
+              let sampleRate = source.sampleRate, sampleRate >= 8000, sampleRate <= 384_000,
+              let channels = first.codecName == "aac" ? SmartAudioSource.channels(of: source) : source.channelCount, channels > 0, channels <= 8 else {
+            throw MediaError(.unsupported, "smart cut copies AAC sound (and Opus, whole packets)")
         }
+        let frame = first.codecName == "opus" ? 960 : SmartAudioSource.frame
+        self.frame = frame
         guard let rate = sampleRate.rounded(saturating: Int.self, .towardZero) else { throw MediaError(.unsupported, "smart cut copies AAC sound") }
         self.rate = rate
         self.channels = channels
@@ -80,15 +85,15 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
                 placed.append(Placed(span: span, start: start, end: end, offset: 0, packets: []))
                 continue
             }
-            guard track.codecName == "aac", let f = track.formatDescriptions.first, f.sampleRate == sampleRate,
-                  SmartAudioSource.channels(of: f) == channels else {
-                throw MediaError(.unsupported, "smart cut joins AAC sound of one rate and channel count")
+            guard track.codecName == first.codecName, let f = track.formatDescriptions.first, f.sampleRate == sampleRate,
+                  f.parameters.extradata == source.parameters.extradata || track.codecName == "aac" && SmartAudioSource.channels(of: f) == channels else {
+                throw MediaError(.unsupported, "smart cut joins sound of one codec, rate and channel count")
             }
             let packets = try track.packets(over: span.source)
             // Where the span's source time 0 lands, and the nearest offset that puts its packets on the grid.
             let ideal = (span.target.start - origin - span.source.start).convertScale(scale).value
-            let phase = packets.first.map { Int(widening: $0.presentationTimeStamp.convertScale(scale).value % Int64(widening: SmartAudioSource.frame)) } ?? 0
-            let offset = SmartAudioSource.onGrid(Int(widening: ideal), phase: phase)
+            let phase = packets.first.map { Int(widening: $0.presentationTimeStamp.convertScale(scale).value % Int64(widening: frame)) } ?? 0
+            let offset = SmartAudioSource.onGrid(Int(widening: ideal), phase: phase, frame: frame)
             // (times past what a sample count holds are refused, not wrapped)
             let starts = try packets.map { p in
                 let (n, overflow) = Int(widening: p.presentationTimeStamp.convertScale(scale).value).addingReportingOverflow(offset)
@@ -100,7 +105,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
         self.placed = placed
         length = placed.last?.end ?? 0
         let made = reencodes ? SmartAudioSource.smartPieces(placed, length: length, priming: priming)
-            : SmartAudioSource.keyframePieces(placed, length: length, priming: priming)
+            : SmartAudioSource.keyframePieces(placed, length: length, priming: priming, frame: frame)
         // Encoded stretches of at most 480 frames (10 s at 48 kHz), each made from the signal
         // around it like any other: a long clip without sound takes no more memory than a short one.
         let most = 480 * SmartAudioSource.frame
@@ -125,7 +130,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     }
 
     /// The offset nearest `ideal` that puts packets starting at `phase` (+ offset) on the frame grid.
-    private static func onGrid(_ ideal: Int, phase: Int) -> Int {
+    private static func onGrid(_ ideal: Int, phase: Int, frame: Int) -> Int {
         let n = ideal + phase
         let r = ((n % frame) + frame) % frame
         return ideal - (r < frame / 2 ? r : r - frame)
@@ -154,7 +159,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// Keyframe cuts: each span's packets from the grid point nearest its start (the first span
     /// from one packet earlier with `priming`: the decoder's pre-roll, hidden by the edit); spans
     /// without sound encoded.
-    private static func keyframePieces(_ placed: [Placed], length: Int, priming: Bool) -> [Piece] {
+    private static func keyframePieces(_ placed: [Placed], length: Int, priming: Bool, frame: Int) -> [Piece] {
         func grid(_ n: Int) -> Int {   // the grid point nearest n
             let m = n + frame / 2
             return (m >= 0 ? m / frame : -((-m + frame - 1) / frame)) * frame
@@ -198,7 +203,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
                 var s = p
                 s.presentationTimeStamp = time(start)
                 s.decodeTimeStamp = s.presentationTimeStamp
-                s.duration = MediaTime(value: Int64(widening: SmartAudioSource.frame), timescale: Int32(clamping: rate))
+                s.duration = MediaTime(value: Int64(widening: frame), timescale: Int32(clamping: rate))
                 s.formatDescription = format
                 s.trimDurationAtStart = .zero
                 s.trimDurationAtEnd = .zero

@@ -63,8 +63,9 @@ extension ExportSession {
         guard mode != .exact, asset.isComposition || timeRange != .everything else { return nil }
         let range = timeRange == .everything ? TimeRange.everything : exportedRange
         if track.smartCutProblem(in: range, reencoding: mode == .smart) == nil { return .smartCut(reencodes: mode == .smart) }
-        // Without edit lists, video that smart cut cannot re-encode gets a keyframe cut.
-        if mode == .smart, type?.hasEditLists == false, track.mediaType == .video, track.smartCutProblem(in: range, reencoding: false) == nil {
+        // Without edit lists, what smart cut cannot re-encode gets a keyframe cut (video at sync
+        // samples; Opus sound in whole packets, placed within half a packet of the picture).
+        if mode == .smart, type?.hasEditLists == false, track.smartCutProblem(in: range, reencoding: false) == nil {
             return .smartCut(reencodes: false)
         }
         return nil

@@ -27,6 +27,10 @@ extension TrackMirror {
         let input = AssetWriterInput(mediaType: track.mediaType, outputSettings: nil, sourceFormatHint: format)
         input.copyProperties(of: track)
         input.mediaTimeScale = spans.lazy.compactMap(\.track).first?.naturalTimeScale ?? track.naturalTimeScale
+        // The clips' one frame rate, as their containers said it (Matroska's DefaultDuration):
+        // in milliseconds the frames' durations alone do not tell it.
+        let rates = spans.map { $0.track?.backing.frameRate.map { [$0.num, $0.den] } }
+        if track.mediaType == .video, let rate = rates.first ?? nil, rates.allSatisfy({ $0 == rate }) { input.frameRateHint = (rate[0], rate[1]) }
         let end = spans.last?.target.end ?? origin
         input.cut = TrackCut(shown: TimeRange(start: origin, end: end), read: TimeRange(start: origin, end: end))
         try pipe.writer.add(input)
