@@ -84,3 +84,66 @@ struct SmartCutContainerTests {
         #expect(mp4.warnings.contains { $0.hasPrefix("track 1 is cut with edit lists (not smart): smart cut re-encodes H.264, HEVC, VP9 and AV1") }, "\(mp4.warnings)")
     }
 }
+
+/// VP9 and AV1 (WebM's codecs): the frames before each cut's first key frame re-encoded with
+/// libvpx-vp9 and SVT-AV1 in the source's profile and bit depth, the rest copied — into WebM,
+/// Matroska and MP4.
+@Suite("Smart cut of VP9 and AV1", .enabled(if: EncodingTests.notUnderTSan))
+struct SmartCutVP9AV1Tests {
+    /// Three 6 s clips per codec at 24 fps, 2 s GOPs, Opus, the picture from 0.
+    static let clips: Result<[String: [URL]], Error> = Result {
+        var out: [String: [URL]] = [:]
+        for codec in ["vp9", "av1"] {
+            out[codec] = try [("a", "testsrc2"), ("b", "testsrc"), ("c", "rgbtestsrc")].map { name, picture in
+                let url = Fixtures.path("smart-\(codec)-\(name).webm")
+                let video = codec == "vp9" ? ["-c:v", "libvpx-vp9", "-crf", "30", "-b:v", "0", "-deadline", "good", "-cpu-used", "4", "-keyint_min", "48"]
+                    : ["-c:v", "libsvtav1", "-crf", "35", "-preset", "8"]
+                try Tool.ffmpeg(["-f", "lavfi", "-i", "\(picture)=size=320x240:rate=24:duration=6", "-f", "lavfi", "-i", "sine=frequency=440:duration=6"]
+                                + video + ["-pix_fmt", "yuv420p", "-g", "48", "-c:a", "libopus", "-avoid_negative_ts", "disabled", url.path])
+                return url
+            }
+        }
+        return out
+    }
+
+    @Test(arguments: [("vp9", "webm"), ("vp9", "mkv"), ("vp9", "mp4"), ("av1", "webm"), ("av1", "mkv"), ("av1", "mp4")])
+    func concat(_ codec: String, _ suffix: String) throws {
+        let clips = try #require(try Self.clips.get()[codec])
+        let session = try SmartCutTests.concat("smart-\(codec).\(suffix)", clips: clips)
+        let out = try #require(session.outputURL)
+        #expect(try Tool.check("ffmpeg", ["-v", "error", "-xerror", "-i", out.path, "-f", "null", "-"]).stderr.isEmpty)
+        let packets = try SmartCutTests.packets(out, nal: false)
+        #expect(packets.count == 270, "\(packets.count) frames")
+        // Only the heads are re-encoded: no frame waits for a later one, so every run copies to
+        // its clip's end (2–5.25 s, 2–4.25 s, 4–6 s). (AV1's shown-again frames are a few bytes
+        // alike: some re-encoded ones match the source's.)
+        let copied = try SmartCutTests.checkCopiedAndReencoded(out, packets: packets, clips: clips, nal: false, exactCount: codec == "vp9")
+        #expect(copied >= 78 + 54 + 48, "\(copied) copied")
+        #expect(session.cutSummary.first == "track 1 (smart cut): 90 frames re-encoded, 180 copied", "\(session.cutSummary)")
+        #expect(try Player.gstreamer.frames(out).count == 270 * 320 * 240 * 3 / 2)
+        // The source's profile and bit depth, one description.
+        let stream = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=profile,pix_fmt", "-of", "csv=p=0", out.path])
+        let source = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=profile,pix_fmt", "-of", "csv=p=0", clips[0].path])
+        #expect(stream.stdout == source.stdout)
+        if suffix == "mp4" {
+            #expect(try Asset(url: out).tracks(withMediaType: .video)[0].formatDescriptions.count == 1)
+        }
+    }
+
+    /// A 10-bit VP9 (profile 2) trim into WebM: re-encoded in profile 2.
+    @Test func tenBitVP9() throws {
+        let source = Fixtures.path("smart-vp9-10bit.webm")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24:duration=4", "-c:v", "libvpx-vp9", "-pix_fmt", "yuv420p10le", "-crf", "30",
+                         "-b:v", "0", "-deadline", "realtime", "-g", "48", source.path])
+        let session = try ExportSession.trimming(Clip(url: source, start: CompositionTests.seconds(1.5), end: CompositionTests.seconds(3.5)),
+                                                 to: Fixtures.path("smart-vp9-10bit-cut.webm"))
+        session.replacesExistingFile = true
+        try session.run()
+        let out = try #require(session.outputURL)
+        let probe = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "stream=profile,pix_fmt", "-of", "csv=p=0", out.path]).stdout
+        #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "Profile 2,yuv420p10le", "\(probe)")
+        #expect(try SmartCutTests.packets(out, nal: false).count == 48)
+        #expect(try SmartCutTests.ssim(out, 0, 0.5, source, 1.5) >= 0.98)
+        #expect(session.cutSummary.first == "track 1 (smart cut): 12 frames re-encoded, 36 copied", "\(session.cutSummary)")
+    }
+}

@@ -108,19 +108,17 @@ def concat_job(name, title, ranges, silent=()):
     return Job(name, title, segments, splice_concat(ranges))
 
 
-def make_reference(ranges):
-    """ffmpeg re-encoding each range into one plain MP4: what a right file looks like."""
+def make_reference(ranges, codecs=("-c:v", "libx264", "-preset", "fast", "-crf", "18", "-bf", "2", "-g", "48", "-c:a", "aac", "-b:a", "96k")):
+    """ffmpeg re-encoding each range into one plain file: what a right file looks like."""
     def make(job, media, splice, out):
         inputs, graph, labels = [], [], ""
         for i, (c, s, e) in enumerate(ranges):
-            inputs += ["-i", str(media / CLIPS[c])]
+            inputs += ["-i", str(clip_file(media, c))]
             graph.append(f"[{i}:v]trim=start={s}:end={e},setpts=PTS-STARTPTS[v{i}]")
             graph.append(f"[{i}:a]atrim=start={s}:end={e},asetpts=PTS-STARTPTS[a{i}]")
             labels += f"[v{i}][a{i}]"
         graph.append(f"{labels}concat=n={len(ranges)}:v=1:a=1[v][a]")
-        ffmpeg(*inputs, "-filter_complex", ";".join(graph), "-map", "[v]", "-map", "[a]",
-               "-c:v", "libx264", "-preset", "fast", "-crf", "18", "-bf", "2", "-g", "48",
-               "-c:a", "aac", "-b:a", "96k", str(out))
+        ffmpeg(*inputs, "-filter_complex", ";".join(graph), "-map", "[v]", "-map", "[a]", *codecs, str(out))
     return make
 
 
@@ -238,6 +236,9 @@ def webm_jobs():
             if job.name in ("concat3", "trim"):
                 out.append(Job(f"{job.name}-webm-{codec}", f"{job.title} ({codec.upper()} in WebM)", job.segments, job.make,
                                media=codec, suffix="webm"))
+    vp9 = ("-c:v", "libvpx-vp9", "-crf", "30", "-b:v", "0", "-deadline", "realtime", "-g", "48", "-c:a", "libopus")
+    out.append(Job("reference-webm", "three cuts re-encoded by ffmpeg into WebM, VP9 (control)",
+                   [Segment(e - s, (c, s), (c, s)) for c, s, e in THREE], make_reference(THREE, vp9), media="vp9", suffix="webm"))
     return out
 
 

@@ -105,6 +105,28 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
             unusedOptions.append(String(cString: e.pointee.key))
             entry = e
         }
+        if c.encoderName == "libvpx-vp9" { superframes = try Encoder.superframeFilter(for: context) }
+    }
+
+    /// libvpx hands out VP9's hidden frames (alternate references) as packets of their own;
+    /// a container sample is a superframe holding them with the frame shown after them (what
+    /// libavformat's muxers insert this filter for; Splice's own MP4 writer takes samples whole).
+    private var superframes: UnsafeMutablePointer<AVBSFContext>?
+
+    private static func superframeFilter(for context: UnsafeMutablePointer<AVCodecContext>?) throws -> UnsafeMutablePointer<AVBSFContext>? {
+        guard let context, let filter = av_bsf_get_by_name("vp9_superframe") else { return nil }
+        var bsf: UnsafeMutablePointer<AVBSFContext>?
+        var r = av_bsf_alloc(filter, &bsf)
+        guard r >= 0, let bsf else { throw FFmpegError(code: r, operation: "starting the vp9_superframe filter").mediaError }
+        r = avcodec_parameters_from_context(bsf.pointee.par_in, context)
+        bsf.pointee.time_base_in = context.pointee.time_base
+        if r >= 0 { r = av_bsf_init(bsf) }
+        guard r >= 0 else {
+            var p: UnsafeMutablePointer<AVBSFContext>? = bsf
+            av_bsf_free(&p)
+            throw FFmpegError(code: r, operation: "starting the vp9_superframe filter").mediaError
+        }
+        return bsf
     }
 
     deinit {
@@ -116,6 +138,7 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
         }
         FFmpegLog.unregister(context?.pointee.opaque)
         avcodec_free_context(&context)
+        av_bsf_free(&superframes)
     }
 
     /// What libavcodec and the encoder library said about this encode.
@@ -219,14 +242,28 @@ public final class Encoder: @unchecked Sendable {   // confined: used under its 
             let g = avcodec_receive_packet(context, packet.pointer)
             if g == splice_averror_eagain() || g == splice_averror_eof() { break }
             if g < 0 { throw FFmpegError(code: g, operation: "encoding with \(configuration.encoderName)").mediaError }
-            let p = packet.pointer.pointee
-            let none = splice_av_nopts_value()
-            out.append(EncodedPacket(data: packet.data, presentationTime: p.pts == none ? p.dts : p.pts,
-                                     decodeTime: p.dts == none ? p.pts : p.dts, duration: p.duration,
-                                     isKeyFrame: p.flags & AV_PKT_FLAG_KEY != 0))
-            av_packet_unref(packet.pointer)
+            guard let superframes else {
+                out.append(takePacket())
+                continue
+            }
+            let f = av_bsf_send_packet(superframes, packet.pointer)
+            if f < 0 { throw FFmpegError(code: f, operation: "joining VP9 superframes").mediaError }
+            while av_bsf_receive_packet(superframes, packet.pointer) >= 0 { out.append(takePacket()) }
+        }
+        if frame == nil, let superframes, av_bsf_send_packet(superframes, nil) >= 0 {
+            while av_bsf_receive_packet(superframes, packet.pointer) >= 0 { out.append(takePacket()) }
         }
         return out
+    }
+
+    /// The packet received, as an `EncodedPacket`; the packet is emptied.
+    private func takePacket() -> EncodedPacket {
+        let p = packet.pointer.pointee
+        let none = splice_av_nopts_value()
+        defer { av_packet_unref(packet.pointer) }
+        return EncodedPacket(data: packet.data, presentationTime: p.pts == none ? p.dts : p.pts,
+                             decodeTime: p.dts == none ? p.pts : p.dts, duration: p.duration,
+                             isKeyFrame: p.flags & AV_PKT_FLAG_KEY != 0)
     }
 
     /// A frame the encoder can take, for audio: `frameCount` samples in the encoder's format.
