@@ -14,8 +14,10 @@ import ISOBMFF
 /// represent the same signal and their aliasing cancels.
 final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // state under `lock`
     static let frame = 1024
-    /// The crossfade at a join: 256 samples (5.3 ms at 48 kHz).
+    /// The crossfade at a join: 256 samples (5.3 ms at 48 kHz), unless a transition asks for more.
     static let crossfade = 256
+    /// Samples of each join's linear crossfade, centred on it.
+    private let crossfade: Int
 
     private enum Piece {
         /// Packets copied, each with its output start (in samples from the origin).
@@ -59,7 +61,9 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     ///     hides (MP4/MOV). Files without edit lists would play it, and players differ on where
     ///     their timeline starts then: there the first frame is the one at the origin (its
     ///     decoder starts it from nothing, as after any cut of AAC).
-    init(spans: [CutSpan], origin: MediaTime, reencodes: Bool, priming: Bool = true, failure: @escaping (MediaError) -> Void) throws {
+    ///   - crossfade: how long each join's crossfade lasts (a concat's transitions; nil: 256 samples).
+    init(spans: [CutSpan], origin: MediaTime, reencodes: Bool, priming: Bool = true, crossfade: MediaTime? = nil,
+         failure: @escaping (MediaError) -> Void) throws {
         guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first,
               first.codecName == "aac" || (first.codecName == "opus" && !reencodes && !spans.contains { $0.track == nil }),
               let sampleRate = source.sampleRate, sampleRate >= 8000, sampleRate <= 384_000,
@@ -71,6 +75,8 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
         guard let rate = sampleRate.rounded(saturating: Int.self, .towardZero) else { throw MediaError(.unsupported, "smart cut copies AAC sound") }
         self.rate = rate
         self.channels = channels
+        let fade = crossfade.map { Int(widening: $0.convertScale(Int32(clamping: rate)).value) } ?? SmartAudioSource.crossfade
+        self.crossfade = min(max(2, fade), 600 * rate)
         self.origin = origin
         self.failure = failure
         format = source
@@ -104,7 +110,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
         }
         self.placed = placed
         length = placed.last?.end ?? 0
-        let made = reencodes ? SmartAudioSource.smartPieces(placed, length: length, priming: priming)
+        let made = reencodes ? SmartAudioSource.smartPieces(placed, length: length, priming: priming, crossfade: self.crossfade)
             : SmartAudioSource.keyframePieces(placed, length: length, priming: priming, frame: frame)
         // Encoded stretches of at most 480 frames (10 s at 48 kHz), each made from the signal
         // around it like any other: a long clip without sound takes no more memory than a short one.
@@ -138,7 +144,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
 
     /// Copied runs inside each span, clear of the crossfades and a frame of copied sound either
     /// side of them; encoded stretches between (the first with its priming).
-    private static func smartPieces(_ placed: [Placed], length: Int, priming: Bool) -> [Piece] {
+    private static func smartPieces(_ placed: [Placed], length: Int, priming: Bool, crossfade: Int) -> [Piece] {
         var pieces: [Piece] = []
         var encodedFrom = 0
         let half = crossfade / 2
@@ -242,7 +248,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// silence where a span has no sound or its source none.
     private func signal(from: Int, to: Int) throws -> [Float] {
         var out = [Float](repeating: 0, count: max(0, to - from) * channels)
-        let half = SmartAudioSource.crossfade / 2
+        let half = crossfade / 2
         for (k, p) in placed.enumerated() {
             let rampIn = k > 0, rampOut = k < placed.count - 1
             let low = max(from, rampIn ? p.start - half : from), high = min(to, rampOut ? p.end + half : to)

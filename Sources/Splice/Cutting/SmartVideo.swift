@@ -17,7 +17,19 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         case encode(TimeRange, CutSpan)
         /// These packets of the span's layout, as they are.
         case copy([SampleBuffer], CutSpan)
+        /// The pictures `transitions` draws over this range (output time), encoded.
+        case compose(TimeRange)
     }
+
+    /// A concat's crossfades: pictures drawn from an asset's tracks by a video composition,
+    /// over these ranges of the output.
+    struct Transitions {
+        let asset: Asset
+        let tracks: [AssetTrack]
+        let composition: VideoComposition
+        let ranges: [TimeRange]
+    }
+    private let transitions: Transitions?
 
     /// How one span is cut: the packets read for it, and which are copied.
     struct Layout {
@@ -50,7 +62,8 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     ///   start-code filter for that description puts its parameter sets before each random
     ///   access point (HEVC's puts them after any in the packet, which they would override).
     /// - Parameter failure: called once with what stopped the source (it then ends).
-    init(spans: [CutSpan], reencodes: Bool, inBand: Bool = true, failure: @escaping (MediaError) -> Void) throws {
+    /// - Parameter transitions: ranges of the output between spans drawn by a video composition.
+    init(spans: [CutSpan], reencodes: Bool, inBand: Bool = true, transitions: Transitions? = nil, failure: @escaping (MediaError) -> Void) throws {
         guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first else {
             throw MediaError(.invalidOperation, "a smart cut of video without any")
         }
@@ -60,13 +73,18 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         }
         codec = first.codecName
         self.failure = failure
+        self.transitions = transitions
         // (a keyframe cut encodes only black frames, for spans without video)
-        settings = reencodes || spans.contains { $0.track == nil } ? try SmartVideoSource.encodingSettings(for: first) : nil
-        let rate = Double(first.nominalFrameRate)
-        frameDuration = rate > 0 ? MediaTime(seconds: 1 / rate, preferredTimescale: first.naturalTimeScale) : MediaTime(value: 1, timescale: 30)
+        settings = reencodes || transitions != nil || spans.contains { $0.track == nil } ? try SmartVideoSource.encodingSettings(for: first) : nil
+        frameDuration = SmartVideoSource.frameDuration(of: first)
         var pieces: [Piece] = []
         var delay = MediaTime.zero
+        var between = (transitions?.ranges ?? []).sorted { $0.start < $1.start }[...]
         for span in spans where !span.target.isEmpty {
+            while let t = between.first, t.start < span.target.start {
+                pieces.append(.compose(t))
+                between = between.dropFirst()
+            }
             let layout = try SmartVideoSource.layout(of: span)
             if !reencodes, layout.head != nil || layout.tail != nil {
                 throw MediaError(.invalidOperation, "a keyframe cut of \(span.track?.asset?.url.lastPathComponent ?? "a clip") falls between sync samples")
@@ -78,7 +96,8 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
             }
             if let tail = layout.tail { pieces.append(.encode(tail, span)) }
         }
-        let encodes = pieces.contains { if case .encode = $0 { true } else { false } }
+        pieces += between.map { .compose($0) }
+        let encodes = pieces.contains { if case .copy = $0 { false } else { true } }
         // x264 and x265 with B-frames and pyramids delay by two frames (libvpx and SVT-AV1
         // hand out frames in order: hidden ones travel inside the packet of a shown one).
         if encodes, sets != nil { delay = max(delay, frameDuration + frameDuration) }
@@ -94,6 +113,14 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
 
     /// The codec copied and encoded (`h264`, `hevc`, `vp9`, `av1`; any other is only copied).
     let codec: String
+
+    /// How long a frame of `track` lasts: its shortest sample's duration, else one over its
+    /// nominal rate (a 30th of a second when it has none).
+    static func frameDuration(of track: AssetTrack) -> MediaTime {
+        if track.minFrameDuration.isNumeric, track.minFrameDuration > .zero { return track.minFrameDuration }
+        let rate = Double(track.nominalFrameRate)
+        return rate > 0 ? MediaTime(seconds: 1 / rate, preferredTimescale: track.naturalTimeScale) : MediaTime(value: 1, timescale: 30)
+    }
 
     /// Whether every sync sample carries its parameter sets (`avc3`/`hev1`).
     let carriesParameterSets: Bool
@@ -162,9 +189,12 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         lock.withLock {
             while ready.isEmpty, next < pieces.count {
                 do {
-                    if case .encode(let range, let span) = pieces[next] {
+                    if case .copy = pieces[next] {
+                        ready = try copied(next).reversed()
+                        next += 1
+                    } else {
                         // Re-encoded pieces stream: a clip without a sync sample may be long.
-                        if encoding == nil { encoding = try Encoding(range: range, span: span, source: self) }
+                        if encoding == nil { encoding = try Encoding(pieces[next], source: self) }
                         let (made, done) = try encoding!.step(self)
                         ready = try framed(made, piece: next, first: encoding!.handedOut == made.count).reversed()
                         counts.encoded += made.count
@@ -175,9 +205,6 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
                             SystemMemory.releaseFreeMemory()
                             next += 1
                         }
-                    } else {
-                        ready = try copied(next).reversed()
-                        next += 1
                     }
                 } catch {
                     next = pieces.count
@@ -265,18 +292,34 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         let span: CutSpan
         let stage: EncodingStage
         let reader: AssetReader?
-        let output: AssetReaderTrackOutput?
+        let output: (any SampleBufferSource)?
         var black: (picture: PixelBuffer, next: MediaTime)?
         var times: [MediaTime] = []
         var handedOut = 0
         var config: NALConfiguration?
         let timescale: Int32
 
-        init(range: TimeRange, span: CutSpan, source: SmartVideoSource) throws {
-            self.range = range
-            self.span = span
+        init(_ piece: Piece, source: SmartVideoSource) throws {
             guard let settings = source.settings else { throw MediaError(.invalidOperation, "a keyframe cut re-encodes nothing") }
             stage = EncodingStage(settings: .video(settings), label: "smart cut")
+            switch piece {
+            case .encode(let range, let span): (self.range, self.span) = (range, span)
+            case .compose(let range):
+                (self.range, span) = (range, CutSpan(track: nil, source: range, target: range))
+                guard let transitions = source.transitions else { throw MediaError(.invalidOperation, "a transition without a composition") }
+                timescale = source.frameDuration.timescale
+                // (the pictures come at the composition's times: the output's)
+                let reader = try AssetReader(asset: transitions.asset)
+                reader.timeRange = range
+                let output = AssetReaderVideoCompositionOutput(videoTracks: transitions.tracks, videoSettings: VideoOutputSettings(pixelFormat: settings.pixelFormat))
+                output.videoComposition = transitions.composition
+                try reader.add(output)
+                guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read the transition's clips") }
+                self.reader = reader
+                self.output = output
+                return
+            case .copy: throw MediaError(.invalidOperation, "a copied piece is not encoded")
+            }
             guard let track = span.track else {
                 black = (try source.blackFrame(), range.start)
                 timescale = source.frameDuration.timescale

@@ -10,6 +10,9 @@ extension ExportSession {
     /// - Parameter type: the file written (the output's by default; nil when it cannot be told).
     func plan(for track: AssetTrack, in type: FileType?? = nil) -> TrackMirror.TrackPlan {
         let type = type ?? outputType
+        if let crossfade = smartCrossfade {
+            return [crossfade.videoTrackID, crossfade.audioTrackID].contains(track.trackID) ? .smartCrossfade(crossfade) : .leaveOut
+        }
         switch track.mediaType {
         case .video:
             if preset == .appleM4A || type?.holdsSoundOnly == true { return .leaveOut }
@@ -144,7 +147,7 @@ extension ExportSession {
         for track in asset.tracks where !track.backing.isAttachment {
             switch plan(for: track, in: type) {
             case .leaveOut: continue
-            case .copy, .smartCut: codecs.append((track.codecName, track))
+            case .copy, .smartCut, .smartCrossfade: codecs.append((track.codecName, track))
             case .encode(_, .video(let v)): codecs.append((v.codec.rawValue, track))
             case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)): codecs.append((a.codec.rawValue, track))
             case .mix: continue

@@ -43,6 +43,8 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// one edit per track, right in every player) or `.keyframe` (the cut moved to sync samples).
     /// H.264, HEVC and AAC tracks; other tracks are cut exactly (`warnings` says so).
     @Guarded public var cutMode: CutMode = .exact
+    /// A crossfaded concat cut smart: its plan for every track (`Concatenation.crossfading`).
+    var smartCrossfade: SmartCrossfade?
     /// Put the movie header first (MP4/MOV), for playback while downloading.
     @Guarded public var shouldOptimizeForNetworkUse: Bool = false
     /// The movie's metadata to write (`title`, `creationDate`, `location`, …), replacing the
@@ -150,7 +152,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
             let share = track.timeRange.duration.seconds > 0 ? min(1, seconds / track.timeRange.duration.seconds) : 1
             switch plan(for: track) {
             case .leaveOut: continue
-            case .copy, .smartCut: bytes += Double(track.totalSampleDataLength) * share
+            case .copy, .smartCut, .smartCrossfade: bytes += Double(track.totalSampleDataLength) * share
             case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)):
                 bytes += Double(a.bitRate ?? 128_000) / 8 * seconds * share
             case .encode(.video(let v), .video(let e)):

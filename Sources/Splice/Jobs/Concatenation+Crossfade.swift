@@ -3,7 +3,10 @@ import MediaCore
 
 /// A crossfade: clips overlapped by the transition's length on two alternating video tracks and
 /// two audio tracks (A/B roll), the outgoing picture's opacity and sound's volume ramped down
-/// while the incoming sound's ramps up. Everything is re-encoded.
+/// while the incoming sound's ramps up. Cut smart (`reencode` auto, the clips' video H.264,
+/// HEVC, VP9 or AV1 of one size, their sound AAC): only each transition's frames and the
+/// partial GOPs around them are re-encoded, and the sound across each transition; else
+/// everything is, with a note saying why.
 extension Concatenation {
     static func crossfading(_ clips: [Clip], _ assets: [Asset], _ ranges: [TimeRange], fade: MediaTime, options: ConcatenationOptions,
                             to outputURL: URL) throws -> ExportSession {
@@ -32,13 +35,80 @@ extension Concatenation {
             }
             at = at + ranges[k].duration - fade
         }
-        let session = ExportSession(asset: try composition.makeAsset(), preset: options.preset == .passthrough ? .highestQuality : options.preset)
+        let asset = try composition.makeAsset()
+        let dissolves = hasVideo ? job.dissolves(videoTracks, starts: starts, end: at + fade, fade: fade) : nil
+        let unsmart: String? = options.reencode == .always ? "reencode always" : [nil, .smart].contains(options.cut)
+            ? job.smartCrossfadeProblem(video: hasVideo) : "a crossfade cuts smart or re-encodes every clip (not \(options.cut?.rawValue ?? ""))"
+        if unsmart == nil {
+            let session = ExportSession(asset: asset, preset: .passthrough)
+            session.cutMode = .smart
+            session.smartCrossfade = job.smartCrossfade(asset, videoTracks, audioTracks, dissolves, starts: starts, fade: fade)
+            session.outputURL = outputURL
+            if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }
+            return session
+        }
+        let session = ExportSession(asset: asset, preset: options.preset == .passthrough ? .highestQuality : options.preset)
+        if options.reencode != .always, let why = unsmart { session.notes = ["re-encoding every clip: \(why)"] }
         session.outputURL = outputURL
         session.audioMix = crossfadeMix(audioTracks, starts: starts, fade: fade)
-        if hasVideo { session.videoComposition = job.dissolves(videoTracks, starts: starts, end: at + fade, fade: fade) }
+        session.videoComposition = dissolves
         if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }
         job.fitToFirstClip(session, video: false)
         return session
+    }
+
+    /// Why the clips cannot be crossfaded smart (naming the clip), or nil: video smart cut
+    /// re-encodes, of one codec and size; AAC sound of one configuration.
+    func smartCrossfadeProblem(video: Bool) -> String? {
+        var firstVideo: AssetTrack?, firstAudio: AssetTrack?
+        for k in clips.indices {
+            let videos = assets[k].tracks(withMediaType: .video), audios = assets[k].tracks(withMediaType: .audio)
+            if video {
+                guard let v = videos.first(where: \.isEnabled) ?? videos.first else { return "\(clips[k]) has no video" }
+                if let problem = v.smartCutProblem(in: ranges[k]) { return "\(clips[k])'s video cannot be cut smart (\(problem))" }
+                firstVideo = firstVideo ?? v
+                if v.codecName != firstVideo?.codecName || v.naturalSize != firstVideo?.naturalSize { return "the clips' video differs in codec or size" }
+            }
+            if let a = audios.first(where: \.isEnabled) ?? audios.first {
+                if a.codecName != "aac" { return "\(clips[k])'s sound is \(a.codecName), and a smart crossfade joins AAC" }
+                if let problem = a.smartCutProblem(in: ranges[k]) { return "\(clips[k])'s sound cannot be cut smart (\(problem))" }
+                firstAudio = firstAudio ?? a
+                if a.formatDescriptions.first?.parameters.extradata != firstAudio?.formatDescriptions.first?.parameters.extradata {
+                    return "the clips' AAC differs in configuration"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The smart crossfade's plan: each clip's video between transitions and the transitions
+    /// between; each clip's sound to the middle of each transition, crossfaded over all of it.
+    func smartCrossfade(_ asset: Asset, _ videoTracks: [CompositionTrack], _ audioTracks: [CompositionTrack], _ dissolves: VideoComposition?,
+                        starts: [MediaTime], fade: MediaTime) -> SmartCrossfade {
+        let last = clips.count - 1
+        let half = MediaTime(value: fade.value / 2, timescale: fade.timescale)
+        func span(_ k: Int, _ track: AssetTrack?, from: MediaTime, to: MediaTime) -> CutSpan {
+            let target = TimeRange(start: starts[k] + from, end: starts[k] + ranges[k].duration - to)
+            return CutSpan(track: track, source: TimeRange(start: ranges[k].start + from, duration: target.duration), target: target)
+        }
+        var x = SmartCrossfade(videoSpans: [], transitions: nil, audioSpans: [], fade: fade,
+                               videoTrackID: videoTracks.first?.trackID, audioTrackID: audioTracks.first?.trackID)
+        for k in clips.indices {
+            let videos = assets[k].tracks(withMediaType: .video), audios = assets[k].tracks(withMediaType: .audio)
+            if let v = videos.first(where: \.isEnabled) ?? videos.first, dissolves != nil {
+                x.videoSpans.append(span(k, v, from: k > 0 ? fade : .zero, to: k < last ? fade : .zero))
+            }
+            x.audioSpans.append(span(k, audios.first(where: \.isEnabled) ?? audios.first, from: k > 0 ? half : .zero, to: k < last ? fade - half : .zero))
+        }
+        if var dissolves, let first = x.videoSpans.first?.track {
+            // (the transitions' pictures on the clips' own frame grid)
+            dissolves.frameDuration = SmartVideoSource.frameDuration(of: first)
+            let ids = Set(videoTracks.map(\.trackID))
+            x.transitions = SmartVideoSource.Transitions(asset: asset, tracks: asset.tracks(withMediaType: .video).filter { ids.contains($0.trackID) },
+                                                         composition: dissolves, ranges: starts.dropFirst().map { TimeRange(start: $0, duration: fade) })
+        }
+        if audioTracks.isEmpty || !assets.contains(where: { !$0.tracks(withMediaType: .audio).isEmpty }) { x.audioTrackID = nil }
+        return x
     }
 
     /// The sound: each clip's track ramps down over the transition while the next one's ramps up.

@@ -35,6 +35,8 @@ struct TrackMirror {
         /// Cut smart (the partial GOPs and the sound around joins re-encoded, the rest copied:
         /// one edit), or at sync samples (`reencodes` false: nothing of the source re-encoded).
         case smartCut(reencodes: Bool)
+        /// The video or the sound of a crossfaded concat cut smart.
+        case smartCrossfade(SmartCrossfade)
     }
 
     /// A video composition drawn with no video track in the asset (still images, a background):
@@ -152,6 +154,12 @@ struct TrackMirror {
         for track in copiedTracks where !chapterTracks.contains(where: { $0 === track }) {
             let plan = self.plan(track)
             if case .leaveOut = plan { continue }
+            if case .smartCrossfade(let crossfade) = plan {
+                let input = try connectSmartCrossfade(track, crossfade, to: pipe)
+                inputs[track.trackID] = input
+                ordered.append(input)
+                continue
+            }
             if case .smartCut(let reencodes) = plan {
                 let input = try connectSmartCut(track, reencodes: reencodes, to: pipe, ranged: ranged)
                 inputs[track.trackID] = input
