@@ -11,7 +11,13 @@ extension Concatenation {
     static func crossfading(_ clips: [Clip], _ assets: [Asset], _ ranges: [TimeRange], fade: MediaTime, options: ConcatenationOptions,
                             to outputURL: URL) throws -> ExportSession {
         guard fade > .zero else { throw MediaError(.invalidOperation, "a crossfade lasts more than 0 s") }
-        let job = Concatenation(clips: clips, assets: assets, ranges: ranges, type: try FileType.writing(outputURL), options: options)
+        var job = Concatenation(clips: clips, assets: assets, ranges: ranges, type: try FileType.writing(outputURL), options: options)
+        let hasVideo = !options.audioOnly && assets.contains { !$0.tracks(withMediaType: .video).isEmpty }
+        let unsmart: String? = options.reencode == .always ? "reencode always" : [nil, .smart].contains(options.cut)
+            ? job.smartCrossfadeProblem(video: hasVideo) : "a crossfade cuts smart or re-encodes every clip (not \(options.cut?.rawValue ?? ""))"
+        var fade = fade
+        if unsmart == nil, hasVideo { fade = job.onFrameGrid(fade: fade) }
+        let ranges = job.ranges
         for (k, range) in ranges.enumerated() {
             let transitions = (k > 0 ? 1 : 0) + (k < ranges.count - 1 ? 1 : 0)
             if range.duration < fade * Int64(widening: transitions) {
@@ -20,7 +26,6 @@ extension Concatenation {
             }
         }
         let composition = MutableComposition()
-        let hasVideo = !options.audioOnly && assets.contains { !$0.tracks(withMediaType: .video).isEmpty }
         let videoTracks = hasVideo ? (0..<min(2, clips.count)).compactMap { _ in composition.addMutableTrack(withMediaType: .video) } : []
         let audioTracks = (0..<min(2, clips.count)).compactMap { _ in composition.addMutableTrack(withMediaType: .audio) }
         var starts: [MediaTime] = []
@@ -37,10 +42,9 @@ extension Concatenation {
         }
         let asset = try composition.makeAsset()
         let dissolves = hasVideo ? job.dissolves(videoTracks, starts: starts, end: at + fade, fade: fade) : nil
-        let unsmart: String? = options.reencode == .always ? "reencode always" : [nil, .smart].contains(options.cut)
-            ? job.smartCrossfadeProblem(video: hasVideo) : "a crossfade cuts smart or re-encodes every clip (not \(options.cut?.rawValue ?? ""))"
         if unsmart == nil {
             let session = ExportSession(asset: asset, preset: .passthrough)
+            session.notes = job.notes
             session.cutMode = .smart
             session.smartCrossfade = job.smartCrossfade(asset, videoTracks, audioTracks, dissolves, starts: starts, fade: fade)
             session.outputURL = outputURL
@@ -55,6 +59,26 @@ extension Concatenation {
         if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }
         job.fitToFirstClip(session, video: false)
         return session
+    }
+
+    /// A smart crossfade's transitions and clips in whole frames (the first clip's): each range
+    /// moved to the nearest frame boundaries of its video, the fade rounded to whole frames
+    /// (a note when that changes it). Returns the fade.
+    mutating func onFrameGrid(fade: MediaTime) -> MediaTime {
+        guard let first = assets.lazy.compactMap({ $0.tracks(withMediaType: .video).first }).first else { return fade }
+        let frame = SmartVideoSource.frameDuration(of: first)
+        func frames(_ t: MediaTime) -> Int64 { (t.seconds / frame.seconds).rounded(saturating: Int64.self) ?? 0 }
+        for k in clips.indices {
+            guard let v = assets[k].tracks(withMediaType: .video).first else { continue }
+            let origin = v.timeRange.start
+            ranges[k] = TimeRange(start: origin + frame * frames(ranges[k].start - origin), end: origin + frame * frames(ranges[k].end - origin))
+        }
+        let whole = frame * max(1, frames(fade))
+        if abs((whole - fade).seconds) > 0.0005 {
+            notes.append("the crossfade lasts \(String(format: "%.3f", whole.seconds)) s: whole frames, \(max(1, frames(fade))) at "
+                         + "\(String(format: "%g", (1 / frame.seconds * 1000).rounded() / 1000)) fps")
+        }
+        return whole
     }
 
     /// Why the clips cannot be crossfaded smart (naming the clip), or nil: video smart cut
