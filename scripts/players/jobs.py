@@ -11,6 +11,10 @@ from media import FPS, make_clip, ffmpeg, tone_index
 CLIPS = {1: "a.mp4", 2: "b.mp4", 3: "c.mp4", 4: "v.mp4", 5: "w.wav"}
 
 
+# A transition's segment: both clips' pictures and sound at once, not judged frame by frame.
+BLEND = "blend"
+
+
 @dataclass
 class Segment:
     """One stretch of the output: `video` and `audio` are (clip, start) or None (black, silence)."""
@@ -38,7 +42,7 @@ class Job:
         """[(time, (clip, frame))] every picture a player should present, in order."""
         frames, origin = [], 0.0
         for s in self.segments:
-            if s.video:
+            if s.video and s.video != BLEND:
                 clip, start = s.video
                 first, end = math.ceil(start * FPS - 1e-9), math.ceil((start + s.seconds) * FPS - 1e-9)
                 frames += [(origin + n / FPS - start, (clip, n)) for n in range(first, end)]
@@ -62,6 +66,8 @@ class Job:
             if t < origin + s.seconds or s is self.segments[-1]:
                 local = t - origin
                 edges = [origin, origin + s.seconds]
+                if s.audio == BLEND:
+                    return BLEND, 0.0
                 if s.audio:
                     clip, start = s.audio
                     step = 0.5
@@ -77,13 +83,38 @@ class Job:
         """(start, end) of the tone `index` in the output, or None when it is not in it."""
         origin = 0.0
         for s in self.segments:
-            if s.audio:
+            if s.audio and s.audio != BLEND:
                 clip, start = s.audio
                 for k in range(int(start / 0.5), int((start + s.seconds) / 0.5) + 1):
                     if tone_index(clip, k * 0.5) == index:
                         return (origin + max(0.0, k * 0.5 - start), origin + min(s.seconds, (k + 1) * 0.5 - start))
             origin += s.seconds
         return None
+
+
+    def blends(self):
+        """[(start, end)] of the transitions."""
+        out, origin = [], 0.0
+        for s in self.segments:
+            if s.video == BLEND:
+                out.append((origin, origin + s.seconds))
+            origin += s.seconds
+        return out
+
+
+def crossfade_job(name, title, ranges, fade):
+    """A concat with --crossfade: each clip alone between transitions, blends over them."""
+    segments = []
+    for k, (c, s, e) in enumerate(ranges):
+        a, b = s + (fade if k > 0 else 0), e - (fade if k < len(ranges) - 1 else 0)
+        segments.append(Segment(b - a, (c, a), (c, a)))
+        if k < len(ranges) - 1:
+            segments.append(Segment(fade, BLEND, BLEND))
+
+    def make(job, media, splice, out):
+        subprocess.run([splice, "concat", *[clip_arg(media, c, s, e) for c, s, e in ranges], "--crossfade", f"{fade:g}", "-o", str(out), "--force"],
+                       check=True, capture_output=True)
+    return Job(name, title, segments, make, players=("ffmpeg", "gstreamer", "mpv"))
 
 
 def clip_file(media: Path, clip: int) -> Path:
@@ -141,6 +172,7 @@ def jobs():
                     [Segment(e - s, (c, s), (c, s)) for c, s, e in THREE], make_reference(THREE))
     return [
         concat_job("concat3", "concat of three clips cut mid-GOP", THREE),
+        crossfade_job("crossfade3", "concat of three clips cut mid-GOP, crossfaded over 1 s", THREE, 1.0),
         concat_job("concat2", "concat of two clips cut mid-GOP", [(1, 1.5, 4.0), (2, 2.5, 5.0)]),
         trim,
         concat_job("gap", "concat with a clip without sound in the middle", [(1, 0.5, 2.5), (4, 0.0, 2.0), (3, 1.0, 3.0)], silent={4}),

@@ -21,9 +21,12 @@ def picture_problems(job, playback) -> list:
     expected = job.expected_frames()
     when = {code: t for t, code in expected}
     order = {code: i for i, (_, code) in enumerate(expected)}
-    shown = [(t, code) for t, code in playback.frames if code is not None]
+    # (a transition's pictures blend two clips' codes: they are not judged)
+    blends = [(a - 0.25 / FPS, b - 0.25 / FPS) for a, b in job.blends()]
+    frames = [(t, code) for t, code in playback.frames if not any(a <= t < b for a, b in blends)]
+    shown = [(t, code) for t, code in frames if code is not None]
     problems = []
-    unreadable = len(playback.frames) - len(shown)
+    unreadable = len(frames) - len(shown)
     if unreadable:
         problems.append(f"{unreadable} unreadable pictures")
     away = [(t, code) for t, code in shown if code not in when]
