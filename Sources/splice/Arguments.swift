@@ -94,14 +94,16 @@ struct ParsedArguments {
     /// line of the command's own.
     static func cutHelp(_ what: String, last: String? = nil) -> String {
         """
-          --cut <mode>            \(what) is written into MP4/MOV:
+          --cut <mode>            \(what) is written:
                                   smart (default): the frames from the cut to the next
                                   sync sample, and from the last copied one to the cut's end, are
                                   re-encoded (the sound around each join too), the rest copied;
-                                  every stored frame is shown, so it plays right in every player.
-                                  exact: every packet copied, the rest hidden by the edit list
-                                  (AVFoundation's layout, right in QuickTime). keyframe: cuts
-                                  move to sync samples, nothing re-encoded (the times are printed).
+                                  every stored frame is shown, so it plays right in every player
+                                  (H.264, HEVC, VP9, AV1; other codecs: a note says what instead).
+                                  exact (MP4/MOV only): every packet copied, the rest hidden by
+                                  the edit list (AVFoundation's layout, right in QuickTime).
+                                  keyframe: cuts move to sync samples, nothing re-encoded (the
+                                  times are printed).
         """ + (last.map { "\n" + String(repeating: " ", count: 26) + $0 } ?? "")
     }
 

@@ -27,14 +27,16 @@ enum ConcatCommand: Command {
                                   never: fail instead (exit 65); into Matroska/TS, whose
                                   cuts cannot be hidden, snap each start back to its sync
                                   sample with a warning. always: re-encode.
-        \(ParsedArguments.cutHelp("How a cut between sync samples", last: "--reencode never: exact by default, smart refused."))
+        \(ParsedArguments.cutHelp("How a cut between sync samples", last: "--reencode never: exact (keyframe into .mkv, .webm, .ts) by default, smart refused."))
           --preset <name>         The export preset when re-encoding (default: highestQuality).
           --audio-only            Join only the audio (also for sound-only outputs: .m4a, .mka, .ogg, .opus); a clip without sound is refused.
           --all-tracks            Keep every track all clips have (by type and language),
                                   not only the enabled video and audio.
           --crossfade <seconds>   Dissolve each clip's picture into the next's and crossfade
                                   their sound; the clips overlap, so the result is shorter by
-                                  (clips − 1) × seconds. Re-encodes (the preset's settings).
+                                  (clips − 1) × seconds. Cut smart: only the transitions (and
+                                  the partial GOPs around them) re-encoded; --reencode always
+                                  re-encodes every clip with the preset's settings.
           --faststart             Put the movie header first (MP4/MOV).
           --force                 Replace <output> if it exists.
           -h, --help              Show help information.

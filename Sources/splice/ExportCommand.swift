@@ -34,9 +34,10 @@ enum ExportCommand: Command {
           -o <output>             The file to write (.mp4, .mov, .m4v, .m4a, .mkv, .mka, .webm, .ts, .ogg, .opus).
           --preset <name>         One of the presets above (default: mediumQuality).
           --range <start>,<end>   Export only this part; times in seconds or [hh:]mm:ss[.fff].
-          --cut <mode>            passthrough with --range into MP4/MOV: exact (default: every
-                                  packet copied, the rest hidden by the edit list), smart (the
-                                  partial GOPs re-encoded: plays right in every player) or
+          --cut <mode>            passthrough with --range: exact (the default into MP4/MOV:
+                                  every packet copied, the rest hidden by the edit list), smart
+                                  (the partial GOPs re-encoded: plays right in every player; the
+                                  default into .mkv, .webm and .ts, which have no edit lists) or
                                   keyframe (the cut moved to sync samples).
           --video-codec <codec>   Encode video with h264, hevc, av1 or vp9 instead of the preset's.
           --crf <n>               The video quality (CRF) instead of the preset's.
