@@ -199,8 +199,9 @@ def hevc_jobs():
 
 
 # Players of the other containers here. The browsers do not play MPEG-TS. Firefox ESR shows
-# Matroska H.264 with B-frames out of order and seeks it wrong, ffmpeg's own file (the
-# reference-mkv control) too: it plays the Matroska controls only, to show when that changes.
+# Matroska H.264 with B-frames and WebM out of order (and seeks Matroska wrong), ffmpeg's own
+# files (the reference-mkv and reference-webm controls) too: it plays the controls only, to
+# show when that changes.
 CONTAINER_PLAYERS = {"mkv": ("ffmpeg", "gstreamer", "mpv", "chromium"), "ts": ("ffmpeg", "gstreamer", "mpv")}
 
 
@@ -267,7 +268,7 @@ def webm_jobs():
         for job in jobs():
             if job.name in ("concat3", "trim"):
                 out.append(Job(f"{job.name}-webm-{codec}", f"{job.title} ({codec.upper()} in WebM)", job.segments, job.make,
-                               media=codec, suffix="webm"))
+                               media=codec, suffix="webm", players=CONTAINER_PLAYERS["mkv"]))
     vp9 = ("-c:v", "libvpx-vp9", "-crf", "30", "-b:v", "0", "-deadline", "realtime", "-g", "48", "-c:a", "libopus")
     out.append(Job("reference-webm", "three cuts re-encoded by ffmpeg into WebM, VP9 (control)",
                    [Segment(e - s, (c, s), (c, s)) for c, s, e in THREE], make_reference(THREE, vp9), media="vp9", suffix="webm"))

@@ -10,10 +10,10 @@ import ISOBMFF
 public enum CutMode: String, Sendable, Hashable, CaseIterable {
     /// The frames from a cut's start to the next sync sample, and from the last copied one to the
     /// cut's end, are re-encoded (the sound around each join too); the rest is copied. Plays
-    /// right in every player. MP4/MOV, H.264, HEVC and AAC.
+    /// right in every player. H.264, HEVC, VP9 and AV1; AAC (Opus copied in whole packets).
     case smart
     /// Every packet is the source's; what is outside the range is hidden by the edit list
-    /// (AVFoundation's layout; right in QuickTime and AVFoundation).
+    /// (AVFoundation's layout; right in QuickTime and AVFoundation). MP4/MOV only.
     case exact
     /// Each cut moves to a sync sample (a start earlier, an end later); nothing is re-encoded.
     case keyframe

@@ -38,10 +38,12 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// The part of the asset exported (`.everything` by default), on the asset's timeline.
     @Guarded public var timeRange: TimeRange = .everything
     /// How `passthrough` writes a cut between sync samples (a `timeRange`, a composition's
-    /// segments) into MP4/MOV: `.exact` (the default, AVFoundation's: every packet copied, the
-    /// rest hidden by edit lists), `.smart` (the partial GOPs and the sound at joins re-encoded:
-    /// one edit per track, right in every player) or `.keyframe` (the cut moved to sync samples).
-    /// H.264, HEVC and AAC tracks; other tracks are cut exactly (`warnings` says so).
+    /// segments): `.exact` (the default, AVFoundation's: every packet copied, the rest hidden by
+    /// edit lists), `.smart` (the partial GOPs and the sound at joins re-encoded: one edit per
+    /// track, right in every player) or `.keyframe` (the cut moved to sync samples). Files
+    /// without edit lists (Matroska, WebM, MPEG-TS) cut `.exact` smart. H.264, HEVC, VP9 and AV1
+    /// video, AAC sound; other tracks are cut exactly into MP4/MOV and at sync samples or
+    /// packets elsewhere (`warnings` says so; docs/smart-cut.md has the table).
     @Guarded public var cutMode: CutMode = .exact
     /// A crossfaded concat cut smart: its plan for every track (`Concatenation.crossfading`).
     var smartCrossfade: SmartCrossfade?
