@@ -70,7 +70,8 @@ struct InBandParameterSets {
         var out: [ArraySlice<UInt8>] = units
         if sync, !units.contains(where: { isParameterSet(type(of: $0)) }) {
             let at = units.first.map { isDelimiter(type(of: $0)) } == true ? 1 : 0
-            out.insert(contentsOf: config.parameterSets.map { $0[...] }, at: at)
+            // (only VPS/SPS/PPS: a record's arrays may also hold SEI — x265 stores its 2 KB banner there)
+            out.insert(contentsOf: config.parameterSets.map { $0[...] }.filter { isParameterSet(type(of: $0)) }, at: at)
         }
         if breaksLink, codec == "hevc" {
             out = out.map { unit in
