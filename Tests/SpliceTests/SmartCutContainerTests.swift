@@ -153,13 +153,17 @@ struct SmartCutVP9AV1Tests {
 /// are left out, and every other copied packet is the source's.
 @Suite("Smart cut of HEVC into other containers", .enabled(if: EncodingTests.notUnderTSan))
 struct SmartCutHEVCContainerTests {
+    /// 6 s at 24 fps, 2 s GOPs, made once for both cases (which run at the same time).
+    static let source: Result<URL, Error> = Result {
+        let source = Fixtures.path("smart-hevc-open.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24:duration=6", "-pix_fmt", "yuv420p10le", "-c:v", "libx265",
+                         "-preset", "fast", "-x265-params", "keyint=48:min-keyint=48:scenecut=0:log-level=error", source.path])
+        return source
+    }
+
     @Test(arguments: ["mkv", "ts"])
     func openGOPTrim(_ suffix: String) throws {
-        let source = Fixtures.path("smart-hevc-open.mp4")
-        if !FileManager.default.fileExists(atPath: source.path) {
-            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24:duration=6", "-pix_fmt", "yuv420p10le", "-c:v", "libx265",
-                             "-preset", "fast", "-x265-params", "keyint=48:min-keyint=48:scenecut=0:log-level=error", source.path])
-        }
+        let source = try Self.source.get()
         let session = try ExportSession.trimming(Clip(url: source, start: CompositionTests.seconds(1.5), end: CompositionTests.seconds(5.25)),
                                                  to: Fixtures.path("smart-hevc-open.\(suffix)"))
         session.replacesExistingFile = true
