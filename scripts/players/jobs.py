@@ -92,6 +92,19 @@ class Job:
         return None
 
 
+    def blend_codes(self):
+        """The codes a transition's pictures can be read as: the frames of the clip going out
+        and of the clip coming in that the blend covers."""
+        codes, segments = set(), self.segments
+        for i, s in enumerate(segments):
+            if s.video != BLEND or i == 0 or i + 1 == len(segments):
+                continue
+            before, after = segments[i - 1].video, segments[i + 1].video
+            for clip, start in ((before[0], before[1] + segments[i - 1].seconds), (after[0], after[1] - s.seconds)):
+                first, end = math.ceil(start * FPS - 1e-9), math.ceil((start + s.seconds) * FPS - 1e-9)
+                codes |= {(clip, n) for n in range(first, end)}
+        return codes
+
     def blends(self):
         """[(start, end)] of the transitions."""
         out, origin = [], 0.0

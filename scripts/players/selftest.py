@@ -1,6 +1,7 @@
 """The judge, shown right and wrong on made-up playbacks: a right one passes, and each way a
 player goes wrong (a clip a frame late, cut-away frames, an early end, sound 2 s early, a
-seek to the wrong frame) is reported. `make players` runs this first."""
+seek to the wrong frame, a frame lost beside a crossfade) is reported; a browser presenting a
+crossfade's pictures a frame late is not. `make players` runs this first."""
 
 import sys
 from pathlib import Path
@@ -41,9 +42,22 @@ def main() -> int:
         "a seek to the wrong frame": (Playback(frames, right.sound, job.duration, probes=[(frames[70][0] + 0.02, (2, 69))]),
                                       "seeking: 1 of 1 frames wrong (clip 2 1 frames late"),
     }
+    # A crossfade's pictures read under the next frame's time (as Firefox can): the last blend
+    # picture, readable as the incoming clip's frame before its cut, shows at the cut.
+    fade = next(j for j in jobs.jobs() if j.name == "crossfade3")
+    shown, (start, end) = fade.expected_frames(), fade.blends()[0]
+    blend = [(t, (2, 12 + k)) for k, t in enumerate(x / FPS for x in range(round(start * FPS), round(end * FPS)))]
+    lagging = sorted(shown + [(t + 1 / FPS, code) for t, code in blend])
+    lost = [(t, code) for t, code in shown if abs(t - end) > 1e-6]
+    cases.update({
+        "a crossfade a frame late": (fade, Playback(lagging, None, fade.duration), None),
+        "a frame lost beside a crossfade": (fade, Playback(lost, None, fade.duration), "173 of 174 frames"),
+        "a cut-away frame beside a crossfade": (fade, Playback(shown + [(end, (2, 11))], None, fade.duration), "1 cut-away frames"),
+    })
     failed = 0
-    for name, (playback, expected) in cases.items():
-        problems = "; ".join(judge.judge(job, playback))
+    for name, case in cases.items():
+        subject, playback, expected = case if len(case) == 3 else (job, *case)
+        problems = "; ".join(judge.picture_problems(subject, playback) if playback.sound is None else judge.judge(subject, playback))
         ok = problems == "" if expected is None else expected in problems
         failed += not ok
         print(f"judge self-test, {name}: {'ok' if ok else 'FAILED'}: {problems or 'right'}")
