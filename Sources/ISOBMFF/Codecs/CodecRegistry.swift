@@ -111,6 +111,12 @@ public enum CodecRegistry {
         guard let esds = c.child("esds"), let d = ESDescriptor(esds), let name = d.codecName else { return false }
         p.codecName = name
         p.extradata = d.specificInfo
+        // AAC: the decoder's output channels, not the entry's fixed field (2 for mono too); the
+        // rate of signalled SBR (the entry's rate stays otherwise: SBR can go unsignalled).
+        if name == "aac", let asc = AudioSpecificConfig(d.specificInfo) {
+            p.channelCount = asc.outputChannels
+            if asc.hasSBR { p.sampleRate = asc.outputSampleRate } else if p.sampleRate == 0 { p.sampleRate = asc.sampleRate }
+        }
         return true
     }
 

@@ -96,8 +96,16 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
         do {
             let file = try ReadOnlyFile(path: path)
             let prefix = try file.read(at: 0, count: Int(clamping: min(file.size, 16)))
-            if MovieFile.sniff(prefix) || Asset.isoExtensions.contains(url.pathExtension.lowercased()) {
+            if MovieFile.sniff(prefix) {
                 loaded = try ISOMovieSource.load(file, salvage: salvage)
+            } else if Asset.isoExtensions.contains(url.pathExtension.lowercased()) {
+                // Named as an MP4/MOV but not one by its first bytes: what libavformat finds in it
+                // by its content (a Matroska file named `.mp4`), else the MP4 reader's reason.
+                if let other = try? FormatSource.load(path), !other.format.contains("mov") {
+                    loaded = other
+                } else {
+                    loaded = try ISOMovieSource.load(file, salvage: salvage)
+                }
             } else {
                 loaded = try FormatSource.load(path)
             }
@@ -120,7 +128,19 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
         startTime = loaded.startTime
         source = loaded.source
         salvageNotes = loaded.salvageNotes
-        for t in tracks { t.asset = self }
+        let origin = AssetOrigin(url: url, format: format, duration: duration, startTime: startTime, source: source, salvageNotes: salvageNotes)
+        for t in tracks {
+            t.asset = self
+            t.origin = origin
+        }
+    }
+
+    /// An asset again for a track whose `Asset` object is gone (`Asset(url:).tracks[0]` put
+    /// into a composition): the same file and source, with that track only.
+    convenience init(reviving track: AssetTrack) {
+        let o: AssetOrigin = track.origin
+        self.init(url: o.url, loaded: LoadedAsset(format: o.format, duration: o.duration, startTime: o.startTime, tracks: [track],
+                                                  source: o.source, salvageNotes: o.salvageNotes))
     }
 
     /// What a copy changes of the file's timing, one line each: fragments of an MP4 that start
@@ -187,6 +207,18 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
         }
         return order.map { TrackGroup(alternateGroup: $0, members: members[$0]!) }
     }
+}
+
+/// What a track keeps of its asset, strongly (the asset holds its tracks, so a track holds its
+/// `Asset` weakly): enough to read its samples after the `Asset` object is gone, as an
+/// AVFoundation track can be.
+struct AssetOrigin: @unchecked Sendable {   // immutable
+    let url: URL
+    let format: String
+    let duration: MediaTime
+    let startTime: MediaTime
+    let source: any AssetSource
+    let salvageNotes: [String]
 }
 
 /// What a source's loader found: the asset's properties and the source to read samples from.

@@ -69,8 +69,14 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {   
     /// The track's title and language as metadata items (`title`, `language`).
     public let commonMetadata: [MetadataItem]
 
-    /// The asset the track belongs to.
+    /// The asset the track belongs to; nil once that object is gone (the track itself stays
+    /// readable: a composition takes it, and `AssetReader(asset: track.owningAsset)` reads it).
     public internal(set) weak var asset: Asset?
+    /// Its asset's file and source, kept for as long as the track lives.
+    var origin: AssetOrigin!
+    /// The track's asset: `asset`, or, once that object is gone, one made again around the
+    /// track alone (`Asset(reviving:)`).
+    var owningAsset: Asset { asset ?? Asset(reviving: self) }
     /// What the track's source keeps of it.
     let backing: any TrackBacking
 

@@ -167,6 +167,21 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
         return type
     }
 
+    /// Refuses to write `type` into a file whose extension names another kind of file (Matroska
+    /// into `x.mp4`: other programs, and Splice's own `Asset`, would take it for what its name
+    /// says). Extensions of the same writer's family (MP4 into `.mov` or `.m4v`) are allowed,
+    /// and so are extensions that name no type.
+    static func check(_ type: FileType, against url: URL) throws {
+        guard let named = FileType(pathExtension: url.pathExtension), named != type else { return }
+        switch (named.writer, type.writer) {
+        case (.iso, .iso): return
+        case (.libavformat(let a), .libavformat(let b)) where a == b: return
+        default:
+            throw MediaError(.invalidOperation, "the file type is .\(type.rawValue), but the name's extension '.\(url.pathExtension)' says .\(named.rawValue); "
+                             + "name the file .\(type.extensions.first ?? type.rawValue) or set the file type to .\(named.rawValue)", file: url.path)
+        }
+    }
+
     /// The file type of an existing movie (by its `ftyp`; QuickTime without one).
     init(_ ftyp: FileTypeBox?) {
         guard let ftyp else { self = .mov; return }

@@ -35,6 +35,7 @@ public struct AudioMixInputParameters: Sendable, Hashable {
 
     public init(trackID: Int) { self.trackID = trackID }
     public init(track: AssetTrack) { trackID = track.trackID }
+    public init(track: CompositionTrack) { trackID = track.trackID }
 
     /// `volume` from `time` on (negative volumes are 0).
     public mutating func setVolume(_ volume: Float, at time: MediaTime) {

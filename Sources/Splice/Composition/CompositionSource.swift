@@ -62,7 +62,7 @@ final class CompositionSource: AssetSource, @unchecked Sendable {   // immutable
 
     init(layouts: [Int: Layout]) {
         self.layouts = layouts
-        let firstClip = layouts.keys.sorted().lazy.compactMap { layouts[$0]?.runs.first?.track.asset }.first
+        let firstClip = layouts.keys.sorted().lazy.compactMap { layouts[$0]?.runs.first?.track.origin }.first
         movieHeaderTemplate = firstClip?.source.movieHeaderTemplate
     }
 
@@ -144,8 +144,7 @@ final class CompositionSource: AssetSource, @unchecked Sendable {   // immutable
     /// A cursor over `track`'s samples on its asset's timeline, cut to `range` (from the sync
     /// sample before its start).
     static func cursor(_ track: AssetTrack, _ range: TimeRange, copies: Bool, preroll: Bool = true) throws -> any SampleCursor {
-        guard let asset = track.asset else { throw MediaError(.invalidOperation, "track \(track.trackID)'s asset is gone") }
-        let session = try asset.source.makeSession(reading: [track], timeRange: range)
+        let session = try track.origin.source.makeSession(reading: [track], timeRange: range)
         return TimelineCursor(track: track, timeRange: range, carriesPreroll: preroll) { span in
             try session.makeCursor(for: track, span: span, copiesSampleData: copies)
         }

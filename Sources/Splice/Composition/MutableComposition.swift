@@ -19,6 +19,15 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
     private struct State: Sendable {
         var tracks: [CompositionTrack] = []
         var writesWithoutEditLists = false
+        /// The asset last made, and the state it was made of.
+        var made: (key: AssetKey, asset: Asset)?
+    }
+
+    /// What a made asset depends on: the tracks, each edit of them, the layout.
+    private struct AssetKey: Equatable {
+        var edits: [ObjectIdentifier: Int]
+        var order: [ObjectIdentifier]
+        var writesWithoutEditLists: Bool
     }
     /// Held for each edit as a whole (a track's own lock is taken inside it, never the other way).
     private let state = Locked(State())
@@ -44,13 +53,14 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
     /// takes the next free ID; an ID already in use gives nil.
     @discardableResult
     public func addMutableTrack(withMediaType mediaType: MediaType, preferredTrackID: Int = 0) -> CompositionTrack? {
-        state.withLock { Self.addTrack(to: &$0.tracks, mediaType: mediaType, preferredTrackID: preferredTrackID) }
+        state.withLock { addTrack(to: &$0.tracks, mediaType: mediaType, preferredTrackID: preferredTrackID) }
     }
 
-    private static func addTrack(to tracks: inout [CompositionTrack], mediaType: MediaType, preferredTrackID: Int) -> CompositionTrack? {
+    private func addTrack(to tracks: inout [CompositionTrack], mediaType: MediaType, preferredTrackID: Int) -> CompositionTrack? {
         let id = preferredTrackID > 0 ? preferredTrackID : (tracks.map(\.trackID).max() ?? 0) + 1
         guard !tracks.contains(where: { $0.trackID == id }) else { return nil }
         let track = CompositionTrack(trackID: id, mediaType: mediaType)
+        track.composition = self
         tracks.append(track)
         return track
     }
@@ -59,13 +69,17 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
 
     public func tracks(withMediaType mediaType: MediaType) -> [CompositionTrack] { tracks.filter { $0.mediaType == mediaType } }
 
-    public func removeTrack(_ track: CompositionTrack) { state.withLock { $0.tracks.removeAll { $0 === track } } }
+    public func removeTrack(_ track: CompositionTrack) {
+        state.withLock { $0.tracks.removeAll { $0 === track } }
+        if track.composition === self { track.composition = nil }
+    }
 
     /// Inserts `range` of every video, audio and text track of `asset` at `time`: the n-th
     /// source track of a media type goes into the n-th composition track of that type (added
     /// when missing); every other track gets an empty range there, so that tracks stay in step.
-    /// - Throws: when the range is empty or lies past the asset's end.
+    /// - Throws: when the range is empty or lies past the asset's end, or `time` is negative.
     public func insertTimeRange(_ range: TimeRange, of asset: Asset, at time: MediaTime) throws {
+        try CompositionTrack.check(insertionTime: time, into: "the composition")
         try CompositionTrack.check(range, within: TimeRange(start: .zero, duration: asset.duration), of: asset.url.lastPathComponent)
         state.withLock { s in
             var used: [MediaType: Int] = [:]
@@ -75,7 +89,7 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
                 let n = used[source.mediaType, default: 0]
                 used[source.mediaType] = n + 1
                 let existing = s.tracks.filter { $0.mediaType == source.mediaType }
-                let target = n < existing.count ? existing[n] : Self.addTrack(to: &s.tracks, mediaType: source.mediaType, preferredTrackID: 0)!
+                let target = n < existing.count ? existing[n] : addTrack(to: &s.tracks, mediaType: source.mediaType, preferredTrackID: 0)!
                 let clipped = range.intersection(source.timeRange)
                 if clipped.duration > .zero {
                     target.insert(clipped, of: source, at: time + (clipped.start - range.start), padTo: range.duration, insertedAt: time)
@@ -113,10 +127,26 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
         state.withLock { for t in $0.tracks { t.scaleTimeRange(range, toDuration: duration) } }
     }
 
-    /// The composition as it is now, as an asset to read or export.
+    /// The composition as it is now, as an asset to read or export: a new one each call.
     /// - Throws: when a source cannot be read.
     public func makeAsset() throws -> Asset {
         try Asset(composition: self)
+    }
+
+    /// The composition as an asset: the same object until the composition changes, so that a
+    /// reader of `asset()` takes outputs of `track.assetTrack()` (what AVFoundation's
+    /// composition, itself an asset, does). `AssetReader`, `ExportSession`, the outputs and the
+    /// mix and layer parameters take a composition and its tracks through it.
+    /// - Throws: when a source cannot be read.
+    public func asset() throws -> Asset {
+        let key: AssetKey = state.withLock { s in
+            AssetKey(edits: Dictionary(uniqueKeysWithValues: s.tracks.map { (ObjectIdentifier($0), $0.editCount) }),
+                     order: s.tracks.map { ObjectIdentifier($0) }, writesWithoutEditLists: s.writesWithoutEditLists)
+        }
+        if let made = state[\.made], made.key == key { return made.asset }
+        let asset = try makeAsset()
+        state.withLock { $0.made = (key, asset) }
+        return asset
     }
 }
 
@@ -124,7 +154,7 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
 /// composition's timeline, or nothing (`isEmpty`).
 public struct CompositionTrackSegment: Sendable {
     /// The file the media comes from; nil for an empty segment.
-    public var sourceURL: URL? { sourceTrack?.asset?.url }
+    public var sourceURL: URL? { sourceTrack?.origin.url }
     /// The source track's ID; 0 for an empty segment.
     public var sourceTrackID: Int { sourceTrack?.trackID ?? 0 }
     /// The range of the source asset's timeline shown; nil for an empty segment.
@@ -138,13 +168,11 @@ public struct CompositionTrackSegment: Sendable {
         return sourceRange.duration != targetRange.duration
     }
 
+    /// The source track, which keeps its file and source alive (`AssetTrack.origin`).
     let sourceTrack: AssetTrack?
-    /// Keeps the source asset alive (an `AssetTrack` holds its asset weakly).
-    let sourceAsset: Asset?
 
     init(source: AssetTrack?, sourceRange: TimeRange?, targetRange: TimeRange) {
         sourceTrack = source
-        sourceAsset = source?.asset
         self.sourceRange = sourceRange
         self.targetRange = targetRange
     }

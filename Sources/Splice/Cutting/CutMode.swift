@@ -72,7 +72,7 @@ extension AssetTrack {
         guard let first = sources.first?.formatDescriptions.first else { return "nothing of it is shown" }
         for track in sources {
             guard let format = track.formatDescriptions.first, track.formatDescriptions.count == 1 else {
-                return "\(track.asset?.url.lastPathComponent ?? "a clip") has several sample descriptions"
+                return "\(track.origin.url.lastPathComponent) has several sample descriptions"
             }
             guard track.codecName == sources[0].codecName, format.dimensions == first.dimensions else { return "its clips differ in codec or size" }
             switch (mediaType, track.codecName) {

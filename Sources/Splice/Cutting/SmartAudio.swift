@@ -103,7 +103,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
             // (times past what a sample count holds are refused, not wrapped)
             let starts = try packets.map { p in
                 let (n, overflow) = Int(widening: p.presentationTimeStamp.convertScale(scale).value).addingReportingOverflow(offset)
-                guard !overflow else { throw MediaError(.invalidData, "a sound packet's time is out of range", file: track.asset?.url.path) }
+                guard !overflow else { throw MediaError(.invalidData, "a sound packet's time is out of range", file: track.origin.url.path) }
                 return n
             }
             placed.append(Placed(span: span, start: start, end: end, offset: offset, packets: Array(zip(packets, starts))))
@@ -124,15 +124,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// The channels AAC frames carry: the AudioSpecificConfig's channel configuration (an MP4
     /// sample entry says 2 for mono too), else the entry's count.
     static func channels(of format: FormatDescription) -> Int? {
-        let asc = format.parameters.extradata
-        if asc.count >= 2, asc[0] >> 3 != 31, (asc[0] & 7) << 1 | asc[1] >> 7 != 15 {
-            switch Int(widening: (asc[1] >> 3) & 0xF) {
-            case 1...6: return Int(widening: (asc[1] >> 3) & 0xF)
-            case 7: return 8
-            default: break
-            }
-        }
-        return format.channelCount
+        AudioSpecificConfig(format.parameters.extradata)?.codedChannels ?? format.channelCount
     }
 
     /// The offset nearest `ideal` that puts packets starting at `phase` (+ offset) on the frame grid.
@@ -268,7 +260,8 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// `track`'s decoded sound over source samples [from, to) (interleaved; silence where it has none).
     private func decode(_ track: AssetTrack, from: Int, to: Int) throws -> [Float] {
         var out = [Float](repeating: 0, count: max(0, to - from) * channels)
-        guard let asset = track.asset, to > from else { return out }
+        guard to > from else { return out }
+        let asset = track.owningAsset
         let scale = Int32(clamping: rate)
         let reader = try AssetReader(asset: asset)
         let start = max(MediaTime.zero, MediaTime(value: Int64(widening: from), timescale: scale))

@@ -48,7 +48,7 @@ extension SmartVideoSource {
                 output = nil
                 return
             }
-            guard let asset = track.asset else { throw MediaError(.invalidOperation, "track \(track.trackID)'s asset is gone") }
+            let asset = track.owningAsset
             timescale = track.naturalTimeScale
             let reader = try AssetReader(asset: asset)
             // (from two frames earlier: the frame on screen at the range's start may begin before it)

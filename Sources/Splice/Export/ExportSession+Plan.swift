@@ -32,7 +32,9 @@ extension ExportSession {
         case .audio where audioMix != nil && mixedTracks.contains { $0 === track }:
             guard mixedTracks.first === track, let mix = audioMix else { return .leaveOut }
             let first = track.formatDescriptions.first
-            let rate = audioSampleRate ?? ((first?.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000), channels = audioChannelCount ?? (first?.channelCount ?? 2)
+            // (as many channels as the widest track: a mono voice and stereo music mix in stereo)
+            let widest = mixedTracks.compactMap { $0.formatDescriptions.first?.channelCount }.max()
+            let rate = audioSampleRate ?? ((first?.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000), channels = audioChannelCount ?? widest ?? 2
             let codec = audioCodec(in: type)
             let bitRate = [.flac, .alac].contains(codec) ? nil : (audioBitRate ?? preset.audioBitRate ?? 192_000)
             return .mix(mixedTracks, mix, AudioOutputSettings(sampleFormat: .f32, isInterleaved: true, sampleRate: rate, channelCount: channels),
@@ -118,11 +120,22 @@ extension ExportSession {
         return named.isEmpty ? video.filter(\.isEnabled) : video.filter { named.contains($0.trackID) }
     }
 
-    /// The audio tracks an `audioMix` mixes: those it has parameters for, else every enabled one.
+    /// The audio tracks an `audioMix` mixes, as AVFoundation's does: every enabled one, and a
+    /// disabled one it has parameters for; parameters only set volumes.
     var mixedTracks: [AssetTrack] {
         guard let mix = audioMix else { return [] }
-        let named = asset.tracks(withMediaType: .audio).filter { mix.parameters(forTrackID: $0.trackID) != nil }
-        return named.isEmpty ? asset.tracks(withMediaType: .audio).filter(\.isEnabled) : named
+        return asset.tracks(withMediaType: .audio).filter { $0.isEnabled || mix.parameters(forTrackID: $0.trackID) != nil }
+    }
+
+    /// One line per `audioMix` parameters that name no audio track of the asset (AVFoundation
+    /// ignores them without a word).
+    var audioMixNotes: [String] {
+        (audioMix?.inputParameters ?? []).compactMap { p in
+            guard let track = asset.track(withTrackID: p.trackID) else {
+                return "the audio mix's parameters for track \(p.trackID) are ignored: the asset has no track \(p.trackID)"
+            }
+            return track.mediaType == .audio ? nil : "the audio mix's parameters for track \(p.trackID) are ignored: it is a \(track.mediaType) track"
+        }
     }
 
     /// The bits per component of a track's pictures, from its codec configuration (8 when unknown).

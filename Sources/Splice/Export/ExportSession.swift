@@ -61,10 +61,12 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     @Guarded public var crf: Int? = nil
     @Guarded public var audioCodec: AudioEncodingSettings.Codec? = nil
     @Guarded public var audioBitRate: Int? = nil
-    /// The audio tracks' volumes: the tracks it has parameters for (every enabled audio track
-    /// when it has none) are mixed into one track, in the first one's place, language and group,
-    /// and encoded — AAC at 192 kb/s under `passthrough` (video still copied), else as the
-    /// preset says. Samples the mix clipped are reported in `warnings`.
+    /// The audio tracks' volumes: every enabled audio track (and a disabled one it has
+    /// parameters for) is mixed into one track, in the first one's place, language and group,
+    /// with as many channels as the widest, and encoded — AAC at 192 kb/s under `passthrough`
+    /// (video still copied), else as the preset says; a track without parameters plays at 1.
+    /// Samples the mix clipped are reported in `warnings`, and so are parameters for a track ID
+    /// that is not an audio track of the asset (AVFoundation ignores those silently).
     @Guarded public var audioMix: AudioMix? = nil
     /// How the video tracks are drawn into the one video track of the output: their layers'
     /// transforms, opacities and crops, and still-image overlays (a watermark). The tracks it
@@ -89,7 +91,9 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// What the job that made the session decided, and why, before it runs (every clip
     /// re-encoded, cuts moved to sync samples, audio encoded that the container cannot hold).
     @Guarded public internal(set) var notes: [String] = []
-    /// Called with `progress` as it moves, from the export's queues, one call at a time.
+    /// Called with `progress` as it moves, from the export's queues, one call at a time: at most
+    /// about ten times a second (AVFoundation has no handler; `progress` is polled there), and
+    /// with 1.0 once, when the export has finished.
     @Guarded public var progressHandler: (@Sendable (Double) -> Void)? = nil
 
     private let lock = NSLock()
@@ -117,6 +121,16 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     }
 
     /// - Throws: `.unsupported` for a name that is no preset (the message lists the presets).
+    /// Exports `composition` as it is now (`composition.asset()`).
+    public convenience init(asset composition: MutableComposition, preset: ExportPreset) throws {
+        self.init(asset: try composition.asset(), preset: preset)
+    }
+
+    /// Exports `composition` as it is now (`composition.asset()`).
+    public convenience init(asset composition: MutableComposition, presetName: String) throws {
+        try self.init(asset: composition.asset(), presetName: presetName)
+    }
+
     public convenience init(asset: Asset, presetName: String) throws {
         guard let preset = ExportPreset(rawValue: presetName) else {
             throw MediaError(.unsupported, "no preset named '\(presetName)'; the presets are "
@@ -318,7 +332,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
             range = moved
             notes.append(note)
         }
-        notes += cutNotes(in: fileType)
+        notes += cutNotes(in: fileType) + audioMixNotes
         var mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
         if fileType.holdsSoundOnly, preset != .appleM4A {
             notes += asset.tracks(withMediaType: .video).map { "track \($0.trackID) (video) is left out: .\(fileType.rawValue) files hold sound only" }
@@ -365,10 +379,11 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
                 let f = final ? 1 : min(fraction, 0.999)
                 guard f > _progress else { return nil }
                 _progress = f
-                return f
+                return pacing.tells(f) ? f : nil
             }
             if let moved { progressHandler?(moved) }
         }
     }
     private let delivery = NSLock()
+    private var pacing = ProgressPacing()   // under `lock`
 }

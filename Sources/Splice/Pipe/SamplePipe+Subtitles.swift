@@ -100,7 +100,7 @@ extension SamplePipe {
 public enum SubtitleExtraction {
     /// The cues of a tx3g subtitle track, markup restored from its style records.
     public static func cues(of track: AssetTrack) throws -> [SubtitleCue] {
-        guard let asset = track.asset else { throw MediaError(.invalidOperation, "track without asset") }
+        let asset = track.owningAsset
         guard track.formatDescriptions.first?.codec == "tx3g" else {
             throw MediaError(.unsupported, "track \(track.trackID) is \(track.codecName), not tx3g timed text", file: asset.url.path)
         }

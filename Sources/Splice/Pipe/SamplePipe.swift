@@ -45,7 +45,7 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
     public let reader: AssetReader?
     public let writer: AssetWriter
     /// Called with the fraction done (0…1), from the pipe's queues, one call at a time (never
-    /// holding a lock that `cancel()` takes).
+    /// holding a lock that `cancel()` takes), at most about ten times a second, 1.0 once.
     @Guarded public var progressHandler: (@Sendable (Double) -> Void)? = nil
 
     private struct Connection {
@@ -176,17 +176,20 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
         if first { group.leave() }
     }
 
-    /// Calls `progressHandler` one call at a time (the connections' queues report concurrently).
+    /// Calls `progressHandler` one call at a time (the connections' queues report concurrently),
+    /// at most about ten times a second, and with 1.0 once.
     private let delivery = NSLock()
+    private var pacing = ProgressPacing()   // under `lock`
 
     private func report(_ i: Int, _ fraction: Double) {
         guard let handler = progressHandler else { return }
         delivery.withLock {
-            let total: Double = lock.withLock {
+            let total: Double? = lock.withLock {
                 progress[i] = fraction
-                return progress.reduce(0, +) / Double(max(1, progress.count))
+                let total = progress.allSatisfy { $0 >= 1 } ? 1 : min(0.999, progress.reduce(0, +) / Double(max(1, progress.count)))
+                return pacing.tells(total) ? total : nil
             }
-            handler(total)
+            if let total { handler(total) }
         }
     }
 

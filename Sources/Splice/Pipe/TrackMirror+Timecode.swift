@@ -9,7 +9,8 @@ extension TrackMirror {
     /// The start timecode of a `tmcd` track of an MP4/MOV ("01:02:03:04"; ";" before the frames
     /// for drop frame): its first sample's frame number, counted as its description says.
     static func startTimecode(of track: AssetTrack) -> String? {
-        guard let asset = track.asset, let entry = track.formatDescriptions.first?.sampleEntry,
+        let asset = track.owningAsset
+        guard let entry = track.formatDescriptions.first?.sampleEntry,
               let description = TimecodeDescription(sampleEntry: [UInt8](entry)),
               description.timescale <= UInt32(clamping: Int32.max), description.frameDuration <= UInt32(clamping: Int32.max),
               let bytes = try? firstSample(of: track, in: asset), bytes.count >= 4 else { return nil }

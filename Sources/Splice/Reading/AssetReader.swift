@@ -31,9 +31,10 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
     private var _warnings: [String] = []
 
     /// Makes a reader for `asset`.
-    /// Reads `composition` as it is now (`composition.makeAsset()`).
+    /// Reads `composition` as it is now (`composition.asset()`): outputs of its tracks
+    /// (`AssetReaderTrackOutput(track: compositionTrack)`) can be added.
     public convenience init(asset composition: MutableComposition) throws {
-        try self.init(asset: composition.makeAsset())
+        try self.init(asset: composition.asset())
     }
 
     public init(asset: Asset) throws {

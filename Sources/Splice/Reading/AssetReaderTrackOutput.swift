@@ -40,6 +40,13 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @
         self.outputSettings = outputSettings
     }
 
+    /// An output of a composition's track, for a reader of the composition as it is now
+    /// (`AssetReader(asset: composition)`). Unlike AVFoundation's, it throws: the composition is
+    /// laid out here, which reads its sources.
+    public convenience init(track: CompositionTrack, outputSettings: OutputSettings? = nil) throws {
+        self.init(track: try track.assetTrack(), outputSettings: outputSettings)
+    }
+
     /// An output let go of mid-read stops its cursor (a decoding one ends its thread).
     deinit { cursor?.close() }
 

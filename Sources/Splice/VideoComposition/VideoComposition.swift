@@ -58,6 +58,11 @@ public struct VideoComposition: Sendable {
         instructions = [instruction]
     }
 
+    /// The properties of `composition` as it is now (`composition.asset()`).
+    public init(propertiesOf composition: MutableComposition) throws {
+        try self.init(propertiesOf: composition.asset())
+    }
+
     /// AVFoundation's older spelling of `init(propertiesOf:)`.
     public static func videoComposition(withPropertiesOf asset: Asset) throws -> VideoComposition {
         try VideoComposition(propertiesOf: asset)
@@ -158,6 +163,7 @@ public struct VideoCompositionLayerInstruction: Sendable {
 
     public init(trackID: Int) { self.trackID = trackID }
     public init(assetTrack: AssetTrack) { trackID = assetTrack.trackID }
+    public init(assetTrack: CompositionTrack) { trackID = assetTrack.trackID }
 
     public mutating func setTransform(_ transform: AffineTransform2D, at time: MediaTime) {
         insertTransform((time.seconds, time.seconds, transform, transform))

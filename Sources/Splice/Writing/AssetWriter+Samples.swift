@@ -9,7 +9,11 @@ extension AssetWriter {
     func append(_ sample: SampleBuffer, to input: AssetWriterInput) -> Bool {
         let state = input.state
         let (appended, others, staged): (Bool, Bool, Bool) = lock.withLock {
-            guard _status == .writing else { return (false, false, false) }
+            guard _status == .writing else {
+                // (AVFoundation raises an exception here; Splice fails the writer, saying why)
+                if _status == .unknown { failLocked(MediaError(.invalidOperation, "a sample was appended before startWriting()")) }
+                return (false, false, false)
+            }
             do {
                 // A copy (no stages) takes the lock once.
                 guard !state.stages.isEmpty else { return (true, try appendLocked(sample, to: input), false) }

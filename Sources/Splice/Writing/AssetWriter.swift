@@ -62,10 +62,13 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
     var sessionStarted = false
 
     /// Makes a writer for `outputURL`; `fileType` defaults to the one its extension names.
-    /// - Throws: `.unsupported` when no file type is given and the extension names none Splice writes.
+    /// - Throws: `.unsupported` when no file type is given and the extension names none Splice
+    ///   writes; `.invalidOperation` when `fileType` is of another kind than the extension names
+    ///   (`.mkv` into `x.mp4`; AVFoundation writes it and names it wrong).
     public init(outputURL: URL, fileType: FileType? = nil) throws {
         self.outputURL = outputURL
         let type = try fileType ?? FileType.writing(outputURL)
+        try FileType.check(type, against: outputURL)
         if type.muxerName != nil {
             do { try FFmpegLibraries.load(for: "writing .\(type.rawValue) files") } catch {
                 throw MediaError(.unsupported, error.description, file: outputURL.path, underlying: error)
