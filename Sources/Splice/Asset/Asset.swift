@@ -82,6 +82,9 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     /// What reading a damaged MP4/MOV with `salvage` left out or made up, one line each (empty
     /// for a sound file).
     public let salvageNotes: [String]
+    /// What a composition's asset leaves out of the composition, one line each: tracks without
+    /// media (AVFoundation keeps them as tracks without samples). An export warns of them.
+    public let notes: [String]
 
     /// Opens and reads the structure of the movie at `url`.
     /// - Parameter salvage: read a damaged MP4/MOV for what it still holds instead of refusing it:
@@ -128,6 +131,7 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
         startTime = loaded.startTime
         source = loaded.source
         salvageNotes = loaded.salvageNotes
+        notes = loaded.notes
         let origin = AssetOrigin(url: url, format: format, duration: duration, startTime: startTime, source: source, salvageNotes: salvageNotes)
         for t in tracks {
             t.asset = self
@@ -229,6 +233,7 @@ struct LoadedAsset {
     var tracks: [AssetTrack]
     var source: any AssetSource
     var salvageNotes: [String] = []
+    var notes: [String] = []
 }
 
 /// What Splice shows of its libraries' own messages.

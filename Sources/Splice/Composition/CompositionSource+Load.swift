@@ -7,7 +7,12 @@ extension CompositionSource {
     static func load(_ composition: MutableComposition) throws -> LoadedAsset {
         var layouts: [Int: Layout] = [:]
         var made: [AssetTrack] = []
-        for t in composition.tracks where !t.segments.isEmpty {
+        var notes: [String] = []
+        for t in composition.tracks {
+            guard t.segments.contains(where: { !$0.isEmpty }) else {
+                notes.append("composition track \(t.trackID) (\(t.mediaType)) has no media and is left out")
+                continue
+            }
             let layout = try CompositionSource.layout(t, withoutEditLists: composition.writesWithoutEditLists)
             layouts[t.trackID] = layout
             let first = t.segments.first { !$0.isEmpty }?.sourceTrack
@@ -19,7 +24,7 @@ extension CompositionSource {
             p.alternateGroup = t.alternateGroup
             p.name = t.name
             // Associations to tracks that made it into the asset (not to empty ones).
-            p.associations = t.associations.mapValues { ids in ids.filter { id in composition.tracks.contains { $0.trackID == id && !$0.segments.isEmpty } } }
+            p.associations = t.associations.mapValues { ids in ids.filter { id in composition.tracks.contains { $0.trackID == id && $0.segments.contains { !$0.isEmpty } } } }
                 .filter { !$0.value.isEmpty }
             p.segments = layout.edits
             p.sampleCount = layout.sampleCount
@@ -31,6 +36,6 @@ extension CompositionSource {
             made.append(AssetTrack(p, backing: CompositionTrackBacking(layout: layout, segments: t.segments)))
         }
         return LoadedAsset(format: "composition", duration: made.map(\.timeRange.end).max() ?? .zero, startTime: .zero, tracks: made,
-                           source: CompositionSource(layouts: layouts))
+                           source: CompositionSource(layouts: layouts), notes: notes)
     }
 }

@@ -332,7 +332,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
             range = moved
             notes.append(note)
         }
-        notes += cutNotes(in: fileType) + audioMixNotes
+        notes += asset.notes + cutNotes(in: fileType) + audioMixNotes
         var mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
         if fileType.holdsSoundOnly, preset != .appleM4A {
             notes += asset.tracks(withMediaType: .video).map { "track \($0.trackID) (video) is left out: .\(fileType.rawValue) files hold sound only" }

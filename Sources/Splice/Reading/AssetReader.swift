@@ -155,7 +155,15 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
                 let timeline = output.presentsMediaTimeline ? TimelineCursor(mediaTimesOf: track, timeRange: range, open: open)
                                                             : TimelineCursor(track: track, timeRange: cut?.read ?? range, carriesPreroll: cut == nil, open: open)
                 if let settings = output.outputSettings {
-                    let decoding = try session.makeDecodingCursor(for: track, timeline: timeline, settings: settings, timeRange: cut?.shown ?? range)
+                    let decoding: any DecodedSampleCursor
+                    if cut == nil, !asset.isComposition, let spans = EditsDecodingCursor.spans(of: track, in: range) {
+                        decoding = EditsDecodingCursor(spans: spans) { span in
+                            try session.makeDecodingCursor(for: track, timeline: TimelineCursor(track: track, timeRange: span, open: open),
+                                                           settings: settings, timeRange: span)
+                        }
+                    } else {
+                        decoding = try session.makeDecodingCursor(for: track, timeline: timeline, settings: settings, timeRange: cut?.shown ?? range)
+                    }
                     let timed = ConstantRateCursor.applying(settings, to: decoding, from: range == .everything ? decoding.timelineOrigin : range.start)
                     output.start(PrefetchingCursor(timed, capacity: track.mediaType == .video ? 4 : 0,
                                                    damagedPackets: { decoding.damagedPackets }, messages: { decoding.takeDecoderMessages() }))

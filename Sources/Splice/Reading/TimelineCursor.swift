@@ -19,6 +19,9 @@ final class TimelineCursor: SampleCursor {
         var shift: MediaTime
         /// A dwell: one sample shown from `target.start` for `target.duration`.
         var dwell: TimeRange?
+        /// Where the edit shows its media on the timeline, for samples that are cut to it (text:
+        /// a cue begun before the edit shows from its start, one going on past it ends there).
+        var shown: TimeRange?
     }
 
     private let trackID: Int
@@ -115,7 +118,7 @@ final class TimelineCursor: SampleCursor {
             let reach = i == 0 && range.start < segment.target.start ? range.start : target.start
             let start = whole && i == 0 ? MediaTime.negativeInfinity : (reach - shift).convertScale(scale, method: .down)
             let end = target.end.isNumeric ? (target.end - shift).convertScale(scale, method: .up) : MediaTime.positiveInfinity
-            pieces.append(Piece(media: MediaSpan(start: start, end: end), shift: shift))
+            pieces.append(Piece(media: MediaSpan(start: start, end: end), shift: shift, shown: track.mediaType.isLegible ? target : nil))
         }
         return pieces
     }
@@ -123,7 +126,7 @@ final class TimelineCursor: SampleCursor {
     func next() throws -> SampleBuffer? {
         if let refusal { throw refusal }
         // Steady state: a piece past its start, nothing queued — one sample in, one out.
-        if ready.isEmpty, let c = current, c.filter.released, c.piece.dwell == nil {
+        if ready.isEmpty, let c = current, c.filter.released, c.piece.dwell == nil, c.piece.shown == nil {
             let end = c.filter.span.end
             if var sample = try c.cursor.next(), !(end.isNumeric && sample.decodeTimeStamp >= end) {
                 if c.isShifted { TimelineCursor.shift(&sample, by: c.piece.shift) }
@@ -149,11 +152,10 @@ final class TimelineCursor: SampleCursor {
             let outcome = try c.cursor.next().map { try c.filter.push($0) } ?? .end
             switch outcome {
             case .pass(let sample) where c.piece.dwell == nil:
-                var s = sample
-                TimelineCursor.shift(&s, by: c.piece.shift)
+                guard let s = TimelineCursor.placed(sample, in: c.piece) else { continue }
                 return try handOut(s)
             case .release(let samples) where c.piece.dwell == nil:
-                ready = samples.map { var s = $0; TimelineCursor.shift(&s, by: c.piece.shift); return s }
+                ready = samples.compactMap { TimelineCursor.placed($0, in: c.piece) }
             case .end:
                 c.cursor.close()
                 current = nil
@@ -185,6 +187,23 @@ final class TimelineCursor: SampleCursor {
                              location: "track \(trackID)")
         }
         lastDecodeTime = sample.decodeTimeStamp
+    }
+
+    /// `sample` on the timeline through `piece`: moved by its shift, and for a piece whose
+    /// samples are cut to it, shown from the piece's start at the earliest and to its end at the
+    /// latest (nil when nothing of it is shown there).
+    private static func placed(_ sample: SampleBuffer, in piece: Piece) -> SampleBuffer? {
+        var s = sample
+        shift(&s, by: piece.shift)
+        guard let shown = piece.shown else { return s }
+        let scale = s.presentationTimeStamp.timescale
+        let start = max(s.presentationTimeStamp, shown.start.convertScale(scale, method: .up))
+        let end = min(s.presentationTimeStamp + s.duration, shown.end.isNumeric ? shown.end.convertScale(scale, method: .down) : .positiveInfinity)
+        guard end > start else { return nil }
+        s.presentationTimeStamp = start
+        s.decodeTimeStamp = start
+        s.duration = end - start
+        return s
     }
 
     /// Moves `sample` by `shift` (media time → timeline time).

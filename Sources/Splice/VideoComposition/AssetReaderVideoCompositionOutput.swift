@@ -88,9 +88,7 @@ private final class CompositionRenderCursor: SampleCursor {
 
     init(_ output: AssetReaderVideoCompositionOutput) throws {
         composition = try output.resolvedComposition()
-        guard composition.frameDuration.isNumeric, composition.frameDuration > .zero else {
-            throw MediaError(.invalidOperation, "the video composition's frameDuration must be positive, not \(composition.frameDuration)")
-        }
+        try composition.check()
         (outputs, tracks) = (output.outputs, output.videoTracks)
         let range = output.reader?.timeRange ?? .everything
         let trackEnd = tracks.map(\.timeRange.end).max() ?? .zero

@@ -63,6 +63,29 @@ public struct VideoComposition: Sendable {
         try self.init(propertiesOf: composition.asset())
     }
 
+    /// Refuses what cannot be drawn: a frame duration that is not positive, a render size
+    /// without pixels, an overlay whose frame is empty or lies wholly outside the picture
+    /// (AVFoundation draws nothing there without a word).
+    func check() throws {
+        guard frameDuration.isNumeric, frameDuration > .zero else {
+            throw MediaError(.invalidOperation, "the video composition's frameDuration must be positive, not \(String(format: "%.3f s", frameDuration.seconds))")
+        }
+        guard renderSize.width > 0, renderSize.height > 0 else {
+            throw MediaError(.invalidOperation, "the video composition's renderSize \(renderSize.width)x\(renderSize.height) has no pixels")
+        }
+        let picture = CGRect(x: 0, y: 0, width: renderSize.width, height: renderSize.height)
+        for (i, overlay) in overlays.enumerated() {
+            let f = overlay.frame
+            let at = "overlay \(i + 1)'s frame (x \(f.origin.x), y \(f.origin.y), \(f.size.width)x\(f.size.height))"
+            guard f.size.width > 0, f.size.height > 0, f.origin.x.isFinite, f.origin.y.isFinite, f.size.width.isFinite, f.size.height.isFinite else {
+                throw MediaError(.invalidOperation, "\(at) is empty")
+            }
+            guard f.intersects(picture) else {
+                throw MediaError(.invalidOperation, "\(at) lies wholly outside the \(renderSize.width)x\(renderSize.height) picture")
+            }
+        }
+    }
+
     /// AVFoundation's older spelling of `init(propertiesOf:)`.
     public static func videoComposition(withPropertiesOf asset: Asset) throws -> VideoComposition {
         try VideoComposition(propertiesOf: asset)
