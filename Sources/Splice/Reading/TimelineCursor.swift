@@ -117,8 +117,12 @@ final class TimelineCursor: SampleCursor {
             // does a range that starts before it, as far as it reaches.
             let reach = i == 0 && range.start < segment.target.start ? range.start : target.start
             let start = whole && i == 0 ? MediaTime.negativeInfinity : (reach - shift).convertScale(scale, method: .down)
-            let end = target.end.isNumeric ? (target.end - shift).convertScale(scale, method: .up) : MediaTime.positiveInfinity
-            pieces.append(Piece(media: MediaSpan(start: start, end: end), shift: shift, shown: track.mediaType.isLegible ? target : nil))
+            var end = target.end.isNumeric ? (target.end - shift).convertScale(scale, method: .up) : MediaTime.positiveInfinity
+            // Text: a zero-length sample at the edit's end ends the cue before it there (the
+            // track's last sample, mostly); it is read too, so that a copy keeps it.
+            let legible = track.mediaType.isLegible
+            if legible, end.isNumeric { end = end + MediaTime(value: 1, timescale: scale) }
+            pieces.append(Piece(media: MediaSpan(start: start, end: end), shift: shift, shown: legible ? target : nil))
         }
         return pieces
     }
@@ -198,7 +202,10 @@ final class TimelineCursor: SampleCursor {
         guard let shown = piece.shown else { return s }
         let scale = s.presentationTimeStamp.timescale
         let start = max(s.presentationTimeStamp, shown.start.convertScale(scale, method: .up))
-        let end = min(s.presentationTimeStamp + s.duration, shown.end.isNumeric ? shown.end.convertScale(scale, method: .down) : .positiveInfinity)
+        let limit = shown.end.isNumeric ? shown.end.convertScale(scale, method: .down) : .positiveInfinity
+        let end = min(s.presentationTimeStamp + s.duration, limit)
+        // (a zero-length sample inside the edit or at its end is kept as it is: a cue's end)
+        if s.duration == .zero, s.presentationTimeStamp >= start, s.presentationTimeStamp <= limit { return s }
         guard end > start else { return nil }
         s.presentationTimeStamp = start
         s.decodeTimeStamp = start
