@@ -209,6 +209,7 @@ STUB(RESAMPLE, int, swr_alloc_set_opts2,
       AVChannelLayout *in_ch_layout, enum AVSampleFormat in_sample_fmt, int in_sample_rate, int log_offset, void *log_ctx),
      (ps, out_ch_layout, out_sample_fmt, out_sample_rate, in_ch_layout, in_sample_fmt, in_sample_rate, log_offset, log_ctx))
 STUB(RESAMPLE, int, swr_init, (struct SwrContext *s), (s))
+STUB(RESAMPLE, int, swr_set_matrix, (struct SwrContext *s, const double *matrix, int stride), (s, matrix, stride))
 VOID_STUB(RESAMPLE, swr_free, (struct SwrContext **s), (s))
 STUB(RESAMPLE, int, swr_convert, (struct SwrContext *s, uint8_t **out, int out_count, const uint8_t **in, int in_count),
      (s, out, out_count, in, in_count))

@@ -63,7 +63,11 @@ public final class AudioConverter: @unchecked Sendable {   // confined: used by 
         var inLayout = f.ch_layout
         let r = swr_alloc_set_opts2(&swr, &outputLayout, output.sampleFormat.avFormat(planar: output.isPlanar), rate,
                                     &inLayout, AVSampleFormat(rawValue: f.format), f.sample_rate, 0, nil)
-        guard r >= 0, swr_init(swr) >= 0 else {
+        // Mono into stereo: the one channel in both at its level, as AVFoundation mixes it
+        // (libswresample's own matrix puts it 3 dB down in each).
+        var matrix: [Double] = [1, 1]
+        let monoToStereo = f.ch_layout.nb_channels == 1 && outputLayout.nb_channels == 2
+        guard r >= 0, !monoToStereo || swr_set_matrix(swr, &matrix, 1) >= 0, swr_init(swr) >= 0 else {
             throw FFmpegError(code: r < 0 ? r : splice_averror(EINVAL), operation: "cannot convert \(f.sample_rate) Hz audio to \(output)").mediaError
         }
     }

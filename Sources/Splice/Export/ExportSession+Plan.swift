@@ -122,8 +122,10 @@ extension ExportSession {
 
     /// The audio tracks an `audioMix` mixes, as AVFoundation's does: every enabled one, and a
     /// disabled one it has parameters for; parameters only set volumes.
+    /// (`mixing(_:under:)` mixes the music and the original only, keeping the other tracks.)
     var mixedTracks: [AssetTrack] {
         guard let mix = audioMix else { return [] }
+        if let only = mixedTrackIDs { return asset.tracks(withMediaType: .audio).filter { only.contains($0.trackID) } }
         return asset.tracks(withMediaType: .audio).filter { $0.isEnabled || mix.parameters(forTrackID: $0.trackID) != nil }
     }
 

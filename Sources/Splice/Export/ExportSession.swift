@@ -68,6 +68,9 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// Samples the mix clipped are reported in `warnings`, and so are parameters for a track ID
     /// that is not an audio track of the asset (AVFoundation ignores those silently).
     @Guarded public var audioMix: AudioMix? = nil
+    /// The audio tracks `audioMix` mixes when not all (a job that lays music under one track
+    /// and copies the others); nil: AVFoundation's rule.
+    @Guarded var mixedTrackIDs: Set<Int>? = nil
     /// How the video tracks are drawn into the one video track of the output: their layers'
     /// transforms, opacities and crops, and still-image overlays (a watermark). The tracks it
     /// draws become one track in the first video track's place; with no video track in the asset

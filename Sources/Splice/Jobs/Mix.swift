@@ -63,6 +63,7 @@ extension ExportSession {
 
         let session = ExportSession(asset: try composition.makeAsset(), preset: .passthrough)
         session.audioMix = options.volumes(music: musicTrack.trackID, original: original?.trackID, end: cursor)
+        session.mixedTrackIDs = Set([musicTrack.trackID] + (original.map { [$0.trackID] } ?? []))
         session.outputURL = outputURL
         session.audioCodec = options.audioCodec
         session.audioBitRate = options.audioBitRate
