@@ -1,7 +1,9 @@
 import MediaCore
 
 /// How the audio tracks of an asset are mixed (AVFoundation's `AVAudioMix`): a volume curve
-/// per track. A track without parameters plays at 1.
+/// per track. An export mixes every enabled audio track; a track without parameters plays at
+/// 1, and parameters for a track ID that is not an audio track of the asset are named in its
+/// warnings (AVFoundation ignores them silently).
 ///
 /// ```swift
 /// var music = AudioMixInputParameters(track: musicTrack)

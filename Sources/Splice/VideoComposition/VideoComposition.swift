@@ -29,7 +29,9 @@ public struct VideoComposition: Sendable {
     /// Which tracks are drawn when; instructions should not overlap. Where none covers a time,
     /// the background and the overlays show.
     public var instructions: [VideoCompositionInstruction] = []
-    /// Still images over the layers, in order (the last on top).
+    /// Still images over the layers, in order (the last on top). An overlay whose frame is
+    /// empty or lies wholly outside `renderSize` fails the export or output that draws it
+    /// (AVFoundation draws nothing there, without a word).
     public var overlays: [VideoCompositionOverlay] = []
 
     public init(renderSize: Dimensions, frameDuration: MediaTime) {

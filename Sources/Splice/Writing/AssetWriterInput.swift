@@ -145,7 +145,8 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings @Guarde
     }
 
     /// Appends a sample. Returns `false` when it cannot be written; the writer's `status` and
-    /// `error` then say why (and always for an input that was not added to a writer).
+    /// `error` then say why (and always for an input that was not added to a writer). Before
+    /// `startWriting()` it fails the writer, saying so (AVFoundation raises an exception).
     @discardableResult
     public func append(_ sample: SampleBuffer) -> Bool {
         writer?.append(sample, to: self) ?? false
