@@ -115,7 +115,7 @@ public enum CodecRegistry {
         // rate of signalled SBR (the entry's rate stays otherwise: SBR can go unsignalled).
         if name == "aac", let asc = AudioSpecificConfig(d.specificInfo) {
             p.channelCount = asc.outputChannels
-            if asc.hasSBR { p.sampleRate = asc.outputSampleRate } else if p.sampleRate == 0 { p.sampleRate = asc.sampleRate }
+            if asc.hasSBR, asc.outputSampleRate > 0 { p.sampleRate = asc.outputSampleRate } else if p.sampleRate == 0 { p.sampleRate = asc.sampleRate }
         }
         return true
     }
