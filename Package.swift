@@ -5,6 +5,8 @@ let package = Package(
     name: "Splice",
     products: [
         .library(name: "Splice", targets: ["Splice"]),
+        // AVFoundation's and CoreMedia's spellings over Splice, for code ported from Apple platforms.
+        .library(name: "SpliceAVFoundation", targets: ["SpliceAVFoundation"]),
         // The lower layers, for the fuzz targets in Fuzz/ (a package of its own).
         .library(name: "SpliceInternals", targets: ["MediaCore", "ISOBMFF", "Subtitles"]),
         .executable(name: "splice", targets: ["splice"]),
@@ -23,6 +25,7 @@ let package = Package(
         .target(name: "Subtitles", dependencies: ["MediaCore"]),
         .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "FFmpegLoader", "MediaCore"]),
         .target(name: "Splice", dependencies: ["MediaCore", "ISOBMFF", "Subtitles", "FFmpegBridge"]),
+        .target(name: "SpliceAVFoundation", dependencies: ["Splice"]),
         .executableTarget(name: "splice", dependencies: ["Splice"]),
         .executableTarget(name: "splice-bench", dependencies: ["Splice"], path: "Benchmarks/SpliceBench"),
         .executableTarget(name: "SubtitleWriter", dependencies: ["Splice"], path: "Samples/SubtitleWriter"),
@@ -34,6 +37,7 @@ let package = Package(
         .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles"], exclude: ["Regressions"]),
         .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
         .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF", "TestSupport"], exclude: ["Regressions"]),
+        .testTarget(name: "SpliceAVFoundationTests", dependencies: ["SpliceAVFoundation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

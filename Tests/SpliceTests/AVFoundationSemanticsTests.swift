@@ -65,7 +65,7 @@ struct AVFoundationSemanticsTests {
     /// composition keeps its file; the composition and its tracks go wherever an asset and its
     /// tracks go: `ExportSession(asset:)`, `AssetReader` with a composition track's output, the
     /// mix's parameters and a layer instruction.
-    @Test func compositionsAreAssetsAndKeepTheirSources() throws {
+    @Test(.enabled(if: EncodingTests.notUnderTSan)) func compositionsAreAssetsAndKeepTheirSources() throws {
         let (mono, clip) = try Self.media.get()
         let composition = MutableComposition()
         let video = try #require(composition.addMutableTrack(withMediaType: .video))

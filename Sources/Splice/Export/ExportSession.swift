@@ -123,7 +123,6 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         self.preset = preset
     }
 
-    /// - Throws: `.unsupported` for a name that is no preset (the message lists the presets).
     /// Exports `composition` as it is now (`composition.asset()`).
     public convenience init(asset composition: MutableComposition, preset: ExportPreset) throws {
         self.init(asset: try composition.asset(), preset: preset)
@@ -134,6 +133,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         try self.init(asset: composition.asset(), presetName: presetName)
     }
 
+    /// - Throws: `.unsupported` for a name that is no preset (the message lists the presets).
     public convenience init(asset: Asset, presetName: String) throws {
         guard let preset = ExportPreset(rawValue: presetName) else {
             throw MediaError(.unsupported, "no preset named '\(presetName)'; the presets are "
