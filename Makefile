@@ -33,7 +33,7 @@ build: deps-build
 demo: build
 	.build/debug/splice inspect $(DEMO)
 
-## The README's library examples (Examples/LibraryUse) built as a package that depends on Splice
+## The library guide's examples (docs/library.md, Examples/LibraryUse) built as a package that depends on Splice
 ## by path, run, and their outputs checked with ffprobe, ffmpeg and mediainfo.
 examples: deps-test
 	scripts/check-library-examples

@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The README's library examples as another package uses Splice: by path (the script that
+// The library guide's examples (docs/library.md) as another package uses Splice: by path (the script that
 // builds them links the Splice checkout here as ../splice) or by URL:
 //     .package(url: "https://example.org/splice.git", branch: "main")
 import PackageDescription

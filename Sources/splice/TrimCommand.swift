@@ -4,16 +4,17 @@ import Splice
 /// `splice trim`: a part of a file, every sample copied.
 enum TrimCommand: Command {
     static let name = "trim"
-    static let abstract = "Cut a part of a movie out, frame-exact, copying all but the partial GOPs (MP4/MOV)."
+    static let abstract = "Cut a part of a movie out, frame-exact, copying all but the partial GOPs."
     static let usage = "splice trim <input> -o <output> --range <start>,<end> [--cut smart|exact|keyframe] [--faststart] [--force] [--progress json]"
     static let help = """
         OVERVIEW: \(abstract)
 
-        Copies the samples of every track that the range shows. Into MP4/MOV the cut is
-        frame-exact: by default the frames from the start to the first sync sample and from
-        the last copied GOP to the end are re-encoded (with the source's codec, profile and
-        size), and the sound's first and last frames; every stored frame is shown, so the
-        file plays right in every player. '--cut exact' is
+        Copies the samples of every track that the range shows. The cut is frame-exact: by
+        default the frames from the start to the first sync sample and from the last copied
+        GOP to the end are re-encoded (with the source's codec, profile and size: H.264, HEVC,
+        VP9, AV1), and the sound's first and last frames; every stored frame is shown, so the
+        file plays right in every player, in MP4/MOV, Matroska, WebM and MPEG-TS alike. Other
+        codecs are cut at sync samples, with a line saying so. '--cut exact' (MP4/MOV) is
         'splice export <input> --preset passthrough --range <start>,<end>': every sample
         copied, the frames before the start hidden by the edit list.
 
