@@ -13,5 +13,8 @@ let package = Package(
         .executableTarget(name: "copy", dependencies: [.product(name: "Splice", package: "splice")]),
         .executableTarget(name: "trim", dependencies: [.product(name: "Splice", package: "splice")]),
         .executableTarget(name: "subtitle-writer", dependencies: [.product(name: "Splice", package: "splice")]),
+        // Two articles' jobs as written for AVFoundation, with the import changed (docs/porting.md).
+        .executableTarget(name: "background-music", dependencies: [.product(name: "SpliceAVFoundation", package: "splice")]),
+        .executableTarget(name: "merge-recording", dependencies: [.product(name: "SpliceAVFoundation", package: "splice")]),
     ]
 )
