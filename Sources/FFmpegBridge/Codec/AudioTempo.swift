@@ -47,7 +47,7 @@ public final class AudioTempo: @unchecked Sendable {   // confined: used by one 
         var layout = [CChar](repeating: 0, count: 128)
         _ = withUnsafePointer(to: frame.pointer.pointee.ch_layout) { av_channel_layout_describe($0, &layout, layout.count) }
         let format = String(cString: av_get_sample_fmt_name(AVSampleFormat(rawValue: f.format)))
-        let args = "sample_rate=\(f.sample_rate):sample_fmt=\(format):channel_layout=\(String(cString: layout)):time_base=1/\(f.sample_rate)"
+        let args = "sample_rate=\(f.sample_rate):sample_fmt=\(format):channel_layout=\(String(decoding: layout.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):time_base=1/\(f.sample_rate)"
         var r = avfilter_graph_create_filter(&source, avfilter_get_by_name("abuffer"), "in", args, nil, g)
         var tempoFilter: UnsafeMutablePointer<AVFilterContext>?
         if r >= 0 { r = avfilter_graph_create_filter(&tempoFilter, avfilter_get_by_name("atempo"), "tempo", "tempo=\(tempo)", nil, g) }
