@@ -5,10 +5,21 @@ import Foundation
 /// name, `outputFileType`, an `AVAudioMix`, `Float` progress, `.waiting` among the statuses,
 /// `exportAsynchronously(completionHandler:)` and `export()`. `session` is Splice's, for what
 /// Splice adds (cut modes, codecs, warnings).
-public final class AVAssetExportSession: @unchecked Sendable {   // the session is thread-safe; `lock` guards `_status`
+public final class AVAssetExportSession: @unchecked Sendable {   // the session is thread-safe; `lock` guards `started`
     /// Where an export stands.
     public enum Status: Int, Sendable {
-        case unknown, waiting, exporting, completed, failed, cancelled
+        /// Not started.
+        case unknown
+        /// Started, not yet writing.
+        case waiting
+        /// Writing.
+        case exporting
+        /// Written: the output is in place.
+        case completed
+        /// Stopped by an error (`error`); nothing was written.
+        case failed
+        /// Cancelled (`cancelExport()`); nothing was written.
+        case cancelled
     }
 
     /// Splice's session.
@@ -35,25 +46,36 @@ public final class AVAssetExportSession: @unchecked Sendable {   // the session 
         ExportSession.exportPresets(compatibleWith: asset).map(\.rawValue)
     }
 
+    /// What is exported.
     public var asset: AVAsset { session.asset }
+    /// The preset's name.
     public var presetName: String { session.presetName }
+    /// Where the output goes; required.
     public var outputURL: URL? { get { session.outputURL } set { session.outputURL = newValue } }
+    /// The container; nil: from `outputURL`'s extension.
     public var outputFileType: AVFileType? { get { session.outputFileType } set { session.outputFileType = newValue } }
+    /// The file types the preset can write.
     public var supportedFileTypes: [AVFileType] { session.supportedFileTypes }
+    /// The part of the asset exported (all of it by default).
     public var timeRange: CMTimeRange { get { session.timeRange } set { session.timeRange = newValue } }
+    /// The movie header first, so that playback can start before the file is whole (MP4/MOV).
     public var shouldOptimizeForNetworkUse: Bool {
         get { session.shouldOptimizeForNetworkUse }
         set { session.shouldOptimizeForNetworkUse = newValue }
     }
+    /// The output's metadata; nil: the asset's.
     public var metadata: [AVMetadataItem]? { get { session.metadata } set { session.metadata = newValue } }
+    /// How the video tracks are drawn into one (overlays, layers).
     public var videoComposition: AVVideoComposition? { get { session.videoComposition } set { session.videoComposition = newValue } }
     /// The audio mix: its parameters as they are when the export starts.
     public var audioMix: AVAudioMix?
+    /// The output's size in bytes, estimated.
     public var estimatedOutputFileLength: Int64 { session.estimatedOutputFileLength }
 
     /// 0…1.
     public var progress: Float { Float(session.progress) }
 
+    /// Where the export stands.
     public var status: Status {
         switch session.status {
         case .unknown: lock.withLock { started } ? .waiting : .unknown
@@ -79,6 +101,7 @@ public final class AVAssetExportSession: @unchecked Sendable {   // the session 
         try await session.export()
     }
 
+    /// Stops the export; nothing is written.
     public func cancelExport() { session.cancelExport() }
 
     private func prepare() {

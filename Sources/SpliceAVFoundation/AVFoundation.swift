@@ -6,35 +6,57 @@
 import Foundation
 @_exported import Splice
 
+/// A movie: Splice's `Asset`.
 public typealias AVAsset = Asset
 /// An asset from a file. Unlike AVFoundation's, the initializer reads the file and throws: a
 /// port writes `try AVURLAsset(url: url)`.
 public typealias AVURLAsset = Asset
+/// A track of a movie: Splice's `AssetTrack`.
 public typealias AVAssetTrack = AssetTrack
+/// Tracks that are alternatives to each other: Splice's `TrackGroup`.
 public typealias AVAssetTrackGroup = TrackGroup
+/// One edit of a track: Splice's `TrackSegment`.
 public typealias AVAssetTrackSegment = TrackSegment
+/// A movie made of ranges of others: Splice's `MutableComposition`.
 public typealias AVMutableComposition = MutableComposition
+/// AVFoundation's immutable composition: Splice has the one class, `MutableComposition`.
 public typealias AVComposition = MutableComposition
+/// A track of a composition: Splice's `CompositionTrack`.
 public typealias AVMutableCompositionTrack = CompositionTrack
+/// AVFoundation's immutable composition track: Splice's `CompositionTrack`.
 public typealias AVCompositionTrack = CompositionTrack
+/// One segment of a composition track: Splice's `CompositionTrackSegment`.
 public typealias AVCompositionTrackSegment = CompositionTrackSegment
+/// Reads a movie's samples: Splice's `AssetReader`.
 public typealias AVAssetReader = AssetReader
+/// Hands out one track's samples: Splice's `AssetReaderTrackOutput`.
 public typealias AVAssetReaderTrackOutput = AssetReaderTrackOutput
+/// Hands out audio tracks mixed: Splice's `AssetReaderAudioMixOutput`.
 public typealias AVAssetReaderAudioMixOutput = AssetReaderAudioMixOutput
+/// Hands out composed pictures: Splice's `AssetReaderVideoCompositionOutput`.
 public typealias AVAssetReaderVideoCompositionOutput = AssetReaderVideoCompositionOutput
+/// Writes a movie from samples: Splice's `AssetWriter`.
 public typealias AVAssetWriter = AssetWriter
+/// One track of a movie being written: Splice's `AssetWriterInput`.
 public typealias AVAssetWriterInput = AssetWriterInput
+/// Inputs that are alternatives to each other: Splice's `AssetWriterInputGroup`.
 public typealias AVAssetWriterInputGroup = AssetWriterInputGroup
+/// A track's kind of media (`.video`, `.audio`, `.text`, `.subtitle`, …): Splice's `MediaType`.
 public typealias AVMediaType = MediaType
+/// What a track's media offers (`.visual`, `.audible`, `.legible`, …): Splice's `MediaCharacteristic`.
 public typealias AVMediaCharacteristic = MediaCharacteristic
 /// The file types: `.mp4`, `.mov`, `.m4a`, `.m4v` as in AVFoundation, and Splice's others
 /// (`.mkv`, `.webm`, `.ts`, …).
 public typealias AVFileType = FileType
+/// A movie's metadata item: Splice's `MetadataItem`.
 public typealias AVMetadataItem = MetadataItem
 /// A video composition (a value: a port declares it with `var`).
 public typealias AVMutableVideoComposition = VideoComposition
+/// AVFoundation's immutable video composition: Splice's `VideoComposition` value.
 public typealias AVVideoComposition = VideoComposition
+/// Which tracks a video composition draws over a range: Splice's value.
 public typealias AVMutableVideoCompositionInstruction = VideoCompositionInstruction
+/// How one track is drawn (transform, opacity, crop): Splice's value.
 public typealias AVMutableVideoCompositionLayerInstruction = VideoCompositionLayerInstruction
 
 extension AssetTrack {
@@ -43,18 +65,31 @@ extension AssetTrack {
 }
 
 // The export presets, by AVFoundation's constant names; the values are Splice's preset names.
+/// Every track copied as it is.
 public let AVAssetExportPresetPassthrough = ExportPreset.passthrough.rawValue
+/// H.264 within 640x360, AAC 64 kb/s.
 public let AVAssetExportPresetLowQuality = ExportPreset.lowQuality.rawValue
+/// H.264 within 1280x720, AAC 128 kb/s.
 public let AVAssetExportPresetMediumQuality = ExportPreset.mediumQuality.rawValue
+/// H.264 at the source's size, AAC 192 kb/s.
 public let AVAssetExportPresetHighestQuality = ExportPreset.highestQuality.rawValue
+/// H.264 within 640x480.
 public let AVAssetExportPreset640x480 = ExportPreset.preset640x480.rawValue
+/// H.264 within 960x540.
 public let AVAssetExportPreset960x540 = ExportPreset.preset960x540.rawValue
+/// H.264 within 1280x720.
 public let AVAssetExportPreset1280x720 = ExportPreset.preset1280x720.rawValue
+/// H.264 within 1920x1080.
 public let AVAssetExportPreset1920x1080 = ExportPreset.preset1920x1080.rawValue
+/// H.264 within 3840x2160.
 public let AVAssetExportPreset3840x2160 = ExportPreset.preset3840x2160.rawValue
+/// HEVC within 1920x1080.
 public let AVAssetExportPresetHEVC1920x1080 = ExportPreset.hevc1920x1080.rawValue
+/// HEVC within 3840x2160.
 public let AVAssetExportPresetHEVC3840x2160 = ExportPreset.hevc3840x2160.rawValue
+/// HEVC at the source's size.
 public let AVAssetExportPresetHEVCHighestQuality = ExportPreset.hevcHighestQuality.rawValue
+/// The sound only, as AAC in an M4A.
 public let AVAssetExportPresetAppleM4A = ExportPreset.appleM4A.rawValue
 
 /// How the audio tracks are mixed (AVFoundation's `AVAudioMix`).
@@ -62,6 +97,7 @@ public class AVAudioMix: @unchecked Sendable {   // set up on one thread, then r
     /// Each track's volumes.
     public var inputParameters: [AVAudioMixInputParameters] = []
 
+    /// A mix without parameters: every track at 1.
     public init() {}
 
     /// Splice's mix of these parameters.
@@ -99,7 +135,9 @@ public class AVAudioMixInputParameters: @unchecked Sendable {   // set up on one
 public final class AVMutableAudioMixInputParameters: AVAudioMixInputParameters, @unchecked Sendable {
     /// Parameters for no track yet (set `trackID`).
     public convenience init() { self.init(trackID: kCMPersistentTrackID_Invalid) }
+    /// Parameters for `track` (an asset's track).
     public convenience init(track: AVAssetTrack?) { self.init(trackID: track?.trackID ?? kCMPersistentTrackID_Invalid) }
+    /// Parameters for `track` (a composition's track).
     public convenience init(track: AVMutableCompositionTrack?) { self.init(trackID: track?.trackID ?? kCMPersistentTrackID_Invalid) }
 
     /// AVFoundation's factory.
@@ -107,8 +145,11 @@ public final class AVMutableAudioMixInputParameters: AVAudioMixInputParameters, 
         AVMutableAudioMixInputParameters(track: track)
     }
 
+    /// `volume` from `time` on (until the next setting).
     public func setVolume(_ volume: Float, at time: CMTime) { parameters.setVolume(volume, at: time) }
 
+    /// From `startVolume` at the range's start to `endVolume` at its end, linearly; the end
+    /// volume holds after it.
     public func setVolumeRamp(fromStartVolume startVolume: Float, toEndVolume endVolume: Float, timeRange: CMTimeRange) {
         parameters.setVolumeRamp(fromStartVolume: startVolume, toEndVolume: endVolume, timeRange: timeRange)
     }

@@ -167,7 +167,7 @@ final class FormatMuxer: Muxer {
     /// Adds one stream per input and writes the header (before the first packet).
     private func start(_ inputs: [AssetWriterInput], session: WriterSession) throws {
         let assignments = AssetWriterInputGroup.assignments(groups)
-        for (i, input) in inputs.enumerated() {
+        for input in inputs {
             guard let format = input.state.firstFormat ?? input.sourceFormatHint else {
                 throw MediaError(.invalidOperation, "\(input.state.label) has no samples and no format hint")
             }
