@@ -8,6 +8,7 @@ public struct LanguageTag: Sendable, Hashable {
     /// BCP 47 (`pt-BR`, `zh-Hant`), for `elng`, when a region or script is given.
     public var bcp47: String?
 
+    /// A language of ISO 639-2/T code `iso639`, with the fuller BCP 47 tag `bcp47` when there is one.
     public init(iso639: String, bcp47: String?) {
         self.iso639 = iso639
         self.bcp47 = bcp47

@@ -3,8 +3,12 @@ import MediaCore
 
 /// An SRT or WebVTT file: parsing into cues, and writing cues back.
 public enum SubtitleFormat: String, Sendable {
-    case srt, webVTT = "vtt"
+    /// SubRip (`.srt`).
+    case srt
+    /// WebVTT (`.vtt`).
+    case webVTT = "vtt"
 
+    /// The format of a file ending in `pathExtension` (`srt`, `vtt`, `webvtt`); nil for others.
     public init?(pathExtension: String) {
         switch pathExtension.lowercased() {
         case "srt": self = .srt
@@ -14,6 +18,7 @@ public enum SubtitleFormat: String, Sendable {
     }
 }
 
+/// Reading and writing SRT and WebVTT files.
 public enum SubtitleFile {
     /// Reads the cues of an SRT or WebVTT file (by extension, else by content).
     /// - Throws: `SubtitleError` with the file and line of the first problem.

@@ -3,11 +3,16 @@ import MediaCore
 
 /// One timed-text sample: what shows from `start` to `end` (empty text for a gap).
 public struct TimedTextSample: Sendable, Hashable {
+    /// When the sample starts (the builder's timescale; milliseconds for `TimedText.samples`).
     public var start: Int64
+    /// When it ends.
     public var end: Int64
+    /// The text shown; empty for a gap.
     public var text: String
+    /// The styled runs of `text`.
     public var styles: [TextStyle]
 
+    /// A sample of `text` from `start` to `end`.
     public init(start: Int64, end: Int64, text: String, styles: [TextStyle] = []) {
         self.start = start
         self.end = end
@@ -16,6 +21,7 @@ public struct TimedTextSample: Sendable, Hashable {
     }
 }
 
+/// Cues turned into the non-overlapping samples of a timed-text track, and back.
 public enum TimedText {
     /// Non-overlapping samples for `cues`, from time 0: an empty sample for every gap, the
     /// text of concurrent cues joined (in start order, one per line), and a final empty sample
@@ -46,6 +52,7 @@ public final class TimedTextBuilder: @unchecked Sendable {   // state under `loc
     private var cursor: Int64 = 0
     private var held: TimedTextSample?
 
+    /// A builder with no cues yet, at time 0.
     public init() {}
 
     /// Adds a cue; returns the samples that are now complete. A cue that starts before the
@@ -101,8 +108,9 @@ public final class TimedTextBuilder: @unchecked Sendable {   // state under `loc
 
 /// 3GPP timed text (`tx3g`, 3GPP TS 26.245) as MP4 and QuickTime carry it.
 public enum TX3G {
-    /// Display flags: some samples are forced / all samples are forced (Apple's use of bits 30 and 31).
+    /// Display flags: some samples are forced (Apple's use of bit 30).
     public static let someSamplesForced: UInt32 = 0x4000_0000
+    /// Display flags: all samples are forced (Apple's use of bit 31).
     public static let allSamplesForced: UInt32 = 0x8000_0000
 
     /// A `tx3g` sample entry: bottom-centred text, transparent background, white 18-point
@@ -196,11 +204,14 @@ public enum TX3G {
 
 /// Hands out tx3g sample buffers for cues, in time order (gaps as empty samples).
 public final class SubtitleReader: @unchecked Sendable {   // `next` under `lock`; the rest immutable
+    /// The tx3g description of the samples.
     public let formatDescription: FormatDescription
+    /// The samples handed out, in time order.
     public let samples: [TimedTextSample]
     private let lock = NSLock()
     private var next = 0
 
+    /// A reader of `cues` (`forced`: flagged as forced-only subtitles).
     public init(cues: [SubtitleCue], forced: Bool = false) {
         samples = TimedText.samples(cues)
         formatDescription = FormatDescription(mediaType: .subtitle, codec: "tx3g", codecName: "mov_text",

@@ -1,9 +1,13 @@
 /// An ADTS header (ISO/IEC 13818-7 / 14496-3 §1.A.2): the framing AAC carries in MPEG-TS and
 /// raw `.aac` files, and the AudioSpecificConfig it implies.
 public struct ADTSHeader: Sendable {
+    /// The profile field: the AAC audio object type minus one (1: AAC LC).
     public var profile: UInt8
+    /// The sampling frequency index (0…12; 4: 44100 Hz, 3: 48000 Hz).
     public var samplingIndex: UInt8
+    /// The channel configuration (1: mono, 2: stereo, 0: given by a program config element).
     public var channelConfiguration: UInt8
+    /// The header's length in bytes: 7, or 9 with a CRC.
     public var headerLength: Int
 
     static let rates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
@@ -18,6 +22,7 @@ public struct ADTSHeader: Sendable {
         guard samplingIndex < 13, b.count >= headerLength else { return nil }
     }
 
+    /// The sampling frequency in Hz that `samplingIndex` stands for.
     public var sampleRate: Int { ADTSHeader.rates[Int(widening: samplingIndex)] }
 
     /// The two-byte AudioSpecificConfig: object type (profile + 1), sampling index, channels.

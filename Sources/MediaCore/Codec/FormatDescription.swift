@@ -45,6 +45,7 @@ public struct FormatDescription: Sendable, Hashable {
         set { unique().sampleEntry = newValue }
     }
 
+    /// What the samples carry: video, audio, text…
     public var mediaType: MediaType {
         get { storage.parameters.mediaType }
         set { unique().parameters.mediaType = newValue }
@@ -54,6 +55,7 @@ public struct FormatDescription: Sendable, Hashable {
         get { storage.parameters.codecName.isEmpty ? nil : storage.parameters.codecName }
         set { unique().parameters.codecName = newValue ?? "" }
     }
+    /// Video: the coded picture size, when known.
     public var dimensions: Dimensions? {
         get { storage.parameters.dimensions }
         set {
@@ -61,10 +63,12 @@ public struct FormatDescription: Sendable, Hashable {
             storage.parameters.height = newValue?.height ?? 0
         }
     }
+    /// Audio: samples per second as the codec configuration says (the AudioSpecificConfig's, for AAC), when known.
     public var sampleRate: Double? {
         get { storage.parameters.sampleRate > 0 ? Double(storage.parameters.sampleRate) : nil }
         set { unique().parameters.sampleRate = newValue.map { $0.rounded(saturating: Int.self) ?? 0 } ?? 0 }
     }
+    /// Audio: the channels a decoder puts out (the AudioSpecificConfig's, for AAC: 1 for mono whatever the sample entry's field says), when known.
     public var channelCount: Int? {
         get { storage.parameters.channelCount > 0 ? storage.parameters.channelCount : nil }
         set { unique().parameters.channelCount = newValue ?? 0 }
@@ -82,6 +86,7 @@ public struct FormatDescription: Sendable, Hashable {
                           sampleEntry: sampleEntry)
     }
 
+    /// A description from its parts; what is not given is unknown.
     public init(mediaType: MediaType, codec: FourCC, codecName: String? = nil,
                 dimensions: Dimensions? = nil, sampleRate: Double? = nil, channelCount: Int? = nil,
                 sampleEntry: Data? = nil, codecConfiguration: Data? = nil) {

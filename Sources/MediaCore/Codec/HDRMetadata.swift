@@ -5,8 +5,11 @@
 public struct MasteringDisplay: Sendable, Hashable {
     /// A CIE 1931 xy chromaticity in units of 0.00002 (0…50000).
     public struct Chromaticity: Sendable, Hashable {
+        /// The x coordinate, in units of 0.00002.
         public var x: UInt16
+        /// The y coordinate, in units of 0.00002.
         public var y: UInt16
+        /// A chromaticity from coordinates already in units of 0.00002.
         public init(x: UInt16, y: UInt16) { self.x = x; self.y = y }
         /// From coordinates in 0…1 (rounded to the nearest step).
         public init(x: Double, y: Double) {
@@ -15,14 +18,20 @@ public struct MasteringDisplay: Sendable, Hashable {
         }
     }
 
+    /// The display's red primary.
     public var red: Chromaticity
+    /// The display's green primary.
     public var green: Chromaticity
+    /// The display's blue primary.
     public var blue: Chromaticity
+    /// The display's white point.
     public var whitePoint: Chromaticity
-    /// In units of 0.0001 cd/m².
+    /// The display's maximum luminance, in units of 0.0001 cd/m².
     public var maxLuminance: UInt32
+    /// The display's minimum luminance, in units of 0.0001 cd/m².
     public var minLuminance: UInt32
 
+    /// A mastering display from values already in the carried units.
     public init(red: Chromaticity, green: Chromaticity, blue: Chromaticity, whitePoint: Chromaticity,
                 maxLuminance: UInt32, minLuminance: UInt32) {
         self.red = red
@@ -86,9 +95,12 @@ public struct MasteringDisplay: Sendable, Hashable {
 /// CTA-861.3 content light level: the brightest pixel (MaxCLL) and the brightest frame average
 /// (MaxFALL) of the stream, in cd/m² (HEVC/AV1 SEI and metadata, the `clli` box).
 public struct ContentLightLevel: Sendable, Hashable {
+    /// MaxCLL: the brightest pixel of the stream, in cd/m².
     public var maxContentLightLevel: UInt16
+    /// MaxFALL: the brightest frame average of the stream, in cd/m².
     public var maxFrameAverageLightLevel: UInt16
 
+    /// A content light level from MaxCLL and MaxFALL in cd/m².
     public init(maxContentLightLevel: UInt16, maxFrameAverageLightLevel: UInt16) {
         self.maxContentLightLevel = maxContentLightLevel
         self.maxFrameAverageLightLevel = maxFrameAverageLightLevel
@@ -100,6 +112,7 @@ public struct ContentLightLevel: Sendable, Hashable {
          UInt8(truncatingIfNeeded: maxFrameAverageLightLevel >> 8), UInt8(truncatingIfNeeded: maxFrameAverageLightLevel & 0xFF)]
     }
 
+    /// Reads a `clli` payload (MaxCLL, MaxFALL, 16 bits each); nil when it is shorter than 4 bytes.
     public init?(clliPayload p: [UInt8]) {
         guard p.count >= 4 else { return nil }
         self.init(maxContentLightLevel: UInt16(widening: p[0]) << 8 | UInt16(widening: p[1]), maxFrameAverageLightLevel: UInt16(widening: p[2]) << 8 | UInt16(widening: p[3]))

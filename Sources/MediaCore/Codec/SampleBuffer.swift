@@ -7,12 +7,15 @@ public struct SampleBuffer: Sendable {
     public struct Dependency: Sendable, Hashable {
         /// `sdtp` value, 2 bits each: is_leading, sample_depends_on, sample_is_depended_on, sample_has_redundancy.
         public var rawValue: UInt8
+        /// Flags from an `sdtp` byte.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// 1 = a leading sample that depends on samples before the sync sample, 3 = a leading sample that does not, 2 = not a leading sample, 0 = unknown.
         public var isLeading: UInt8 { (rawValue >> 6) & 3 }
         /// 1 = depends on others (not an I-picture), 2 = does not depend on others.
         public var dependsOnOthers: UInt8 { (rawValue >> 4) & 3 }
         /// 1 = others depend on it, 2 = disposable.
         public var isDependedOn: UInt8 { (rawValue >> 2) & 3 }
+        /// 1 = the sample has redundant coding, 2 = it has none, 0 = unknown.
         public var hasRedundancy: UInt8 { rawValue & 3 }
     }
 
@@ -30,9 +33,13 @@ public struct SampleBuffer: Sendable {
 
     /// A region of a file holding a sample's bytes.
     public struct FileRange: Sendable {
+        /// The file.
         public let file: ReadOnlyFile
+        /// The byte offset of the sample in the file.
         public let offset: UInt64
+        /// The sample's length in bytes.
         public let length: Int
+        /// The `length` bytes of `file` from `offset`.
         public init(file: ReadOnlyFile, offset: UInt64, length: Int) {
             self.file = file
             self.offset = offset
@@ -40,6 +47,7 @@ public struct SampleBuffer: Sendable {
         }
     }
 
+    /// Where the sample's bytes, or its decoded audio or picture, are.
     public var storage: Storage
 
     /// The sample's bytes (`loadData()`). For a file-backed sample each access reads the file.
@@ -105,15 +113,18 @@ public struct SampleBuffer: Sendable {
     public var decodeTimeStamp: MediaTime
     /// When the sample is shown (after reordering).
     public var presentationTimeStamp: MediaTime
+    /// How long the sample is shown or heard.
     public var duration: MediaTime
     /// A sync sample (key frame): decoding can start here.
     public var isSync: Bool
     /// The `sdtp` flags when the source has them.
     public var dependency: Dependency?
+    /// The codec and its configuration that the sample's bytes are in.
     public var formatDescription: FormatDescription
-    /// Media at the start and the end of the sample that is decoded but not presented (audio
-    /// encoder delay and padding: Matroska's DiscardPadding, an MP4 edit list's trimmed end).
+    /// Media at the start of the sample that is decoded but not presented (audio encoder delay:
+    /// an MP4 edit list's trimmed start, Opus pre-skip).
     public var trimDurationAtStart = MediaTime.zero
+    /// Media at the end of the sample that is decoded but not presented (an MP4 edit list's trimmed end, Matroska's DiscardPadding).
     public var trimDurationAtEnd = MediaTime.zero
 
     /// Makes a sample whose bytes stay in a file until they are needed.
@@ -124,6 +135,7 @@ public struct SampleBuffer: Sendable {
         self.storage = .file(fileRange)
     }
 
+    /// Makes a sample of compressed bytes held in memory.
     public init(data: Data, decodeTimeStamp: MediaTime, presentationTimeStamp: MediaTime, duration: MediaTime,
                 isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
         self.storage = .bytes(data)
@@ -133,34 +145,5 @@ public struct SampleBuffer: Sendable {
         self.isSync = isSync
         self.dependency = dependency
         self.formatDescription = formatDescription
-    }
-
-    // MARK: Names before AVFoundation's (kept for one release)
-
-    @available(*, deprecated, renamed: "decodeTimeStamp")
-    public var decodeTime: MediaTime {
-        get { decodeTimeStamp }
-        set { decodeTimeStamp = newValue }
-    }
-    @available(*, deprecated, renamed: "presentationTimeStamp")
-    public var presentationTime: MediaTime {
-        get { presentationTimeStamp }
-        set { presentationTimeStamp = newValue }
-    }
-    @available(*, deprecated, renamed: "totalSampleSize")
-    public var dataLength: Int { totalSampleSize }
-
-    @available(*, deprecated, renamed: "init(data:decodeTimeStamp:presentationTimeStamp:duration:isSync:dependency:formatDescription:)")
-    public init(data: Data, decodeTime: MediaTime, presentationTime: MediaTime, duration: MediaTime,
-                isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
-        self.init(data: data, decodeTimeStamp: decodeTime, presentationTimeStamp: presentationTime, duration: duration,
-                  isSync: isSync, dependency: dependency, formatDescription: formatDescription)
-    }
-
-    @available(*, deprecated, renamed: "init(fileRange:decodeTimeStamp:presentationTimeStamp:duration:isSync:dependency:formatDescription:)")
-    public init(fileRange: FileRange, decodeTime: MediaTime, presentationTime: MediaTime, duration: MediaTime,
-                isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
-        self.init(fileRange: fileRange, decodeTimeStamp: decodeTime, presentationTimeStamp: presentationTime, duration: duration,
-                  isSync: isSync, dependency: dependency, formatDescription: formatDescription)
     }
 }

@@ -3,20 +3,31 @@
 public struct PCMBuffer: Sendable {
     /// How one sample is stored.
     public enum SampleFormat: String, Sendable, Hashable, CaseIterable {
-        case s16, s32, f32
+        /// Signed 16-bit integers.
+        case s16
+        /// Signed 32-bit integers.
+        case s32
+        /// 32-bit floats in −1…1.
+        case f32
 
+        /// Bytes of one sample: 2 or 4.
         public var bytesPerSample: Int { self == .s16 ? 2 : 4 }
     }
 
     /// The format of a PCM stream: what `AudioOutputSettings` ask for and buffers carry.
     public struct Format: Sendable, Hashable, CustomStringConvertible {
+        /// How each sample is stored.
         public var sampleFormat: SampleFormat
+        /// Whether each channel has a plane of its own (else the channels are interleaved in one).
         public var isPlanar: Bool
+        /// Frames per second.
         public var sampleRate: Int
+        /// The number of channels.
         public var channelCount: Int
         /// FFmpeg's channel mask (`AV_CH_*` bits); 0 for the default layout of `channelCount`.
         public var channelLayoutMask: UInt64
 
+        /// A format from its parts; `channelLayoutMask` 0 takes the default layout of `channelCount`.
         public init(sampleFormat: SampleFormat, isPlanar: Bool, sampleRate: Int, channelCount: Int, channelLayoutMask: UInt64 = 0) {
             self.sampleFormat = sampleFormat
             self.isPlanar = isPlanar
@@ -25,6 +36,7 @@ public struct PCMBuffer: Sendable {
             self.channelLayoutMask = channelLayoutMask
         }
 
+        /// The number of planes: one per channel when planar, else one.
         public var planeCount: Int { isPlanar ? channelCount : 1 }
         /// Bytes of one frame (a sample of every channel).
         public var bytesPerFrame: Int { sampleFormat.bytesPerSample * channelCount }
@@ -34,10 +46,14 @@ public struct PCMBuffer: Sendable {
         }
     }
 
+    /// The samples' format.
     public let format: Format
+    /// The number of frames (one sample of each channel).
     public let frameCount: Int
+    /// The memory the planes are in.
     public let storage: any DecodedStorage
 
+    /// A buffer of `frameCount` frames of `format` in `storage`.
     public init(format: Format, frameCount: Int, storage: any DecodedStorage) {
         self.format = format
         self.frameCount = frameCount

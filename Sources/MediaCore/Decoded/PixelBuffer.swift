@@ -3,8 +3,24 @@
 public struct PixelBuffer: Sendable {
     /// The pixel formats Splice hands out and takes (FFmpeg's names).
     public enum PixelFormat: String, Sendable, Hashable, CaseIterable {
-        case yuv420p, nv12, yuv420p10le, yuv422p, yuv444p, rgba, bgra, gray
+        /// Planar 8-bit Y′CbCr, chroma halved both ways.
+        case yuv420p
+        /// 8-bit Y′ plane and one interleaved CbCr plane, chroma halved both ways.
+        case nv12
+        /// Planar 10-bit Y′CbCr in 16-bit little-endian words, chroma halved both ways.
+        case yuv420p10le
+        /// Planar 8-bit Y′CbCr, chroma halved horizontally.
+        case yuv422p
+        /// Planar 8-bit Y′CbCr, full chroma.
+        case yuv444p
+        /// Packed 8-bit red, green, blue, alpha.
+        case rgba
+        /// Packed 8-bit blue, green, red, alpha.
+        case bgra
+        /// One 8-bit plane of luma.
+        case gray
 
+        /// The number of planes: 3 for planar Y′CbCr, 2 for NV12, 1 for packed RGB and gray.
         public var planeCount: Int {
             switch self {
             case .yuv420p, .yuv420p10le, .yuv422p, .yuv444p: 3
@@ -35,12 +51,16 @@ public struct PixelBuffer: Sendable {
 
     /// Colour primaries, transfer and matrix (ISO/IEC 23091-2 code points, as in `colr`), and range.
     public struct Color: Sendable, Hashable {
+        /// The colour primaries (1: BT.709, 9: BT.2020; 2: unspecified).
         public var primaries: Int
+        /// The transfer characteristics (1: BT.709, 16: PQ, 18: HLG; 2: unspecified).
         public var transfer: Int
+        /// The matrix coefficients (1: BT.709, 6: BT.601, 9: BT.2020 NCL; 2: unspecified).
         public var matrix: Int
         /// `true` full range, `false` limited (video) range, nil unknown.
         public var isFullRange: Bool?
 
+        /// A colour description; every part unspecified unless given.
         public init(primaries: Int = 2, transfer: Int = 2, matrix: Int = 2, isFullRange: Bool? = nil) {
             self.primaries = primaries
             self.transfer = transfer
@@ -48,20 +68,28 @@ public struct PixelBuffer: Sendable {
             self.isFullRange = isFullRange
         }
 
+        /// Nothing known about the colour.
         public static let unspecified = Color()
     }
 
+    /// How the pixels are stored.
     public let pixelFormat: PixelFormat
+    /// The width in pixels.
     public let width: Int
+    /// The height in pixels.
     public let height: Int
+    /// The picture's colour description.
     public var color: Color
     /// Width : height of one pixel (1:1 for square pixels).
     public var sampleAspectRatio: (numerator: Int, denominator: Int)
+    /// The memory the planes are in, with their strides.
     public let storage: any DecodedStorage
-    /// HDR10 static metadata the picture came with (the decoder's side data), if any.
+    /// The HDR10 mastering display the picture came with (the decoder's side data), if any.
     public var masteringDisplay: MasteringDisplay?
+    /// The HDR10 content light level the picture came with, if any.
     public var contentLightLevel: ContentLightLevel?
 
+    /// A picture of `width` × `height` pixels of `pixelFormat` whose planes are in `storage`.
     public init(pixelFormat: PixelFormat, width: Int, height: Int, color: Color = .unspecified,
                 sampleAspectRatio: (numerator: Int, denominator: Int) = (1, 1), storage: any DecodedStorage) {
         self.pixelFormat = pixelFormat

@@ -6,7 +6,9 @@ import Glibc
 /// Two paths name the same file — `a.mp4`, `../dir/a.mp4`, a symbolic link or a hard link to
 /// it — exactly when their identities are equal.
 public struct FileIdentity: Hashable, Sendable {
+    /// The device the file is on (`st_dev`).
     public let device: UInt64
+    /// The file's inode number on that device (`st_ino`).
     public let inode: UInt64
 
     /// The identity of the file at `path`; nil when there is none (or it cannot be looked at).

@@ -12,6 +12,7 @@ import Glibc
 /// name at all until `commit()` links it: a process killed outright (SIGKILL, a crash, power
 /// loss) leaves nothing behind. Elsewhere it is a hidden `.<name>.splice-<random>.tmp`.
 public final class OutputFile: @unchecked Sendable {   // confined: used under its writer's lock
+    /// The path the file gets on `commit()`.
     public let destination: String
     /// The temporary file's name; nil while it has none (`O_TMPFILE`).
     public private(set) var temporaryPath: String?
@@ -111,7 +112,9 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
         size += UInt64(clamping: bytes.count)
     }
 
+    /// Appends `bytes`.
     public func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
+    /// Appends `data`.
     public func write(_ data: Data) throws { try data.withUnsafeBytes { try write($0) } }
 
     /// Appends `length` bytes of `file` from `offset`, in the kernel where it can

@@ -5,6 +5,7 @@ import Glibc
 
 /// Bytes that can be read at any offset: a file, or memory.
 public protocol RandomAccessBytes: Sendable {
+    /// The number of bytes.
     var size: UInt64 { get }
     /// Exactly `count` bytes at `offset`; `.truncated` when fewer exist.
     func read(at offset: UInt64, count: Int) throws -> [UInt8]
@@ -12,8 +13,11 @@ public protocol RandomAccessBytes: Sendable {
 
 /// Bytes in memory, read like a file (for parsing what is not on disk, and for fuzzing).
 public struct InMemoryBytes: RandomAccessBytes {
+    /// The bytes.
     public let bytes: [UInt8]
+    /// Bytes to read like a file.
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// The number of bytes.
     public var size: UInt64 { UInt64(clamping: bytes.count) }
     public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count >= 0, offset <= size, UInt64(clamping: count) <= size - offset else {
@@ -27,7 +31,9 @@ public struct InMemoryBytes: RandomAccessBytes {
 ///
 /// Inputs are only ever opened through this type, so Splice cannot modify them.
 public final class ReadOnlyFile: RandomAccessBytes, @unchecked Sendable {   // immutable after init (reads are pread)
+    /// The path the file was opened at.
     public let path: String
+    /// The file's size in bytes when it was opened.
     public let size: UInt64
     /// The open descriptor (read-only), for zero-copy transfers.
     public let fileDescriptor: Int32

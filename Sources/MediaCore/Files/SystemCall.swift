@@ -9,14 +9,20 @@ import Glibc
 
 /// An `errno` value: the cause underneath a failed file operation.
 public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The `errno` number.
     public let code: Int32
+    /// The error with `errno` number `code`.
     public init(_ code: Int32) { self.code = code }
     /// `strerror`'s text: "No space left on device".
     public var description: String { String(cString: strerror(code)) }
 
+    /// `EINTR`: interrupted by a signal.
     public static let interrupted = Errno(EINTR)
+    /// `EEXIST`: the file exists.
     public static let exists = Errno(EEXIST)
+    /// `ENOENT`: no such file or directory.
     public static let noSuchFile = Errno(ENOENT)
+    /// `ENOTDIR`: a part of the path is not a directory.
     public static let notDirectory = Errno(ENOTDIR)
 }
 

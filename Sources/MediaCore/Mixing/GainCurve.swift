@@ -7,15 +7,20 @@
 public struct GainCurve: Sendable, Hashable {
     /// One setting: `from` at `start` going linearly to `to` at `end` (a step: start == end).
     public struct Ramp: Sendable, Hashable {
+        /// When the setting starts, in seconds.
         public var start: Double
+        /// When the ramp reaches `to`, in seconds (`start` for a step).
         public var end: Double
+        /// The volume at `start`.
         public var from: Float
+        /// The volume at `end`, held after it.
         public var to: Float
     }
 
     /// Settings in start order.
     public private(set) var ramps: [Ramp] = []
 
+    /// A curve without settings: volume 1 throughout.
     public init() {}
 
     /// The volume `volume` from `time` (seconds) on.

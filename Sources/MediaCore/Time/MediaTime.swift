@@ -6,28 +6,44 @@
 ///
 /// ```swift
 /// let a = MediaTime(value: 1001, timescale: 30000)   // one NTSC frame
-/// let b = a.converted(to: 90000, rounding: .nearest) // 3003/90000
+/// let b = a.convertScale(90000, method: .nearest)  // 3003/90000
 /// assert(a == b)
 /// ```
 public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Special values outside the numeric timeline.
     public enum Kind: Sendable, Hashable {
+        /// A number of seconds: `value / timescale`.
         case numeric
+        /// Not a time (AVFoundation's `CMTime.invalid`): what a failed conversion or an undefined operation gives.
         case invalid
+        /// After every numeric time.
         case positiveInfinity
+        /// Before every numeric time.
         case negativeInfinity
     }
 
     /// How a conversion to a coarser timescale rounds.
     public enum Rounding: Sendable {
-        case nearest, towardZero, awayFromZero, down, up
+        /// To the nearest value, halves away from zero.
+        case nearest
+        /// Toward zero (truncation).
+        case towardZero
+        /// Away from zero.
+        case awayFromZero
+        /// Toward negative infinity (floor).
+        case down
+        /// Toward positive infinity (ceiling).
+        case up
     }
 
+    /// The numerator: units of `1 / timescale` seconds (0 for the non-numeric kinds).
     public let value: Int64
     /// Units per second; always greater than zero for a numeric time.
     public let timescale: Int32
+    /// Whether the time is numeric, invalid or an infinity.
     public let kind: Kind
 
+    /// `value / timescale` seconds; `.invalid` when `timescale` is not positive.
     public init(value: Int64, timescale: Int32) {
         if timescale > 0 {
             self.value = value
@@ -58,12 +74,18 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         self.init(value: Int64(scaled), timescale: timescale)   // lint: checked (|scaled| < 9.2e18 above)
     }
 
+    /// Zero seconds.
     public static let zero = MediaTime(value: 0, timescale: 1)
+    /// Not a time.
     public static let invalid = MediaTime(kind: .invalid)
+    /// After every numeric time.
     public static let positiveInfinity = MediaTime(kind: .positiveInfinity)
+    /// Before every numeric time.
     public static let negativeInfinity = MediaTime(kind: .negativeInfinity)
 
+    /// Whether the time is numeric or an infinity.
     public var isValid: Bool { kind != .invalid }
+    /// Whether the time is a number of seconds (not invalid, not an infinity).
     public var isNumeric: Bool { kind == .numeric }
 
     /// The time in seconds (`.nan` for invalid, `±.infinity` for the infinities).
@@ -87,11 +109,6 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         return MediaTime.make(q, newTimescale)
     }
 
-    @available(*, deprecated, renamed: "convertScale(_:method:)")
-    public func converted(to newTimescale: Int32, rounding: Rounding = .nearest) -> MediaTime {
-        convertScale(newTimescale, method: rounding)
-    }
-
     /// This time as a count of ticks of `numerator`/`denominator` seconds (a libav time base),
     /// rounded as asked; values beyond the 64-bit range are clamped to it.
     public func ticks(numerator: Int32, denominator: Int32, rounding: Rounding = .nearest) -> Int64 {
@@ -102,14 +119,17 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
 
     // MARK: Arithmetic
 
+    /// The exact sum, in a timescale both divide when one fits in 32 bits (else the finer one, rounded); beyond the 64-bit range, an infinity; with an invalid operand, or +∞ plus −∞, invalid.
     public static func + (a: MediaTime, b: MediaTime) -> MediaTime {
         combine(a, b, sign: 1)
     }
 
+    /// The exact difference, with the rules of `+`.
     public static func - (a: MediaTime, b: MediaTime) -> MediaTime {
         combine(a, b, sign: -1)
     }
 
+    /// The negated time (an infinity becomes the other one).
     public static prefix func - (a: MediaTime) -> MediaTime {
         switch a.kind {
         case .numeric:
@@ -120,7 +140,9 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         }
     }
 
+    /// Adds `b` to `a`.
     public static func += (a: inout MediaTime, b: MediaTime) { a = a + b }
+    /// Subtracts `b` from `a`.
     public static func -= (a: inout MediaTime, b: MediaTime) { a = a - b }
 
     /// The time multiplied by `multiplier`, keeping the timescale.
@@ -269,5 +291,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 }
 
+/// The earlier of two times (`a` when they are equal).
 public func min(_ a: MediaTime, _ b: MediaTime) -> MediaTime { b < a ? b : a }
+/// The later of two times (`a` when they are equal).
 public func max(_ a: MediaTime, _ b: MediaTime) -> MediaTime { b > a ? b : a }

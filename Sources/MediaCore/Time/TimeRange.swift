@@ -1,13 +1,17 @@
 /// A span of media time: where it starts and how long it lasts.
 public struct TimeRange: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// Where the range starts.
     public var start: MediaTime
+    /// How long it lasts (`.positiveInfinity`: without end).
     public var duration: MediaTime
 
+    /// The range from `start` lasting `duration`.
     public init(start: MediaTime, duration: MediaTime) {
         self.start = start
         self.duration = duration
     }
 
+    /// The range from `start` up to `end` (not included).
     public init(start: MediaTime, end: MediaTime) {
         self.start = start
         self.duration = end - start
@@ -15,9 +19,12 @@ public struct TimeRange: Sendable, Hashable, CustomStringConvertible, CustomDebu
 
     /// Everything: from zero, without end. The default range of a reader.
     public static let everything = TimeRange(start: .zero, duration: .positiveInfinity)
+    /// The empty range at zero.
     public static let zero = TimeRange(start: .zero, duration: .zero)
 
+    /// Where the range ends (the first time after it).
     public var end: MediaTime { start + duration }
+    /// Whether the range lasts no time.
     public var isEmpty: Bool { duration.isNumeric && duration.value == 0 }
 
     /// Whether `time` lies in `[start, end)`.

@@ -10,20 +10,30 @@ import Foundation
 /// track.preferredTransform.rotationDegrees   // 90 for a phone's portrait recording
 /// ```
 public struct AffineTransform2D: Sendable, Hashable, CustomStringConvertible {
+    /// The x scale (with `b`, `c` and `d`: the linear part).
     public var a: Double
+    /// How much x adds to y.
     public var b: Double
+    /// How much y adds to x.
     public var c: Double
+    /// The y scale.
     public var d: Double
+    /// The x translation.
     public var tx: Double
+    /// The y translation.
     public var ty: Double
 
+    /// The transform with these coefficients (as `CGAffineTransform(a:b:c:d:tx:ty:)`).
     public init(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double) {
         (self.a, self.b, self.c, self.d, self.tx, self.ty) = (a, b, c, d, tx, ty)
     }
 
+    /// The transform that changes nothing.
     public static let identity = AffineTransform2D(a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0)
 
+    /// A move by (`x`, `y`).
     public init(translationX x: Double, y: Double) { self.init(a: 1, b: 0, c: 0, d: 1, tx: x, ty: y) }
+    /// A scale by `x` horizontally and `y` vertically.
     public init(scaleX x: Double, y: Double) { self.init(a: x, b: 0, c: 0, d: y, tx: 0, ty: 0) }
     /// A rotation by `angle` radians (counter-clockwise in a y-up system; clockwise on screen,
     /// where y points down — as Core Graphics).
@@ -32,6 +42,7 @@ public struct AffineTransform2D: Sendable, Hashable, CustomStringConvertible {
         self.init(a: c, b: s, c: -s, d: c, tx: 0, ty: 0)
     }
 
+    /// Whether the transform changes nothing.
     public var isIdentity: Bool { self == .identity }
 
     /// This transform followed by `other`.
@@ -46,10 +57,12 @@ public struct AffineTransform2D: Sendable, Hashable, CustomStringConvertible {
         AffineTransform2D(translationX: x, y: y).concatenating(self)
     }
 
+    /// A scale applied first, then this transform (as `CGAffineTransform.scaledBy`).
     public func scaledBy(x: Double, y: Double) -> AffineTransform2D {
         AffineTransform2D(scaleX: x, y: y).concatenating(self)
     }
 
+    /// A rotation by `angle` radians applied first, then this transform (as `CGAffineTransform.rotated(by:)`).
     public func rotated(by angle: Double) -> AffineTransform2D {
         AffineTransform2D(rotationAngle: angle).concatenating(self)
     }
@@ -101,6 +114,7 @@ public struct AffineTransform2D: Sendable, Hashable, CustomStringConvertible {
         self.init(a: Double(t.m11), b: Double(t.m12), c: Double(t.m21), d: Double(t.m22), tx: Double(t.tX), ty: Double(t.tY))
     }
 
+    /// Foundation's transform with the same coefficients.
     public var foundationTransform: AffineTransform {
         AffineTransform(m11: CGFloat(a), m12: CGFloat(b), m21: CGFloat(c), m22: CGFloat(d), tX: CGFloat(tx), tY: CGFloat(ty))
     }

@@ -2,22 +2,36 @@
 /// one box writer: MP4/MOV boxes (`ISOBMFF`, `Splice`) and tx3g's (`Subtitles`) alike; no size
 /// field is written anywhere else.
 public struct BoxWriter: Sendable {
+    /// The bytes written so far.
     public private(set) var bytes: [UInt8] = []
 
+    /// An empty writer.
     public init() {}
 
+    /// The number of bytes written so far.
     public var count: Int { bytes.count }
 
+    /// Appends one byte.
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
+    /// Appends a big-endian 16-bit integer.
     public mutating func u16(_ v: UInt16) { bytes.append(UInt8(truncatingIfNeeded: v >> 8)); bytes.append(UInt8(truncatingIfNeeded: v & 0xFF)) }
+    /// Appends the low 24 bits of `v`, big-endian.
     public mutating func u24(_ v: UInt32) { u8(UInt8(truncatingIfNeeded: (v >> 16) & 0xFF)); u16(UInt16(truncatingIfNeeded: v & 0xFFFF)) }
+    /// Appends a big-endian 32-bit integer.
     public mutating func u32(_ v: UInt32) { u16(UInt16(truncatingIfNeeded: v >> 16)); u16(UInt16(truncatingIfNeeded: v & 0xFFFF)) }
+    /// Appends a big-endian 64-bit integer.
     public mutating func u64(_ v: UInt64) { u32(UInt32(truncatingIfNeeded: v >> 32)); u32(UInt32(truncatingIfNeeded: v & 0xFFFF_FFFF)) }
+    /// Appends a big-endian 16-bit two's-complement integer.
     public mutating func i16(_ v: Int16) { u16(UInt16(bitPattern: v)) }
+    /// Appends a big-endian 32-bit two's-complement integer.
     public mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
+    /// Appends a big-endian 64-bit two's-complement integer.
     public mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    /// Appends a four-character code.
     public mutating func fourCC(_ v: FourCC) { u32(v.rawValue) }
+    /// Appends `n` zero bytes.
     public mutating func zeros(_ n: Int) { bytes.append(contentsOf: repeatElement(0, count: n)) }
+    /// Appends bytes as they are.
     public mutating func append<S: Sequence>(_ s: S) where S.Element == UInt8 { bytes.append(contentsOf: s) }
 
     /// Writes a box whose size is whatever `body` writes.

@@ -1,8 +1,10 @@
 /// A four-character code: a box type, a sample-entry type, a handler or brand.
 public struct FourCC: Sendable, Hashable, Comparable, ExpressibleByStringLiteral, CustomStringConvertible {
     public typealias StringLiteralType = StaticString
+    /// The four bytes as a big-endian integer.
     public let rawValue: UInt32
 
+    /// The code whose bytes are `rawValue`'s, big-endian.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Makes a code from up to four characters (Latin-1); shorter strings are padded with spaces.
@@ -45,6 +47,7 @@ public struct FourCC: Sendable, Hashable, Comparable, ExpressibleByStringLiteral
         rawValue = v
     }
 
+    /// The four bytes, as a file holds them.
     public var bytes: [UInt8] {
         [UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: (rawValue >> 16) & 0xFF), UInt8(truncatingIfNeeded: (rawValue >> 8) & 0xFF), UInt8(truncatingIfNeeded: rawValue & 0xFF)]
     }

@@ -12,49 +12,75 @@
 /// - `rounded(saturating:)` for a floating-point value.
 
 extension Int {
+    /// `value` as an `Int`: every `UInt8` fits.
     @inlinable public init(widening value: UInt8) { self.init(value) }
+    /// `value` as an `Int`: every `UInt16` fits.
     @inlinable public init(widening value: UInt16) { self.init(value) }
+    /// `value` as an `Int`: every `UInt32` fits.
     @inlinable public init(widening value: UInt32) { self.init(value) }
+    /// `value` as an `Int`: every `Int8` fits.
     @inlinable public init(widening value: Int8) { self.init(value) }
+    /// `value` as an `Int`: every `Int16` fits.
     @inlinable public init(widening value: Int16) { self.init(value) }
+    /// `value` as an `Int`: every `Int32` fits.
     @inlinable public init(widening value: Int32) { self.init(value) }
+    /// `value` as an `Int`: every `Int64` fits.
     @inlinable public init(widening value: Int64) { self.init(value) }   // Splice runs on 64-bit systems only
 }
 
 extension Int64 {
+    /// `value` as an `Int64`: every `UInt8` fits.
     @inlinable public init(widening value: UInt8) { self.init(value) }
+    /// `value` as an `Int64`: every `UInt16` fits.
     @inlinable public init(widening value: UInt16) { self.init(value) }
+    /// `value` as an `Int64`: every `UInt32` fits.
     @inlinable public init(widening value: UInt32) { self.init(value) }
+    /// `value` as an `Int64`: every `Int8` fits.
     @inlinable public init(widening value: Int8) { self.init(value) }
+    /// `value` as an `Int64`: every `Int16` fits.
     @inlinable public init(widening value: Int16) { self.init(value) }
+    /// `value` as an `Int64`: every `Int32` fits.
     @inlinable public init(widening value: Int32) { self.init(value) }
+    /// `value` as an `Int64`: every `Int` fits.
     @inlinable public init(widening value: Int) { self.init(value) }
 }
 
 extension UInt64 {
+    /// `value` as a `UInt64`: every `UInt8` fits.
     @inlinable public init(widening value: UInt8) { self.init(value) }
+    /// `value` as a `UInt64`: every `UInt16` fits.
     @inlinable public init(widening value: UInt16) { self.init(value) }
+    /// `value` as a `UInt64`: every `UInt32` fits.
     @inlinable public init(widening value: UInt32) { self.init(value) }
 }
 
 extension UInt32 {
+    /// `value` as a `UInt32`: every `UInt8` fits.
     @inlinable public init(widening value: UInt8) { self.init(value) }
+    /// `value` as a `UInt32`: every `UInt16` fits.
     @inlinable public init(widening value: UInt16) { self.init(value) }
 }
 
 extension Int32 {
+    /// `value` as an `Int32`: every `UInt8` fits.
     @inlinable public init(widening value: UInt8) { self.init(value) }
+    /// `value` as an `Int32`: every `UInt16` fits.
     @inlinable public init(widening value: UInt16) { self.init(value) }
+    /// `value` as an `Int32`: every `Int8` fits.
     @inlinable public init(widening value: Int8) { self.init(value) }
+    /// `value` as an `Int32`: every `Int16` fits.
     @inlinable public init(widening value: Int16) { self.init(value) }
 }
 
 extension UInt16 {
+    /// `value` as a `UInt16`: every `UInt8` fits.
     @inlinable public init(widening value: UInt8) { self.init(value) }
 }
 
 extension Int16 {
+    /// `value` as an `Int16`: every `UInt8` fits.
     @inlinable public init(widening value: UInt8) { self.init(value) }
+    /// `value` as an `Int16`: every `Int8` fits.
     @inlinable public init(widening value: Int8) { self.init(value) }
 }
 

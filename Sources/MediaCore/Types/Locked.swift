@@ -11,6 +11,7 @@ public final class Locked<Value: Sendable>: @unchecked Sendable {   // `stored` 
     private let lock = NSLock()
     private var stored: Value
 
+    /// A lock around `value`.
     public init(_ value: Value) { stored = value }
 
     /// Runs `body` on the value, holding the lock. `body` must not call out to code that could
@@ -32,8 +33,10 @@ public final class Locked<Value: Sendable>: @unchecked Sendable {   // `stored` 
 public struct Guarded<Value: Sendable>: Sendable {
     private let box: Locked<Value>
 
+    /// The property with its first value.
     public init(wrappedValue: Value) { box = Locked(wrappedValue) }
 
+    /// The value, read and set under the lock.
     public var wrappedValue: Value {
         get { box.value }
         nonmutating set { box.withLock { $0 = newValue } }

@@ -4,6 +4,7 @@
 /// Its `description` is the one-line message the CLI prints:
 /// `movie.mp4: moov/trak[2]/mdia/minf/stbl/stsz: entry count 4294967295 needs 17179869180 bytes, box has 20`.
 public struct MediaError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure an error is.
     public enum Code: Sendable, Hashable {
         /// The data breaks the format's rules.
         case invalidData
@@ -11,6 +12,7 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         case truncated
         /// Valid, but something Splice does not handle.
         case unsupported
+        /// The file does not exist.
         case fileNotFound
         /// The output exists, and replacing it was not asked for.
         case fileExists
@@ -18,17 +20,22 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         case io
         /// The caller asked for something that cannot be done in this state.
         case invalidOperation
+        /// The job was cancelled (`cancelReading()`, `cancelWriting()`, `cancelExport()`, an interrupt).
         case cancelled
     }
 
+    /// What kind of failure.
     public var code: Code
+    /// What is wrong, in words (without the file and location).
     public var message: String
     /// The file the error is about.
     public var file: String?
     /// Where in the file: a box path like `moov/trak[2]/mdia`, or `line 12`.
     public var location: String?
+    /// The cause underneath: an `Errno`, or libav's error.
     public var underlying: (any Error & Sendable)?
 
+    /// An error of kind `code` saying `message`, about `file` at `location`, caused by `underlying`.
     public init(_ code: Code, _ message: String, file: String? = nil, location: String? = nil,
                 underlying: (any Error & Sendable)? = nil) {
         self.code = code

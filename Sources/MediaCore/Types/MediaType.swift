@@ -1,13 +1,18 @@
 /// What kind of media a track carries.
 public enum MediaType: Sendable, Hashable, CustomStringConvertible {
+    /// Pictures (`vide` handler).
     case video
+    /// Sound (`soun` handler).
     case audio
     /// Subtitles (`sbtl`/`subt` handlers; SRT, ASS, PGS … in other containers).
     case subtitle
     /// QuickTime text (`text` handler) — timed text outside the subtitle handler.
     case text
+    /// CEA-608/708 closed captions (`clcp` handler).
     case closedCaption
+    /// SMPTE timecode (`tmcd` handler).
     case timecode
+    /// Timed metadata (`meta` handler).
     case metadata
     /// Anything else: hint tracks, data streams, attachments.
     case data

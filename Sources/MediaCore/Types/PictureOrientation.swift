@@ -11,18 +11,24 @@
 /// PictureOrientation(exifOrientation: 6)                     // the same turn, from a JPEG
 /// ```
 public struct PictureOrientation: Sendable, Hashable {
+    /// Whether rows and columns trade places (a quarter turn).
     public var swapsAxes: Bool
+    /// Whether the turned picture is mirrored left to right.
     public var flipsX: Bool
+    /// Whether the turned picture is mirrored top to bottom.
     public var flipsY: Bool
 
+    /// An orientation from its parts (by default, upright).
     public init(swapsAxes: Bool = false, flipsX: Bool = false, flipsY: Bool = false) {
         self.swapsAxes = swapsAxes
         self.flipsX = flipsX
         self.flipsY = flipsY
     }
 
+    /// The picture as it is stored.
     public static let upright = PictureOrientation()
 
+    /// Whether the picture is shown as stored.
     public var isUpright: Bool { self == .upright }
 
     /// The orientation of a transform's linear part, or nil when it is not axis-aligned (a turn

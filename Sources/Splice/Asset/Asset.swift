@@ -16,10 +16,13 @@ import FFmpegBridge
 /// }
 /// ```
 public final class Asset: @unchecked Sendable {   // `loadedChapters` under `lock`; the rest immutable
+    /// The file the asset was opened from.
     public let url: URL
     /// Short container name: `mp4`, `mov`, `m4a`, `m4v`, `3gp`, or libavformat's demuxer name.
     public let format: String
+    /// How long the movie lasts: the end of its longest track on the movie timeline.
     public let duration: MediaTime
+    /// The tracks the asset could read, in the file's order (a track that cannot be read is left out with a note).
     public let tracks: [AssetTrack]
     /// Where the timeline starts: 0 for MP4/MOV, the earliest timestamp of other containers
     /// (MPEG-TS files start anywhere).
@@ -27,8 +30,11 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
 
     /// A chapter: its title and where it lies on the movie timeline.
     public struct Chapter: Sendable, Hashable {
+        /// The chapter's title.
         public var title: String
+        /// Where the chapter lies on the movie timeline.
         public var timeRange: TimeRange
+        /// A chapter called `title` over `timeRange`.
         public init(title: String, timeRange: TimeRange) {
             self.title = title
             self.timeRange = timeRange

@@ -4,11 +4,13 @@ import MediaCore
 /// Everything `splice inspect` shows about an asset, in one structure behind
 /// both the table and `--json`.
 public struct AssetReport: Encodable, Sendable {
+    /// One entry of a track's edit list.
     public struct Edit: Encodable, Sendable {
         /// Seconds of movie time.
         public var segmentDuration: Double
         /// Seconds of media time; `nil` for an empty edit.
         public var mediaTime: Double?
+        /// The playback rate (1 for normal speed, 0 for a dwell).
         public var rate: Double
 
         public func encode(to encoder: Encoder) throws {
@@ -20,27 +22,43 @@ public struct AssetReport: Encodable, Sendable {
         enum CodingKeys: String, CodingKey { case segmentDuration, mediaTime, rate }
     }
 
+    /// One track, as `inspect` shows it.
     public struct Track: Encodable, Sendable {
+        /// The track ID.
         public var id: Int
+        /// `video`, `audio`, `subtitle`, `text`…
         public var mediaType: String
         /// The ISO sample-entry type (`avc1`), for every container.
         public var codec: String
         /// FFmpeg's codec name (`h264`), for every container.
         public var codecName: String
+        /// The ISO 639-2/T language (`und` when none).
         public var language: String
+        /// The BCP 47 tag of `elng`, when there is one.
         public var extendedLanguage: String?
+        /// Whether the track is enabled.
         public var enabled: Bool
+        /// The alternate group (0: none).
         public var alternateGroup: Int
+        /// The handler name or title.
         public var name: String?
+        /// The track references (`tref`) by type: `{"forc": [3]}`.
         public var associations: [String: [Int]]
+        /// The edit list (empty when there is none).
         public var edits: [Edit]
+        /// The number of samples; nil when it cannot be known.
         public var sampleCount: Int?
         /// Seconds on the movie timeline.
         public var duration: Double
+        /// The media timescale.
         public var timescale: Int
+        /// Video: the width in pixels.
         public var width: Int?
+        /// Video: the height in pixels.
         public var height: Int?
+        /// Audio: samples per second.
         public var sampleRate: Double?
+        /// Audio: the number of channels.
         public var channels: Int?
         /// Matroska's track flags (`default`, `forced`, `hearing-impaired`, `visual-impaired`),
         /// for files read through libavformat; nil for MP4/MOV (see `enabled` and the groups).
@@ -85,9 +103,13 @@ public struct AssetReport: Encodable, Sendable {
         enum EncryptionKeys: String, CodingKey { case scheme, originalFormat, keyID, samplesWithInformation, problem }
     }
 
+    /// An alternate group: tracks of which a player shows one.
     public struct Group: Encodable, Sendable {
+        /// The group number.
         public var alternateGroup: Int
+        /// The IDs of its tracks.
         public var tracks: [Int]
+        /// The ID of its enabled track, if any.
         public var defaultTrack: Int?
 
         public func encode(to encoder: Encoder) throws {
@@ -99,15 +121,20 @@ public struct AssetReport: Encodable, Sendable {
         enum CodingKeys: String, CodingKey { case alternateGroup, tracks, defaultTrack }
     }
 
+    /// The file's path.
     public var file: String
+    /// The container (`mp4`, `mov`, or libavformat's demuxer name).
     public var format: String
     /// Seconds.
     public var duration: Double
+    /// The tracks, in the file's order.
     public var tracks: [Track]
+    /// The alternate groups.
     public var groups: [Group]
     /// What reading the file with `salvage` left out or made up; nil when nothing was.
     public var salvage: [String]?
 
+    /// The report of `asset` (samples are counted by reading the file where the container does not say).
     public init(asset: Asset) {
         file = asset.url.path
         format = asset.format

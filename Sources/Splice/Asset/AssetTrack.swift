@@ -30,12 +30,15 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {   
 
     /// The track ID (`tkhd` for MP4/MOV; stream index + 1 for other containers).
     public let trackID: Int
+    /// What the track carries.
     public let mediaType: MediaType
+    /// The descriptions of its samples, one per sample entry (most tracks have one).
     public let formatDescriptions: [FormatDescription]
     /// ISO 639-2/T language; nil when the file says none (`und`).
     public let languageCode: String?
     /// BCP 47 tag from `elng`, when present.
     public let extendedLanguageTag: String?
+    /// Whether a player plays the track by default (`tkhd` flags; Matroska's default flag).
     public let isEnabled: Bool
     /// The `tkhd` alternate group; 0 means none.
     public let alternateGroup: Int
@@ -51,6 +54,7 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {   
     public let sampleCount: Int?
     /// Dispositions carried by containers other than MP4 (Matroska default/forced flags).
     public let isDefault: Bool
+    /// Whether the track is forced (subtitles shown whatever the viewer chose).
     public let isForced: Bool
     /// The track ID references of each association type, as stored.
     public let associations: [TrackAssociationType: [Int]]
@@ -188,12 +192,10 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {   
 
 /// Tracks that are alternatives to each other: one shared non-zero alternate group.
 public struct TrackGroup: Sendable {
+    /// The group number (`tkhd`).
     public let alternateGroup: Int
     /// The IDs of the group's tracks.
     public var trackIDs: [Int] { members.map(\.trackID) }
-    /// The group's tracks.
-    @available(*, deprecated, message: "use trackIDs (AVFoundation's name) and Asset.track(withTrackID:)")
-    public var tracks: [AssetTrack] { members }
     let members: [AssetTrack]
     /// The enabled track of the group (the one a player shows by default), if any.
     public var defaultTrack: AssetTrack? { members.first { $0.isEnabled } }

@@ -55,6 +55,7 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
     let aacInADTS: Bool
     /// The codecs an export encodes to when the preset's cannot go in the file and none is set.
     public let defaultAudioCodec: AudioEncodingSettings.Codec
+    /// The video codec an export encodes to when the preset's cannot go in the file and none is set; nil for sound-only files.
     public let defaultVideoCodec: VideoEncodingSettings.Codec?
 
     /// Who writes a file type: Splice itself (ISO-BMFF, with the `ftyp` a new file gets and the
@@ -64,11 +65,13 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
         case libavformat(String)
     }
 
+    /// How a file type holds text subtitles.
     public enum TextSubtitles: Hashable, Sendable {
         /// 3GPP timed text (`tx3g`) samples.
         case timedText
         /// The container's subtitle packets, in this format unless a source's own fits.
         case packets(SubtitlePacketFormat)
+        /// It has no place for them.
         case none
     }
 
@@ -108,24 +111,31 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
     private static let h264AndHEVC: Set<String> = ["h264", "hevc"]
 
     // The rows.
+    /// MPEG-4 (`.mp4`), written by Splice: edit lists, alternate groups, track references and tx3g subtitles kept.
     public static let mp4 = FileType("mp4", writer: .iso(FileTypeBox(majorBrand: "isom", minorVersion: 512,
                                                                      compatibleBrands: ["isom", "iso2", "avc1", "mp41"]), majorBrands: []),
                                      textSubtitles: .timedText)
+    /// QuickTime (`.mov`, `.qt`), written by Splice with QuickTime's conventions.
     public static let mov = FileType("mov", extensions: ["qt"], writer: .iso(FileTypeBox(majorBrand: "qt  ", minorVersion: 0x200,
                                                                                          compatibleBrands: ["qt  "]), majorBrands: ["qt  "]),
                                      textSubtitles: .timedText, quickTime: true)
+    /// MPEG-4 audio (`.m4a`, `.m4b`), written by Splice; sound only.
     public static let m4a = FileType("m4a", extensions: ["m4b"], writer: .iso(FileTypeBox(majorBrand: "M4A ", minorVersion: 512,
                                                                                           compatibleBrands: ["M4A ", "isom", "iso2", "mp41"]),
                                                                               majorBrands: ["M4A ", "M4B "]),
                                      holdsSoundOnly: true)
+    /// Apple's MPEG-4 video (`.m4v`), written by Splice.
     public static let m4v = FileType("m4v", writer: .iso(FileTypeBox(majorBrand: "M4V ", minorVersion: 512,
                                                                      compatibleBrands: ["M4V ", "isom", "iso2", "avc1", "mp41"]),
                                                          majorBrands: ["M4V ", "M4VH", "M4VP"]),
                                      textSubtitles: .timedText)
+    /// Matroska (`.mkv`), written by libavformat; text subtitles as SRT, chapters as its list.
     public static let mkv = FileType("mkv", writer: .libavformat("matroska"), textSubtitles: .packets(.subrip), chapters: .list,
                                      timecodeAsTag: true, bibliographicLanguages: true)
+    /// Matroska audio (`.mka`), written by libavformat; sound only.
     public static let mka = FileType("mka", writer: .libavformat("matroska"), holdsSoundOnly: true, chapters: .list,
                                      timecodeAsTag: true, bibliographicLanguages: true)
+    /// WebM (`.webm`), written by libavformat: VP8/VP9/AV1 and Opus/Vorbis, WebVTT subtitles; exports encode VP9 and Opus.
     public static let webm = FileType("webm", writer: .libavformat("webm"), textSubtitles: .packets(.webvtt), chapters: .list,
                                       timecodeAsTag: true, bibliographicLanguages: true, audio: .opus, video: .vp9)
     /// MPEG-TS: the codecs libavformat's muxer gives a stream type (ISO/IEC 13818-1 and the DVB
@@ -135,6 +145,7 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
                                              "mp2", "mp3", "aac", "aac_latm", "ac3", "eac3", "dts", "truehd", "opus", "s302m",
                                              "dvb_subtitle", "dvb_teletext", "smpte_klv", "timed_id3"],
                                     startCodeCodecs: h264AndHEVC, aacInADTS: true)
+    /// AVI (`.avi`), written by libavformat; H.264 and HEVC with start codes.
     public static let avi = FileType("avi", writer: .libavformat("avi"), startCodeCodecs: h264AndHEVC)
     /// Ogg (RFC 3533) as a sound file: Opus, Vorbis, FLAC or Speex; exports encode Opus.
     public static let ogg = FileType("ogg", extensions: ["oga"], writer: .libavformat("ogg"), holdsSoundOnly: true,

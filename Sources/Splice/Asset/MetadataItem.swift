@@ -6,8 +6,10 @@ import MediaCore
 public struct MetadataItem: Sendable, Hashable, CustomStringConvertible {
     /// The common key: `title`, `language`.
     public var commonKey: String
+    /// The value, as text.
     public var value: String
 
+    /// An item of `value` under `commonKey`.
     public init(commonKey: String, value: String) {
         self.commonKey = commonKey
         self.value = value

@@ -5,8 +5,10 @@ import MediaCore
 /// The named types are AVFoundation's; any other four-character code works too:
 /// `TrackAssociationType(rawValue: "hint")`.
 public struct TrackAssociationType: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The `tref` reference type.
     public let rawValue: FourCC
 
+    /// The association of `tref` type `rawValue`.
     public init(rawValue: FourCC) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = FourCC(value) }
 

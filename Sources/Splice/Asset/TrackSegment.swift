@@ -9,6 +9,7 @@ public struct TrackSegment: Sendable, Hashable {
     /// Playback rate of the media in this segment (1 = normal; 0 = dwell on one frame).
     public var rate: Double
 
+    /// A segment showing `source` (nil: nothing) over `target` at `rate`.
     public init(target: TimeRange, source: TimeRange?, rate: Double = 1) {
         self.target = target
         self.source = source

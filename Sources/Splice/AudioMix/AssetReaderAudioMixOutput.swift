@@ -14,6 +14,7 @@ import FFmpegBridge
 /// try reader.add(mixed)
 /// ```
 public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sendable {   // settings @Guarded; mixing state under `lock`
+    /// The tracks mixed.
     public let audioTracks: [AssetTrack]
     /// The PCM handed out; nil: 32-bit float, interleaved, at the first track's rate and channel count.
     public let audioSettings: AudioOutputSettings?
@@ -41,6 +42,7 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
         var gain: GainCurve?
     }
 
+    /// An output mixing `audioTracks` (of the reader's asset) into PCM of `audioSettings`.
     public init(audioTracks: [AssetTrack], audioSettings: AudioOutputSettings?) {
         self.audioTracks = audioTracks
         self.audioSettings = audioSettings

@@ -12,8 +12,10 @@ import MediaCore
 /// mix.inputParameters = [music]
 /// ```
 public struct AudioMix: Sendable, Hashable {
+    /// The tracks' volume curves; a track without parameters plays at 1.
     public var inputParameters: [AudioMixInputParameters]
 
+    /// A mix with these parameters.
     public init(inputParameters: [AudioMixInputParameters] = []) {
         self.inputParameters = inputParameters
     }
@@ -31,12 +33,16 @@ public typealias MutableAudioMix = AudioMix
 /// time holds until the next setting, a ramp is linear in amplitude over its range and its end
 /// volume holds after it, and before the first setting the volume is 1.
 public struct AudioMixInputParameters: Sendable, Hashable {
+    /// The ID of the audio track whose volume this sets.
     public var trackID: Int
     /// The curve, in seconds of the asset's timeline.
     public private(set) var gain = GainCurve()
 
+    /// Parameters for track `trackID`, at volume 1 until a setting.
     public init(trackID: Int) { self.trackID = trackID }
+    /// Parameters for `track` (AVFoundation's `init(track:)`).
     public init(track: AssetTrack) { trackID = track.trackID }
+    /// Parameters for a composition's `track`.
     public init(track: CompositionTrack) { trackID = track.trackID }
 
     /// `volume` from `time` on (negative volumes are 0).

@@ -5,7 +5,9 @@ import MediaCore
 /// from several threads: its state is one value under one lock, and each edit is made whole
 /// under it.
 public final class CompositionTrack: @unchecked Sendable {   // all mutable state is in `state`
+    /// The track's ID in the composition.
     public let trackID: Int
+    /// What the track carries.
     public let mediaType: MediaType
     private let state = Locked(Segments())
     /// How many edits the track has had: a composition's asset is made again when it changes.
@@ -38,8 +40,11 @@ public final class CompositionTrack: @unchecked Sendable {   // all mutable stat
 
     /// The segments, in timeline order, without gaps (a gap is an empty segment).
     public var segments: [CompositionTrackSegment] { state[\.segments] }
+    /// The ISO 639-2/T language written; nil: the first source track's.
     public var languageCode: String? { get { state[\.languageCode] } set { edit { $0.languageCode = newValue } } }
+    /// The BCP 47 tag written (`elng`); nil: the first source track's.
     public var extendedLanguageTag: String? { get { state[\.extendedLanguageTag] } set { edit { $0.extendedLanguageTag = newValue } } }
+    /// Whether the track is written enabled (true unless set).
     public var isEnabled: Bool { get { state[\.isEnabled] } set { edit { $0.isEnabled = newValue } } }
     /// The media timescale written; 0: the first source track's.
     public var naturalTimeScale: Int32 { get { state[\.naturalTimeScale] } set { edit { $0.naturalTimeScale = newValue } } }

@@ -32,6 +32,7 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
     /// Held for each edit as a whole (a track's own lock is taken inside it, never the other way).
     private let state = Locked(State())
 
+    /// The tracks, in the order they were added.
     public var tracks: [CompositionTrack] { state[\.tracks] }
     /// Lay the composition out for a container without edit lists (Matroska, WebM, MPEG-TS):
     /// each segment's samples placed at its time, video samples shown from a segment's end on
@@ -42,6 +43,7 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
     /// decoder does not click at the joins) and the edit list shows exactly its range.
     public var writesWithoutEditLists: Bool { get { state[\.writesWithoutEditLists] } set { state[\.writesWithoutEditLists] = newValue } }
 
+    /// An empty composition.
     public init() {}
 
     /// Where the longest track ends.
@@ -65,10 +67,13 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
         return track
     }
 
+    /// The track with ID `trackID`, if there is one.
     public func track(withTrackID trackID: Int) -> CompositionTrack? { tracks.first { $0.trackID == trackID } }
 
+    /// The tracks of `mediaType`, in order.
     public func tracks(withMediaType mediaType: MediaType) -> [CompositionTrack] { tracks.filter { $0.mediaType == mediaType } }
 
+    /// Takes `track` out of the composition.
     public func removeTrack(_ track: CompositionTrack) {
         state.withLock { $0.tracks.removeAll { $0 === track } }
         if track.composition === self { track.composition = nil }
@@ -161,6 +166,7 @@ public struct CompositionTrackSegment: Sendable {
     public var sourceRange: TimeRange?
     /// Where it is shown on the composition's timeline.
     public var targetRange: TimeRange
+    /// Whether the segment shows nothing (a gap).
     public var isEmpty: Bool { sourceRange == nil }
     /// Whether the segment plays at another speed than its source (`scaleTimeRange`).
     public var isScaled: Bool {

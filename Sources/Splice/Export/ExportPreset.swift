@@ -13,27 +13,42 @@ import MediaCore
 /// | `hevcHighestQuality` | HEVC, source size, CRF 20 | AAC 192 kb/s |
 /// | `appleM4A` | none (`.m4a`) | AAC 192 kb/s |
 public enum ExportPreset: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// Every track copied (`AVAssetExportPresetPassthrough`).
     case passthrough
+    /// H.264 up to 640x360 and AAC 64 kb/s (`AVAssetExportPresetLowQuality`).
     case lowQuality
+    /// H.264 up to 1280x720 and AAC 128 kb/s (`AVAssetExportPresetMediumQuality`).
     case mediumQuality
+    /// H.264 at the source's size and AAC 192 kb/s (`AVAssetExportPresetHighestQuality`).
     case highestQuality
+    /// H.264 up to 640x480 (`AVAssetExportPreset640x480`).
     case preset640x480 = "640x480"
+    /// H.264 up to 960x540 (`AVAssetExportPreset960x540`).
     case preset960x540 = "960x540"
+    /// H.264 up to 1280x720 (`AVAssetExportPreset1280x720`).
     case preset1280x720 = "1280x720"
+    /// H.264 up to 1920x1080 (`AVAssetExportPreset1920x1080`).
     case preset1920x1080 = "1920x1080"
+    /// H.264 up to 3840x2160 (`AVAssetExportPreset3840x2160`).
     case preset3840x2160 = "3840x2160"
+    /// HEVC up to 1920x1080 (`AVAssetExportPresetHEVC1920x1080`).
     case hevc1920x1080
+    /// HEVC up to 3840x2160 (`AVAssetExportPresetHEVC3840x2160`).
     case hevc3840x2160
+    /// HEVC at the source's size (`AVAssetExportPresetHEVCHighestQuality`).
     case hevcHighestQuality
+    /// Sound only, AAC 192 kb/s in `.m4a` (`AVAssetExportPresetAppleM4A`).
     case appleM4A
 
     public var description: String { rawValue }
 
     /// What the preset encodes video to; nil: video is copied (`passthrough`) or left out (`appleM4A`).
     public struct Video: Sendable, Hashable {
+        /// The video codec.
         public var codec: VideoEncodingSettings.Codec
         /// The box the picture fits in (aspect kept, never upscaled); nil: the source's size.
         public var box: Dimensions?
+        /// The constant rate factor (lower is better).
         public var crf: Int
         /// The x264/x265 preset.
         public var speed: String
@@ -41,6 +56,7 @@ public enum ExportPreset: String, CaseIterable, Sendable, CustomStringConvertibl
         public var keepsTenBit: Bool
     }
 
+    /// What the preset encodes video to; nil: video is copied (`passthrough`) or left out (`appleM4A`).
     public var video: Video? {
         func h264(_ box: Dimensions?, _ crf: Int, _ speed: String = "medium") -> Video {
             Video(codec: .h264, box: box, crf: crf, speed: speed, keepsTenBit: false)

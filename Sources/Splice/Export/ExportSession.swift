@@ -23,11 +23,23 @@ import FFmpegBridge
 /// to a temporary file and renamed into place only on success: a failed or cancelled export
 /// leaves nothing.
 public final class ExportSession: @unchecked Sendable {   // settings @Guarded; state under `lock`
+    /// Where an export is (AVFoundation's `AVAssetExportSession.Status`, without `waiting`).
     public enum Status: Sendable, Hashable {
-        case unknown, exporting, completed, failed, cancelled
+        /// Not started.
+        case unknown
+        /// Running.
+        case exporting
+        /// Finished: the output is in place.
+        case completed
+        /// Stopped by an error (`error`); nothing was written.
+        case failed
+        /// Cancelled (`cancelExport()`); nothing was written.
+        case cancelled
     }
 
+    /// The asset exported (a file's, or a composition's).
     public let asset: Asset
+    /// The preset the export encodes with.
     public let preset: ExportPreset
     /// The preset's name (`"mediumQuality"`, `"1280x720"`).
     public var presetName: String { preset.rawValue }
@@ -55,11 +67,14 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     @Guarded public var metadata: [MetadataItem]? = nil
     /// Replace an existing file at `outputURL` (AVFoundation's sessions fail instead: the default).
     @Guarded public var replacesExistingFile: Bool = false
-    /// Overrides of the preset (which AVFoundation lacks): the video codec (VP9 and AV1 are
-    /// reachable only so), its CRF, the audio codec, the audio bit rate.
+    /// Overrides the preset's video codec (AVFoundation has no such setting; VP9 and AV1 are
+    /// reachable only so); nil: the preset's.
     @Guarded public var videoCodec: VideoEncodingSettings.Codec? = nil
+    /// Overrides the preset's CRF (lower is better); nil: the preset's.
     @Guarded public var crf: Int? = nil
+    /// Overrides the audio codec; nil: AAC, or the file type's default when AAC cannot go in it.
     @Guarded public var audioCodec: AudioEncodingSettings.Codec? = nil
+    /// Overrides the preset's audio bit rate, in bits per second; nil: the preset's.
     @Guarded public var audioBitRate: Int? = nil
     /// The audio tracks' volumes: every enabled audio track (and a disabled one it has
     /// parameters for) is mixed into one track, in the first one's place, language and group,
@@ -85,8 +100,9 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// Re-encoded video at this constant frame rate (pictures repeated or left out); nil: the
     /// source's timing.
     @Guarded public var videoFrameRate: Double? = nil
-    /// Re-encoded audio at this rate and channel count; nil: the source's.
+    /// Re-encoded audio at this sample rate; nil: the source's.
     @Guarded public var audioSampleRate: Int? = nil
+    /// Re-encoded audio with this many channels; nil: the source's.
     @Guarded public var audioChannelCount: Int? = nil
     /// `passthrough` only: audio the output container cannot hold (PCM from a WAV into MP4) is
     /// encoded (AAC at 192 kb/s, or `audioCodec`) instead of failing the export.
@@ -110,7 +126,9 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
 
     /// How far the export is, 0…1, on the output's timeline; it never goes back and ends at 1.
     public var progress: Double { lock.withLock { _progress } }
+    /// Where the export is.
     public var status: Status { lock.withLock { _status } }
+    /// Why the export failed; nil unless `status` is `.failed`.
     public var error: MediaError? { lock.withLock { _error } }
     /// What the export corrected or could not carry (encoder corrections, left-out tracks).
     public var warnings: [String] { lock.withLock { _warnings } }
@@ -118,6 +136,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// re-encoded, 184 copied"), after the export.
     public var cutSummary: [String] { lock.withLock { _cutSummary } }
 
+    /// A session exporting `asset` with `preset`; set `outputURL` (and what else is wanted), then call `export()`.
     public init(asset: Asset, preset: ExportPreset) {
         self.asset = asset
         self.preset = preset

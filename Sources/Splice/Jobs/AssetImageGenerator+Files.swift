@@ -6,8 +6,11 @@ import FFmpegBridge
 extension AssetImageGenerator {
     /// An image written by `writeImages(at:to:replacing:isCancelled:)`.
     public struct WrittenImage: Sendable {
+        /// The file written.
         public let path: String
+        /// The image's width in pixels.
         public let width: Int
+        /// The image's height in pixels.
         public let height: Int
         /// The time the picture is shown from.
         public let actualTime: MediaTime

@@ -12,17 +12,20 @@ import FFmpegBridge
 /// try AssetImageGenerator.pngData(image).write(to: url)
 /// ```
 public final class AssetImageGenerator: @unchecked Sendable {   // settings @Guarded; the rest immutable
+    /// The asset the pictures come from.
     public let asset: Asset
     /// The largest size of an image (aspect ratio kept, never scaled up); nil: the video's size.
     @Guarded public var maximumSize: Dimensions? = nil
     /// Whether images are turned upright by the track's transform (90°, 180°, 270° rotations).
     @Guarded public var appliesPreferredTrackTransform: Bool = false
-    /// How far before and after the requested time the picture may be. Decoding is always
+    /// How far before the requested time the picture may be. Decoding is always
     /// frame-exact, so these only bound what is acceptable; zero (the default) asks for the
     /// frame shown at the time.
     @Guarded public var requestedTimeToleranceBefore: MediaTime = MediaTime.zero
+    /// How far after the requested time the picture may be (zero by default; see `requestedTimeToleranceBefore`).
     @Guarded public var requestedTimeToleranceAfter: MediaTime = MediaTime.zero
 
+    /// A generator of `asset`'s pictures (its first enabled video track's).
     public init(asset: Asset) {
         self.asset = asset
     }

@@ -4,10 +4,14 @@ import MediaCore
 /// A file, or a part of it: what the jobs (`ExportSession.concatenating`, `merging`, `mixing`,
 /// `trimming`) take. `start` nil: from the beginning; `end` nil: to the end.
 public struct Clip: Sendable, Hashable {
+    /// The file.
     public var url: URL
+    /// Where the clip starts on the file's timeline; nil: at the beginning.
     public var start: MediaTime?
+    /// Where the clip ends on the file's timeline; nil: at the end.
     public var end: MediaTime?
 
+    /// The part of `url` from `start` to `end` (nil: from the beginning, to the end).
     public init(url: URL, start: MediaTime? = nil, end: MediaTime? = nil) {
         self.url = url
         self.start = start

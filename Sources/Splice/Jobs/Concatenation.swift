@@ -10,9 +10,11 @@ public struct ConcatenationOptions: Sendable {
         case auto
         /// Copy or fail; into files without edit lists, cuts move back to sync samples (a note each).
         case never
+        /// Re-encode every clip with the preset.
         case always
     }
 
+    /// When the clips are re-encoded (`auto` by default).
     public var reencode = Reencode.auto
     /// The preset when re-encoding (`passthrough` means `highestQuality` for a crossfade).
     public var preset = ExportPreset.highestQuality
@@ -28,6 +30,7 @@ public struct ConcatenationOptions: Sendable {
     /// `.smart` cannot cut there is re-encoded (`auto`), with a note.
     public var cut: CutMode?
 
+    /// Options with these values (by default: copy what can be copied, cut smart, `highestQuality` when re-encoding).
     public init(reencode: Reencode = .auto, cut: CutMode? = nil, preset: ExportPreset = .highestQuality, audioOnly: Bool = false,
                 allTracks: Bool = false, crossfade: MediaTime? = nil) {
         self.reencode = reencode

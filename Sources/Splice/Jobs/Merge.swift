@@ -10,6 +10,7 @@ public struct MergeOptions: Sendable {
     /// How a range of the video is cut into MP4/MOV when it is copied (`CutMode`; smart by default).
     public var cut: CutMode
 
+    /// Options with these values (by default: the video's sound replaced, everything copied, cut smart).
     public init(keepsOriginalAudio: Bool = false, preset: ExportPreset? = nil, cut: CutMode = .smart) {
         self.keepsOriginalAudio = keepsOriginalAudio
         self.preset = preset

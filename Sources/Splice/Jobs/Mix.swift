@@ -9,15 +9,18 @@ public struct MixOptions: Sendable {
     public var musicVolume: Float = 0.5
     /// The video's own sound's volume; nil: 1 − the music's (at least 0).
     public var originalVolume: Float?
-    /// Linear fades at the music's start and end.
+    /// A linear fade in at the music's start, this long.
     public var fadeIn = MediaTime.zero
+    /// A linear fade out at the music's end, this long.
     public var fadeOut = MediaTime.zero
     /// Repeat the music to the video's end.
     public var loops = false
-    /// The mix's codec and bit rate; nil: AAC at 192 kb/s (the output's default codec).
+    /// The mix's codec; nil: the output's default (AAC, or Opus in WebM).
     public var audioCodec: AudioEncodingSettings.Codec?
+    /// The mix's bit rate in bits per second; nil: 192 kb/s.
     public var audioBitRate: Int?
 
+    /// Options with these values (by default: the music from the start at 0.5, the video's sound at 0.5, no fades, no loop).
     public init(startTime: MediaTime = .zero, musicVolume: Float = 0.5, originalVolume: Float? = nil, fadeIn: MediaTime = .zero,
                 fadeOut: MediaTime = .zero, loops: Bool = false, audioCodec: AudioEncodingSettings.Codec? = nil, audioBitRate: Int? = nil) {
         self.startTime = startTime

@@ -5,8 +5,11 @@ import MediaCore
 /// track — bytes, decode and presentation times, durations, sync flags and encryption
 /// information — what `splice remux --verify` checks.
 public enum SampleComparison {
+    /// What a comparison found equal.
     public struct Result: Sendable {
+        /// The number of tracks compared.
         public var tracks: Int
+        /// The number of samples compared, over all tracks.
         public var samples: Int
     }
 

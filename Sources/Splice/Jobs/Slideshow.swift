@@ -18,6 +18,7 @@ public struct SlideshowOptions: Sendable {
     /// The encoding preset (`passthrough` means `highestQuality`: images are encoded).
     public var preset = ExportPreset.highestQuality
 
+    /// Options with these values (by default: 30 frames a second, 3 s an image, no crossfade, the first image's size, no sound).
     public init(frameRate: Double = 30, imageDuration: MediaTime = MediaTime(value: 3, timescale: 1), crossfade: MediaTime = .zero,
                 renderSize: Dimensions? = nil, audio: Clip? = nil, preset: ExportPreset = .highestQuality) {
         self.frameRate = frameRate

@@ -9,7 +9,9 @@ extension SubtitleReader: SampleBufferSource {}
 
 /// A subtitle track to add to a movie.
 public struct NewSubtitleTrack: Sendable {
+    /// The cues, in time order.
     public var cues: [SubtitleCue]
+    /// The track's language; nil: undetermined.
     public var language: LanguageTag?
     /// The handler name; the language's code when nil.
     public var name: String?
@@ -18,6 +20,7 @@ public struct NewSubtitleTrack: Sendable {
     /// Enable this track and disable its group-mates.
     public var isDefault: Bool
 
+    /// A track of `cues` with these properties.
     public init(cues: [SubtitleCue], language: LanguageTag? = nil, name: String? = nil, isForced: Bool = false, isDefault: Bool = false) {
         self.cues = cues
         self.language = language

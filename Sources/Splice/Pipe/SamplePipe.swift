@@ -21,6 +21,7 @@ public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable
     private let lock = NSLock()
     private var iterator: AnyIterator<SampleBuffer>
 
+    /// A source handing out `samples` in order.
     public init<S: Sequence>(_ samples: S) where S.Element == SampleBuffer {
         var it = samples.makeIterator()
         iterator = AnyIterator { it.next() }
@@ -42,7 +43,9 @@ public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable
 /// try pipe.run()
 /// ```
 public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `mixes` set before `run()`
+    /// The reader the samples come from; nil when every source is of the caller's own.
     public let reader: AssetReader?
+    /// The writer the samples go to.
     public let writer: AssetWriter
     /// Called with the fraction done (0…1), from the pipe's queues, one call at a time (never
     /// holding a lock that `cancel()` takes), at most about ten times a second, 1.0 once.
@@ -76,6 +79,7 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
     /// What each smart cut re-encoded and copied, read after the run.
     var cutReports: [() -> String] = []
 
+    /// A pipe from `reader`'s outputs (and other sources) into `writer`'s inputs; connect them, then `run()`.
     public init(reader: AssetReader?, writer: AssetWriter) {
         self.reader = reader
         self.writer = writer

@@ -376,7 +376,9 @@ extension SamplePipe {
     /// What `mirrorTracks` made: inputs in track order (and by source track ID) and the source's
     /// groups as writer groups, not yet added — so that a caller can add tracks to them first.
     public struct Mirrored {
+        /// The inputs, in the source's track order.
         public var inputs: [AssetWriterInput]
+        /// The inputs by the source track's ID.
         public var inputsByTrackID: [Int: AssetWriterInput]
         /// One per `Asset.trackGroups` entry, in the same order.
         public var groups: [AssetWriterInputGroup]

@@ -17,10 +17,21 @@ import MediaCore
 /// if reader.status == .failed { throw reader.error! }
 /// ```
 public final class AssetReader: @unchecked Sendable {   // state under `lock`
+    /// Where a reader is (AVFoundation's `AVAssetReader.Status`).
     public enum Status: Sendable, Equatable {
-        case unknown, reading, completed, failed, cancelled
+        /// Outputs can be added; reading has not started.
+        case unknown
+        /// Samples are being handed out.
+        case reading
+        /// Every output has handed out its last sample.
+        case completed
+        /// Reading stopped on an error (`error`).
+        case failed
+        /// Reading was cancelled (`cancelReading()`).
+        case cancelled
     }
 
+    /// The asset read.
     public let asset: Asset
     private let lock = NSLock()
     private var _outputs: [AssetReaderTrackOutput] = []
@@ -30,13 +41,13 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
     private var session: (any ReadSession)?
     private var _warnings: [String] = []
 
-    /// Makes a reader for `asset`.
     /// Reads `composition` as it is now (`composition.asset()`): outputs of its tracks
     /// (`AssetReaderTrackOutput(track: compositionTrack)`) can be added.
     public convenience init(asset composition: MutableComposition) throws {
         try self.init(asset: composition.asset())
     }
 
+    /// Makes a reader for `asset`.
     public init(asset: Asset) throws {
         self.asset = asset
     }
@@ -45,7 +56,9 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
     /// containers read through libavformat, and what FFmpeg said of them); set when reading ends.
     public var warnings: [String] { lock.withLock { _warnings } }
 
+    /// The outputs added, in order.
     public var outputs: [AssetReaderTrackOutput] { lock.withLock { _outputs } }
+    /// Where the reader is.
     public var status: Status { lock.withLock { _status } }
     /// Why reading failed, when `status` is `.failed`.
     public var error: MediaError? { lock.withLock { _error } }
@@ -62,10 +75,6 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
         lock.withLock { refusal(of: output) == nil }
     }
 
-    /// Adds `output`.
-    /// - Throws: why it cannot be added (reading has started, it belongs to a reader already, its
-    ///   track is not one of this asset's, or it has output settings); the reader then fails with
-    ///   the same error, so `startReading()` returns `false`.
     /// Adds a mixing output: its tracks are read (decoded) by outputs of its own.
     public func add(_ output: AssetReaderAudioMixOutput) throws {
         for o in output.outputs { try add(o) }
@@ -77,6 +86,10 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
         output.reader = self
     }
 
+    /// Adds `output`: a track of this asset, before reading starts.
+    /// - Throws: why it cannot be added (reading has started, it belongs to a reader already, its
+    ///   track is not one of this asset's, or it has output settings); the reader then fails with
+    ///   the same error, so `startReading()` returns `false`.
     public func add(_ output: AssetReaderTrackOutput) throws {
         let failure: (MediaError, [AssetReaderTrackOutput])? = lock.withLock {
             guard let reason = refusal(of: output) else {

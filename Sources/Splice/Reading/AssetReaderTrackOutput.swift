@@ -4,6 +4,7 @@ import FFmpegBridge
 
 /// Hands out the samples of one track, in decode order.
 public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @Guarded; state under `lock`, the cursor under `reading`
+    /// The track whose samples are handed out.
     public let track: AssetTrack
     /// `nil`: samples pass through as stored. `.audio(…)`: decoded PCM; `.video(…)`: decoded
     /// pictures — in both cases on the asset's timeline, cut frame-exactly to the reader's range.
@@ -35,6 +36,7 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @
     private var isReading = false
     private var closeAfterRead = false
 
+    /// An output of `track` (of the reader's asset): stored samples, or decoded as `outputSettings` says.
     public init(track: AssetTrack, outputSettings: OutputSettings? = nil) {
         self.track = track
         self.outputSettings = outputSettings

@@ -3,12 +3,15 @@ import MediaCore
 /// What an `AssetReaderTrackOutput` hands out instead of the stored samples: decoded audio or
 /// decoded pictures, in the format asked for (`nil` output settings: passthrough).
 public enum OutputSettings: Sendable, Hashable {
+    /// Decoded audio in this PCM format.
     case audio(AudioOutputSettings)
+    /// Decoded pictures in this pixel format and size.
     case video(VideoOutputSettings)
 }
 
 /// Decoded audio: PCM through libavcodec and libswresample.
 public struct AudioOutputSettings: Sendable, Hashable {
+    /// How each sample is stored (32-bit float by default).
     public var sampleFormat: PCMBuffer.SampleFormat
     /// One interleaved plane (`true`), or a plane per channel.
     public var isInterleaved: Bool
@@ -19,6 +22,7 @@ public struct AudioOutputSettings: Sendable, Hashable {
     /// FFmpeg's channel mask (`AV_CH_*` bits) of the layout; nil: the default layout of the count.
     public var channelLayoutMask: UInt64?
 
+    /// Settings with these values; what is nil keeps the source's.
     public init(sampleFormat: PCMBuffer.SampleFormat = .f32, isInterleaved: Bool = true, sampleRate: Int? = nil,
                 channelCount: Int? = nil, channelLayoutMask: UInt64? = nil) {
         self.sampleFormat = sampleFormat
@@ -31,14 +35,17 @@ public struct AudioOutputSettings: Sendable, Hashable {
 
 /// Decoded pictures: frames through libavcodec and libswscale.
 public struct VideoOutputSettings: Sendable, Hashable {
+    /// The pixel format handed out (yuv420p by default).
     public var pixelFormat: PixelBuffer.PixelFormat
-    /// The largest width and height: the picture is scaled to fit inside, aspect ratio kept,
+    /// The largest width: the picture is scaled to fit inside this and `maximumHeight`, aspect ratio kept,
     /// never up, sizes rounded to even; nil keeps the source's size.
     public var maximumWidth: Int?
+    /// The largest height (see `maximumWidth`); nil: no limit.
     public var maximumHeight: Int?
     /// An exact output size (AVFoundation's `AVVideoWidthKey`/`AVVideoHeightKey`): every picture
     /// comes out this size, scaled up or down as `scalingMode` says. Wins over the maximums.
     public var size: Dimensions?
+    /// How a picture fills `size` (fitted inside by default).
     public var scalingMode: ScalingMode = .resizeAspect
     /// A constant frame rate (frames per second): each picture is repeated, or left out, so that
     /// one comes out every 1/`frameRate` s, showing what is shown then. nil: the source's timing.
@@ -55,6 +62,7 @@ public struct VideoOutputSettings: Sendable, Hashable {
         case resize
     }
 
+    /// Settings with these values; what is nil keeps the source's.
     public init(pixelFormat: PixelBuffer.PixelFormat = .yuv420p, maximumWidth: Int? = nil, maximumHeight: Int? = nil,
                 size: Dimensions? = nil, scalingMode: ScalingMode = .resizeAspect, frameRate: Double? = nil) {
         self.size = size

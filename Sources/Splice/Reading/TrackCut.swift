@@ -4,15 +4,17 @@ import MediaCore
 /// `shown` is what the output shows (the range, within the track); `read` what is read for it —
 /// the whole groups of pictures the range needs, from the sync sample shown at or before its
 /// start (for AAC, from the packet before it: the decoder's pre-roll) to its end. What is read
-/// before `shown` is there to be decoded, and the output's edit list hides it. (Smart cut will
-/// add here the frames it re-encodes instead.)
+/// before `shown` is there to be decoded, and the output's edit list hides it (a smart cut
+/// re-encodes those frames instead).
 ///
 /// A ranged copy (`TrackMirror`) decides one per track: the reader's output reads `read`, and the
 /// writer's input keeps video only from `read`'s sync sample and shows `shown`. A composition's
 /// layout records one per segment; jobs writing files without edit lists move it to sync
 /// samples (`atSyncSamples(of:)`).
 public struct TrackCut: Sendable, Hashable {
+    /// What the output shows, on the asset's timeline.
     public let shown: TimeRange
+    /// What is read to show it: from the sync sample shown at or before `shown`'s start.
     public let read: TimeRange
 
     /// A cut of explicit ranges (`read` starts at or before `shown`).

@@ -17,6 +17,7 @@ import FFmpegBridge
 /// while let frame = output.copyNextSampleBuffer() { … frame.pixelBuffer … }
 /// ```
 public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unchecked Sendable {   // settings @Guarded; reading state under `lock`
+    /// The tracks drawn.
     public let videoTracks: [AssetTrack]
     /// The pictures handed out: `pixelFormat` (yuv420p10le renders in 10 bits; other formats are
     /// converted from yuv420p), and `size`/maximums to scale the render size; nil: yuv420p at the
@@ -32,6 +33,7 @@ public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unche
     private var cursor: PrefetchingCursor?
     private var failed = false
 
+    /// An output drawing `videoTracks` (of the reader's asset) as `videoComposition` says, into pictures of `videoSettings`.
     public init(videoTracks: [AssetTrack], videoSettings: VideoOutputSettings?) {
         self.videoTracks = videoTracks
         self.videoSettings = videoSettings

@@ -21,6 +21,7 @@ import FFmpegBridge
 /// Core Animation's bottom-left origin). Transforms must keep edges axis-aligned: quarter turns,
 /// mirrors, scales and translations (a turn by another angle is refused when rendering).
 public struct VideoComposition: Sendable {
+    /// The size of the pictures drawn, in pixels.
     public var renderSize: Dimensions
     /// The time between output frames (1/30 s for 30 fps).
     public var frameDuration: MediaTime
@@ -34,6 +35,7 @@ public struct VideoComposition: Sendable {
     /// (AVFoundation draws nothing there, without a word).
     public var overlays: [VideoCompositionOverlay] = []
 
+    /// A composition drawing `renderSize` pictures every `frameDuration`, with no instructions yet.
     public init(renderSize: Dimensions, frameDuration: MediaTime) {
         self.renderSize = renderSize
         self.frameDuration = frameDuration
@@ -142,23 +144,31 @@ public struct VideoComposition: Sendable {
     }
 }
 
+/// AVFoundation's name for the composition one builds (a Swift value is mutable where it is a `var`).
 public typealias MutableVideoComposition = VideoComposition
 
 /// An RGB colour, each component 0…1 (the composition's background).
 public struct RGBColor: Sendable, Hashable {
+    /// The red component, 0…1.
     public var red: Double
+    /// The green component, 0…1.
     public var green: Double
+    /// The blue component, 0…1.
     public var blue: Double
 
+    /// A colour of these components, each 0…1.
     public init(red: Double, green: Double, blue: Double) { (self.red, self.green, self.blue) = (red, green, blue) }
 
+    /// Black.
     public static let black = RGBColor(red: 0, green: 0, blue: 0)
+    /// White.
     public static let white = RGBColor(red: 1, green: 1, blue: 1)
 }
 
 /// Which tracks are drawn over one time range, top-most first (AVFoundation's
 /// `AVVideoCompositionInstruction`). `MutableVideoCompositionInstruction` is the same type.
 public struct VideoCompositionInstruction: Sendable {
+    /// The span of the composition's timeline the instruction covers.
     public var timeRange: TimeRange
     /// The layers, the first drawn on top; a track without one is not drawn in this range.
     public var layerInstructions: [VideoCompositionLayerInstruction] = []
@@ -167,12 +177,14 @@ public struct VideoCompositionInstruction: Sendable {
     /// `false`: the composition's overlays are not drawn in this range.
     public var enablePostProcessing = true
 
+    /// An instruction drawing `layerInstructions` (the first on top) over `timeRange`.
     public init(timeRange: TimeRange, layerInstructions: [VideoCompositionLayerInstruction] = []) {
         self.timeRange = timeRange
         self.layerInstructions = layerInstructions
     }
 }
 
+/// AVFoundation's name for the instruction one builds.
 public typealias MutableVideoCompositionInstruction = VideoCompositionInstruction
 
 /// How one track is drawn (AVFoundation's `AVVideoCompositionLayerInstruction`): a transform from
@@ -181,27 +193,35 @@ public typealias MutableVideoCompositionInstruction = VideoCompositionInstructio
 /// opacity 1, and nothing is cropped; a setting holds until the next one; a ramp's end value
 /// holds after it. `MutableVideoCompositionLayerInstruction` is the same type.
 public struct VideoCompositionLayerInstruction: Sendable {
+    /// The ID of the video track drawn.
     public var trackID: Int
     private var transforms: [(start: Double, end: Double, from: AffineTransform2D, to: AffineTransform2D)] = []
     private var opacities = GainCurve()
     private var crops: [(start: Double, rect: CGRect)] = []
 
+    /// How track `trackID` is drawn: as it is, until a setting.
     public init(trackID: Int) { self.trackID = trackID }
+    /// How `assetTrack` is drawn (AVFoundation's `init(assetTrack:)`).
     public init(assetTrack: AssetTrack) { trackID = assetTrack.trackID }
+    /// How a composition's track is drawn.
     public init(assetTrack: CompositionTrack) { trackID = assetTrack.trackID }
 
+    /// The transform from the track's pixels to render pixels from `time` on.
     public mutating func setTransform(_ transform: AffineTransform2D, at time: MediaTime) {
         insertTransform((time.seconds, time.seconds, transform, transform))
     }
 
+    /// A transform going linearly (each coefficient) from `start` to `end` over `timeRange`; `end` holds after it.
     public mutating func setTransformRamp(fromStart start: AffineTransform2D, toEnd end: AffineTransform2D, timeRange: TimeRange) {
         insertTransform((timeRange.start.seconds, max(timeRange.start.seconds, timeRange.end.seconds), start, end))
     }
 
+    /// The opacity (0…1) from `time` on.
     public mutating func setOpacity(_ opacity: Float, at time: MediaTime) {
         opacities.setVolume(opacity, at: time.seconds)
     }
 
+    /// An opacity going linearly from `start` to `end` over `timeRange`; `end` holds after it.
     public mutating func setOpacityRamp(fromStartOpacity start: Float, toEndOpacity end: Float, timeRange: TimeRange) {
         opacities.setRamp(from: start, to: end, start: timeRange.start.seconds, end: timeRange.end.seconds)
     }
@@ -230,6 +250,7 @@ public struct VideoCompositionLayerInstruction: Sendable {
                                  d: mix(r.from.d, r.to.d), tx: mix(r.from.tx, r.to.tx), ty: mix(r.from.ty, r.to.ty))
     }
 
+    /// The opacity at `time`, 0…1.
     public func opacity(at time: MediaTime) -> Float { max(0, min(1, opacities.volume(at: time.seconds))) }
 
     /// The crop rectangle at `time`; nil: the whole picture.
@@ -238,18 +259,23 @@ public struct VideoCompositionLayerInstruction: Sendable {
     }
 }
 
+/// AVFoundation's name for the layer instruction one builds.
 public typealias MutableVideoCompositionLayerInstruction = VideoCompositionLayerInstruction
 
 /// A still image drawn over a composition's layers: into `frame` (render pixels), at an opacity
 /// that can be set at times or ramped, over `timeRange` (nil: always).
 public struct VideoCompositionOverlay: Sendable {
+    /// The picture drawn.
     public var image: StillImage
+    /// Where it is drawn, in render pixels (origin top left); the image is scaled to fill it.
     public var frame: CGRect
+    /// When it is drawn; nil: always.
     public var timeRange: TimeRange?
     /// `true`: the image is fitted inside `frame` with its aspect ratio kept, on opaque black bars.
     public var isLetterboxed = false
     private var opacities = GainCurve()
 
+    /// An overlay of `image` in `frame` at `opacity` over `timeRange` (nil: always).
     public init(image: StillImage, frame: CGRect, opacity: Float = 1, timeRange: TimeRange? = nil) {
         self.image = image
         self.frame = frame
@@ -257,11 +283,14 @@ public struct VideoCompositionOverlay: Sendable {
         if opacity != 1 { opacities.setVolume(opacity, at: -.infinity) }
     }
 
+    /// The opacity (0…1) from `time` on.
     public mutating func setOpacity(_ opacity: Float, at time: MediaTime) { opacities.setVolume(opacity, at: time.seconds) }
 
+    /// An opacity going linearly from `start` to `end` over `timeRange`; `end` holds after it.
     public mutating func setOpacityRamp(fromStartOpacity start: Float, toEndOpacity end: Float, timeRange: TimeRange) {
         opacities.setRamp(from: start, to: end, start: timeRange.start.seconds, end: timeRange.end.seconds)
     }
 
+    /// The opacity at `time`, 0…1.
     public func opacity(at time: MediaTime) -> Float { max(0, min(1, opacities.volume(at: time.seconds))) }
 }

@@ -27,11 +27,23 @@ import FFmpegBridge
 /// try await writer.finishWriting()
 /// ```
 public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; writing state (and each input's `state`) under `lock`
+    /// Where a writer is (AVFoundation's `AVAssetWriter.Status`).
     public enum Status: Sendable, Equatable {
-        case unknown, writing, completed, failed, cancelled
+        /// Inputs can be added; writing has not started.
+        case unknown
+        /// Samples are being written (after `startWriting()`).
+        case writing
+        /// Finished: the file is in place.
+        case completed
+        /// Stopped on an error (`error`); nothing is left at `outputURL`.
+        case failed
+        /// Cancelled (`cancelWriting()`); nothing is left at `outputURL`.
+        case cancelled
     }
 
+    /// Where the file goes (written to a temporary file and renamed there when writing finishes).
     public let outputURL: URL
+    /// The container written.
     public let fileType: FileType
     /// The movie timescale (`mvhd`, edit lists, track durations). Set before `startWriting()`.
     @Guarded public var movieTimeScale: Int32 = 1000
@@ -77,10 +89,13 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
         self.fileType = type
     }
 
+    /// Where the writer is.
     public var status: Status { lock.withLock { _status } }
     /// Why writing failed, when `status` is `.failed`.
     public var error: MediaError? { lock.withLock { _error } }
+    /// The inputs added, in order: the file's tracks.
     public var inputs: [AssetWriterInput] { lock.withLock { _inputs } }
+    /// The groups added.
     public var inputGroups: [AssetWriterInputGroup] { lock.withLock { _groups } }
     /// What encoders corrected or did not take (a size rounded to even, an unknown option).
     public var warnings: [String] {
@@ -90,6 +105,7 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
 
     // MARK: Inputs and groups
 
+    /// Whether `input` can be added: not added yet, its settings fit the file type, before writing starts.
     public func canAdd(_ input: AssetWriterInput) -> Bool {
         lock.withLock { refusal(of: input) == nil }
     }

@@ -22,8 +22,8 @@ import MediaCore
 /// }
 /// ```
 public final class AssetWriterInput: @unchecked Sendable {   // settings @Guarded, tref list locked; `state` under the writer's lock
+    /// What the track written carries.
     public let mediaType: MediaType
-    /// `nil`: samples are written as given (passthrough; the only mode so far).
     /// `nil`: samples are written as they are. `.video(…)`/`.audio(…)`: the input takes decoded
     /// samples (pictures, PCM) and encodes them.
     public let outputSettings: EncodingSettings?

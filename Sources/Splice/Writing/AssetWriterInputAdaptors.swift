@@ -9,8 +9,10 @@ import MediaCore
 /// adaptor.append(picture, withPresentationTime: MediaTime(value: Int64(i), timescale: 25))
 /// ```
 public final class AssetWriterInputPixelBufferAdaptor: Sendable {
+    /// The input the pictures go to.
     public let assetWriterInput: AssetWriterInput
 
+    /// An adaptor appending to `assetWriterInput`, which has video encoding settings.
     public init(assetWriterInput: AssetWriterInput) {
         self.assetWriterInput = assetWriterInput
     }
@@ -27,12 +29,15 @@ public final class AssetWriterInputPixelBufferAdaptor: Sendable {
 /// Appends PCM made in code to an input with audio encoding settings, each buffer with its
 /// presentation time.
 public final class AssetWriterInputPCMBufferAdaptor: Sendable {
+    /// The input the sound goes to.
     public let assetWriterInput: AssetWriterInput
 
+    /// An adaptor appending to `assetWriterInput`, which has audio encoding settings.
     public init(assetWriterInput: AssetWriterInput) {
         self.assetWriterInput = assetWriterInput
     }
 
+    /// Appends `pcm`, heard from `time`; false when the input does not take it (see the writer's `error`).
     @discardableResult
     public func append(_ pcm: PCMBuffer, withPresentationTime time: MediaTime) -> Bool {
         let format = FormatDescription(mediaType: .audio, codec: "lpcm", sampleRate: Double(pcm.format.sampleRate),

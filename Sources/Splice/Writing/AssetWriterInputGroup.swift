@@ -3,12 +3,14 @@ import MediaCore
 /// Inputs whose tracks are alternatives to each other: one `alternate_group` in the file,
 /// the default input enabled and the others disabled.
 public final class AssetWriterInputGroup: @unchecked Sendable {   // immutable after init
+    /// The group's inputs.
     public let inputs: [AssetWriterInput]
     /// The input enabled by default; `nil` leaves every track of the group disabled.
     public let defaultInput: AssetWriterInput?
     /// The `alternate_group` number to use when it is free; the writer numbers the group otherwise.
     public let preferredAlternateGroup: Int?
 
+    /// A group of `inputs` with `defaultInput` enabled, numbered `preferredAlternateGroup` when that is free.
     public init(inputs: [AssetWriterInput], defaultInput: AssetWriterInput?, preferredAlternateGroup: Int? = nil) {
         self.inputs = inputs
         self.defaultInput = defaultInput

@@ -4,12 +4,15 @@ import ISOBMFF
 /// What an `AssetWriterInput` encodes the decoded samples it is given into (`nil` output
 /// settings: samples are written as they are).
 public enum EncodingSettings: Sendable, Hashable {
+    /// Encode pictures as these settings say.
     case video(VideoEncodingSettings)
+    /// Encode PCM as these settings say.
     case audio(AudioEncodingSettings)
 }
 
 /// Video encoding through libavcodec.
 public struct VideoEncodingSettings: Sendable, Hashable {
+    /// The video codecs Splice encodes (with the encoder each uses).
     public enum Codec: String, Sendable, Hashable, CaseIterable {
         /// libx264
         case h264
@@ -32,10 +35,13 @@ public struct VideoEncodingSettings: Sendable, Hashable {
         case bitRate(Int)
     }
 
+    /// The codec (H.264 by default).
     public var codec: Codec
-    /// The size; nil: the pictures' own (odd sizes are rounded to even for 4:2:0).
+    /// The width; nil: the pictures' own (odd sizes are rounded to even for 4:2:0).
     public var width: Int?
+    /// The height; nil: the pictures' own (rounded to even for 4:2:0).
     public var height: Int?
+    /// How the encoder spends bits (CRF 23 by default).
     public var quality: Quality
     /// Frames between key frames; nil: the encoder's default.
     public var keyFrameInterval: Int?
@@ -52,15 +58,17 @@ public struct VideoEncodingSettings: Sendable, Hashable {
     public var pixelFormat: PixelBuffer.PixelFormat
     /// Colour tags written into the stream (and `colr`); nil: the pictures'.
     public var color: PixelBuffer.Color?
-    /// HDR10 static metadata, written into the stream (HEVC and AV1 SEI/OBUs, H.264 SEI) and the
+    /// The HDR10 mastering display, written into the stream (HEVC and AV1 SEI/OBUs, H.264 SEI) and the
     /// container (`mdcv`/`clli`, Matroska's MasteringMetadata); nil: the pictures' own (a
     /// decoded HDR10 source's), if any. Meant for 10-bit PQ or HLG encodes.
     public var masteringDisplay: MasteringDisplay?
+    /// The HDR10 content light level, written like `masteringDisplay`; nil: the pictures' own, if any.
     public var contentLightLevel: ContentLightLevel?
     /// Other encoder options, passed through (`x264-params`, `x265-params`, …); the ones the
     /// encoder does not take are reported.
     public var options: [String: String]
 
+    /// Settings with these values; what is nil is the pictures' own or the encoder's default.
     public init(codec: Codec = .h264, width: Int? = nil, height: Int? = nil, quality: Quality = .crf(23),
                 keyFrameInterval: Int? = nil, frameRate: Double? = nil, preset: String? = nil, tune: String? = nil, profile: String? = nil,
                 pixelFormat: PixelBuffer.PixelFormat = .yuv420p, color: PixelBuffer.Color? = nil,
@@ -84,12 +92,15 @@ public struct VideoEncodingSettings: Sendable, Hashable {
 
 /// Audio encoding through libavcodec.
 public struct AudioEncodingSettings: Sendable, Hashable {
+    /// The audio codecs Splice encodes (with the encoder each uses).
     public enum Codec: String, Sendable, Hashable, CaseIterable {
         /// FFmpeg's AAC encoder (AAC-LC)
         case aac
         /// libopus
         case opus
+        /// FFmpeg's FLAC encoder (lossless).
         case flac
+        /// FFmpeg's ALAC encoder (Apple Lossless).
         case alac
         /// libmp3lame
         case mp3
@@ -109,6 +120,7 @@ public struct AudioEncodingSettings: Sendable, Hashable {
         }
     }
 
+    /// The codec (AAC by default).
     public var codec: Codec
     /// The rate; nil: the samples' own (Opus: 48 kHz).
     public var sampleRate: Int?
@@ -117,6 +129,7 @@ public struct AudioEncodingSettings: Sendable, Hashable {
     /// Bits per second (lossy codecs); nil: the encoder's default.
     public var bitRate: Int?
 
+    /// Settings with these values; what is nil is the samples' own or the encoder's default.
     public init(codec: Codec = .aac, sampleRate: Int? = nil, channelCount: Int? = nil, bitRate: Int? = nil) {
         self.codec = codec
         self.sampleRate = sampleRate
