@@ -10,7 +10,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time python3 gstr
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO := Samples/Media/grouped.mp4
 
-.PHONY: demo test lint examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
+.PHONY: demo test lint docs examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
 
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -37,6 +37,12 @@ demo: build
 ## by path, run, and their outputs checked with ffprobe, ffmpeg and mediainfo.
 examples: deps-test
 	scripts/check-library-examples
+
+## The API reference: every public symbol of Splice, MediaCore, Subtitles and SpliceAVFoundation
+## documented (scripts/doc-coverage), the DocC catalogs built with docc, warnings as errors, into
+## .build/docs/Splice.doccarchive (scripts/docs).
+docs: deps-build
+	scripts/docs
 
 ## The architecture's rules: layering (who may import what), no bare integer conversion where
 ## files are read and written, file/function sizes (scripts/lint); and that each rule can fail.

@@ -114,4 +114,14 @@ struct PortedSeedTests {
         #expect(AVAssetExportSession(asset: MutableComposition(), presetName: "AVAssetExportPresetNoSuchThing") == nil)
         #expect(kCMTimePositiveInfinity.isPositiveInfinity && !a.isIndefinite)
     }
+
+    /// Core Graphics' transform and sizes as Apple-platform code writes them.
+    @Test func coreGraphicsSpellings() {
+        let portrait = CGAffineTransform(rotationAngle: .pi / 2).translatedBy(x: 0, y: -1080)
+        #expect(portrait == AffineTransform2D(a: 0, b: 1, c: -1, d: 0, tx: 1080, ty: 0))
+        #expect(portrait.rotationDegrees == 90 && CGAffineTransform.identity.isIdentity)
+        #expect(Dimensions(CGSize(width: 1279.6, height: 720.2)) == Dimensions(width: 1280, height: 720))
+        #expect(Dimensions(CGSize(width: -3, height: Double.infinity)) == Dimensions(width: 0, height: 0))
+        #expect(CGSize(Dimensions(width: 640, height: 360)) == CGSize(width: 640, height: 360))
+    }
 }

@@ -93,10 +93,13 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     public let notes: [String]
 
     /// Opens and reads the structure of the movie at `url`.
-    /// - Parameter salvage: read a damaged MP4/MOV for what it still holds instead of refusing it:
-    ///   a truncated download keeps every sample wholly in the file, a track that cannot be read
-    ///   is left out, a missing `mvhd` is made up; `salvageNotes` says what was done. (Other
-    ///   containers are read by libavformat, which reads damaged files as far as it can anyway.)
+    /// - Parameters:
+    ///   - url: the file; its content decides how it is read (a Matroska file named `.mp4` is
+    ///     read as Matroska).
+    ///   - salvage: read a damaged MP4/MOV for what it still holds instead of refusing it:
+    ///     a truncated download keeps every sample wholly in the file, a track that cannot be read
+    ///     is left out, a missing `mvhd` is made up; `salvageNotes` says what was done. (Other
+    ///     containers are read by libavformat, which reads damaged files as far as it can anyway.)
     /// - Throws: `MediaError` naming the file and what is wrong: `.fileNotFound`, `.invalidData`
     ///   (with the box path), `.truncated`, `.unsupported`.
     public convenience init(url: URL, salvage: Bool = false) throws {

@@ -20,7 +20,9 @@ extension AssetImageGenerator {
     /// extension), all or nothing: each is written to a temporary file, and only when every one
     /// is there are they renamed into place.
     /// - Parameters:
+    ///   - times: the times on the asset's timeline.
     ///   - paths: one per time.
+    ///   - replacing: whether existing files at `paths` are replaced (else they fail the job).
     ///   - isCancelled: asked before each image; `true` stops the job with `.cancelled`.
     /// - Throws: `.invalidOperation` when counts differ or a path is an input; `.unsupported`
     ///   for an extension that is neither PNG nor JPEG; `.fileExists` when a path exists and

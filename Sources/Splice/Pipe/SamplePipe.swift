@@ -86,7 +86,10 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
     }
 
     /// Feeds `input` from `source` (on its own serial queue) when the pipe runs.
-    /// - Parameter duration: how much media the source holds, for `progressHandler`.
+    /// - Parameters:
+    ///   - source: the samples (a reader's output, a `SampleBufferSequence`, a mix).
+    ///   - input: a writer input of this pipe's writer.
+    ///   - duration: how much media the source holds, for `progressHandler`.
     public func connect(_ source: any SampleBufferSource, to input: AssetWriterInput, duration: MediaTime? = nil) {
         connect(source, to: input, duration: duration, start: .zero)
     }

@@ -86,6 +86,7 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings @Guarde
 
     /// Makes an input for `mediaType` samples.
     /// - Parameters:
+    ///   - mediaType: what the track carries.
     ///   - outputSettings: `nil` writes samples as they are; encoding settings encode decoded samples.
     ///   - sourceFormatHint: the samples' format; its sample entry is written as is.
     public init(mediaType: MediaType, outputSettings: EncodingSettings? = nil, sourceFormatHint: FormatDescription? = nil) {
