@@ -8,7 +8,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libavfilter-dev
 TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time python3 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav mpv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEMO := Samples/Media/grouped.mp4
+DEMO := Examples/Media/grouped.mp4
 
 .PHONY: demo test lint docs examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
 
@@ -33,10 +33,10 @@ build: deps-build
 demo: build
 	.build/debug/splice inspect $(DEMO)
 
-## The library guide's examples (docs/library.md, Examples/LibraryUse) built as a package that depends on Splice
+## The four articles' jobs in AVFoundation's spelling (Examples/) built as a package that depends on Splice
 ## by path, run, and their outputs checked with ffprobe, ffmpeg and mediainfo.
 examples: deps-test
-	scripts/check-library-examples
+	scripts/check-examples
 
 ## The API reference: every public symbol of Splice, MediaCore, Subtitles and SpliceAVFoundation
 ## documented (scripts/doc-coverage), the DocC catalogs built with docc, warnings as errors, into

@@ -28,8 +28,6 @@ let package = Package(
         .target(name: "SpliceAVFoundation", dependencies: ["Splice"]),
         .executableTarget(name: "splice", dependencies: ["Splice"]),
         .executableTarget(name: "splice-bench", dependencies: ["Splice"], path: "Benchmarks/SpliceBench"),
-        .executableTarget(name: "SubtitleWriter", dependencies: ["Splice"], path: "Samples/SubtitleWriter"),
-        .executableTarget(name: "CompositionDemo", dependencies: ["Splice"], path: "Samples/CompositionDemo"),
         // Shared by the test targets: running tools (ffmpeg, ffprobe, the built splice) and the fixtures they make.
         .target(name: "TestSupport", dependencies: ["MediaCore", "ISOBMFF"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),

@@ -237,33 +237,6 @@ extension CompositionTests {
     }
 }
 
-@Suite("Samples/CompositionDemo")
-struct CompositionDemoSampleTests {
-    @Test func theFourCompositionTypes() throws {
-        let binary = URL(fileURLWithPath: Tool.spliceBinary).deletingLastPathComponent().appendingPathComponent("CompositionDemo").path
-        let clips = try CompositionTests.clips.get()
-        let wav = Fixtures.path("demo-voice.wav")
-        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=300:sample_rate=44100:duration=10", "-c:a", "pcm_s16le", wav.path])
-        let cases: [(String, String, [String], [String], Double)] = [
-            ("videoAudioToVideo", "demo1.mp4", [clips[0].path + "#t=1,4", wav.path + "#t=2,9"], ["aac", "h264"], 3),
-            ("videoAudioToAudio", "demo2.m4a", [clips[0].path, wav.path + "#t=0,2"], ["aac"], 8),
-            ("videoToVideo", "demo3.mp4", [clips[0].path + "#t=1,3", clips[1].path], ["h264", "aac"], 8),
-            ("videosToAudio", "demo4.m4a", [clips[0].path + "#t=0,1", clips[1].path + "#t=0,1"], ["aac"], 2),
-        ]
-        for (type, name, inputs, codecs, seconds) in cases {
-            let out = Fixtures.path(name)
-            let r = try Tool.run(binary, [type, out.path] + inputs)
-            #expect(r.status == 0 && r.stdout.contains("progress 100%"), "\(type): \(r.stderr)")
-            let streams = try Tool.ffprobeStreams(out)
-            #expect(streams.map { $0["codec_name"] as? String } == codecs, "\(type)")
-            let d = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out.path]).stdout
-            #expect(abs((Double(d.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - seconds) < 0.05, "\(type): \(d)")
-            let decode = try Tool.run("ffmpeg", ["-v", "error", "-i", out.path, "-f", "null", "-"])
-            #expect(decode.status == 0, "\(type): \(decode.stderr)")
-        }
-    }
-}
-
 extension CompositionTests {
     /// A range played at half speed and re-encoded: the picture's times stretch, the sound
     /// lasts twice as long at the same pitch (libavfilter's atempo): a 440 Hz tone stays 440 Hz.

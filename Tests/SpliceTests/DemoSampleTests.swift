@@ -7,7 +7,7 @@ import TestSupport
 @Suite("Bundled demo sample")
 struct DemoSampleTests {
     static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Samples/Media/grouped.mp4").standardized
+        .appendingPathComponent("../../Examples/Media/grouped.mp4").standardized
 
     /// Regenerates the sample: `SPLICE_WRITE_DEMO_SAMPLE=1 swift test --filter DemoSampleTests`.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["SPLICE_WRITE_DEMO_SAMPLE"] != nil))

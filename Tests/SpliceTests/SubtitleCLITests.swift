@@ -220,24 +220,3 @@ struct SubtitleCLITests {
         #expect(ours.map(\.end) == theirs.map(\.1))
     }
 }
-
-@Suite("Samples/SubtitleWriter")
-struct SubtitleWriterSampleTests {
-    @Test func sampleAddsATrackAndKeepsTheRest() throws {
-        let binary = URL(fileURLWithPath: Tool.spliceBinary).deletingLastPathComponent().appendingPathComponent("SubtitleWriter").path
-        let sub = try Fixtures.write("sample.fr.srt", SubtitleCLITests.srt)
-        let output = Fixtures.path("sample-writer.mp4")
-        try? FileManager.default.removeItem(at: output)
-        let r = try Tool.run(binary, [try Fixtures.grouped.get().path, sub.path, output.path])
-        #expect(r.status == 0, "\(r.stderr)")
-        let json = try SubtitleCLITests.json(output)
-        let tracks = json["tracks"] as! [[String: Any]]
-        #expect(tracks.count == 8)
-        #expect(tracks[7]["language"] as? String == "fra")
-        #expect(tracks[7]["alternateGroup"] as? Int == 7)
-        #expect((tracks[3]["associations"] as? [String: [Int]])?["fall"] == [2])
-        let hashes = try SubtitleCLITests.hashes(output)
-        #expect(Array(hashes.prefix(6)) == (try SubtitleCLITests.hashes(try Fixtures.grouped.get())))
-        #expect(try SubtitleCLITests.ffmpegCues(output, subtitle: 2).map(\.2) == ["Hola, mundo", "Dos líneas\ny color", "Fin"])
-    }
-}

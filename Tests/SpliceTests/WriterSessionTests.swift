@@ -274,6 +274,45 @@ struct SessionTimeTests {
     }
 }
 
+extension WriterSessionTests {
+    /// A trim written the AVFoundation way — the reader's range, a session from its start to its
+    /// end, every sample appended as handed out — is frame-exact with every stream from 0 for the
+    /// range: the reader hands out video from the sync sample before the start, the writer's edit
+    /// list hides it.
+    @Test func aTrimByHandIsFrameExact() throws {
+        let source = try CompositionTests.clips.get()[0]
+        let asset = try Asset(url: source)
+        let range = CompositionTests.range(1.2, 2.2)
+        let reader = try AssetReader(asset: asset)
+        reader.timeRange = range
+        let url = Fixtures.path("trim-by-hand.mp4")
+        try? FileManager.default.removeItem(at: url)
+        let writer = try AssetWriter(outputURL: url)
+        var pairs: [(any SampleBufferSource, AssetWriterInput)] = []
+        for track in asset.tracks {
+            let output = AssetReaderTrackOutput(track: track)
+            try reader.add(output)
+            let input = AssetWriterInput(mediaType: track.mediaType, sourceFormatHint: track.formatDescriptions.first)
+            try writer.add(input)
+            pairs.append((output, input))
+        }
+        #expect(reader.startReading() && writer.startWriting())
+        writer.startSession(atSourceTime: range.start)
+        #expect(feed(pairs))
+        writer.endSession(atSourceTime: range.end)
+        writer.finish()
+        #expect(writer.status == .completed, "\(String(describing: writer.error))")
+        let times = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "stream=start_time,duration", "-of", "csv=p=0", url.path]).stdout
+        for line in times.split(separator: "\n") {
+            let t = line.split(separator: ",").compactMap { Double($0) }
+            #expect(t.count == 2 && abs(t[0]) < 0.001 && abs(t[1] - 1) < 0.025, "\(line)")
+        }
+        let expected = try CompositionTests.frames(source, from: 1.2, to: 2.2)
+        #expect(expected.count == 25)
+        #expect(try CompositionTests.frames(url) == expected)
+    }
+}
+
 @Suite("Request blocks")
 struct RequestBlockTests {
     /// A block that is running when writing ends is called once more, so that a pipe waiting on
