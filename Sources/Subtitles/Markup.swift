@@ -41,20 +41,29 @@ enum Markup {
                 i = close + 1  // ASS override block such as {\an8}
                 continue
             }
-            if c == "&" && dialect == .webVTT, let semi = scalars[(i + 1)...].prefix(8).firstIndex(of: ";") {
-                let entity = String(String.UnicodeScalarView(scalars[(i + 1)..<semi]))
-                let map: [String: Unicode.Scalar] = ["amp": "&", "lt": "<", "gt": ">", "nbsp": "\u{A0}", "lrm": "\u{200E}",
-                                                     "rlm": "\u{200F}", "quot": "\"", "apos": "'"]
-                if let s = map[entity] {
-                    emit(s)
-                    i = semi + 1
-                    continue
-                }
+            // Character references: WebVTT's, and the HTML ones SRT files carry (`&amp;`, `&#39;`).
+            if c == "&", let semi = scalars[(i + 1)...].prefix(10).firstIndex(of: ";"),
+               let s = entity(String(String.UnicodeScalarView(scalars[(i + 1)..<semi]))) {
+                emit(s)
+                i = semi + 1
+                continue
             }
             emit(c)
             i += 1
         }
         return (String(out), runs(styleOfScalar))
+    }
+
+    /// The character `name` refers to (`amp`, `lt`, `nbsp`, `#39`, `#x27`); nil for others.
+    static func entity(_ name: String) -> Unicode.Scalar? {
+        let named: [String: Unicode.Scalar] = ["amp": "&", "lt": "<", "gt": ">", "nbsp": "\u{A0}", "lrm": "\u{200E}",
+                                               "rlm": "\u{200F}", "quot": "\"", "apos": "'"]
+        if let s = named[name] { return s }
+        guard name.hasPrefix("#") else { return nil }
+        let digits = name.dropFirst()
+        let value = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)   // lint: checked (parses text: nil when it is not a number)
+        guard let value, value != 0, let s = Unicode.Scalar(value) else { return nil }
+        return s
     }
 
     /// Runs of equal style, from the style of each scalar.

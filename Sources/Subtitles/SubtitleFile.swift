@@ -67,14 +67,23 @@ public enum SubtitleFile {
                              warnings: ((String) -> Void)? = nil) throws(SubtitleError) -> [SubtitleCue] {
         var text = text
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        let cues: [SubtitleCue]
-        switch format {
-        case .srt: cues = try parseSRT(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init), file: file)
-        case .webVTT: cues = try parseWebVTT(text, file: file, warnings: warnings)
+        if text.hasPrefix("\u{FEFF}") {
+            throw SubtitleError(file: file, line: 1, message: secondBOM)
         }
-        guard !cues.isEmpty else { throw SubtitleError(file: file, line: nil, message: "has no cues") }
+        let cues: [SubtitleCue]
+        var leftOut = false
+        let tell: (String) -> Void = { leftOut = true; warnings?($0) }
+        switch format {
+        case .srt: cues = try parseSRT(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init), file: file, warnings: tell)
+        case .webVTT: cues = try parseWebVTT(text, file: file, warnings: tell)
+        }
+        // A file whose cues were all left out is still a subtitle file (the warnings say why).
+        guard !cues.isEmpty || leftOut else { throw SubtitleError(file: file, line: nil, message: "has no cues") }
         return cues
     }
+
+    /// What a file with two byte-order marks is told.
+    static let secondBOM = "starts with a second byte-order mark (U+FEFF): the text was encoded twice; remove the extra one"
 
     /// Blocks of non-blank lines: (first line number, lines).
     static func blocks(_ lines: [String], from first: Int = 0) -> [(Int, [String])] {
@@ -94,8 +103,10 @@ public enum SubtitleFile {
         return result
     }
 
-    static func parseSRT(_ lines: [String], file: String) throws(SubtitleError) -> [SubtitleCue] {
+    static func parseSRT(_ lines: [String], file: String, warnings: ((String) -> Void)? = nil) throws(SubtitleError) -> [SubtitleCue] {
         var cues: [SubtitleCue] = []
+        var notAfterStart: [Int] = []
+        defer { if let w = leftOutWarning(notAfterStart, file: file) { warnings?(w) } }
         for (line, block) in splitMissingBlankLines(blocks(lines)) {
             // The timing line is the first or second line (after an index, which may be missing or wrong).
             guard let t = block.prefix(2).firstIndex(where: { $0.contains("-->") }) else {
@@ -111,9 +122,19 @@ public enum SubtitleFile {
                 }
                 throw SubtitleError(file: file, line: line, message: "expected a timing line such as '00:00:01,000 --> 00:00:02,000', found '\(block[0].prefix(40))'")
             }
-            cues.append(try cue(block, timingAt: t, line: line, file: file))
+            let c = try cue(block, timingAt: t, line: line, file: file)
+            if c.end <= c.start { notAfterStart.append(c.line); continue }
+            cues.append(c)
         }
         return cues
+    }
+
+    /// The one warning for the cues whose end is not after their start, which both formats
+    /// leave out (by the lines of their timings); nil when there are none.
+    static func leftOutWarning(_ lines: [Int], file: String) -> String? {
+        guard !lines.isEmpty else { return nil }
+        let shown = lines.prefix(10).map(String.init).joined(separator: ", ") + (lines.count > 10 ? ", …" : "")
+        return "\(file): \(lines.count) cue\(lines.count == 1 ? "" : "s") whose end is not after the start left out (line\(lines.count == 1 ? "" : "s") \(shown))"
     }
 
     /// The SRT cue of a block whose timing line is at `t`: the lines after it are its text.
@@ -172,9 +193,6 @@ public enum SubtitleFile {
         }
         guard let end = timestamp(String(endText)) else {
             throw SubtitleError(file: file, line: number, message: "malformed end time '\(endText.prefix(30))'")
-        }
-        if end < start {
-            throw SubtitleError(file: file, line: number, message: "the cue ends (\(endText)) before it starts (\(startText))")
         }
         return (start, end)
     }

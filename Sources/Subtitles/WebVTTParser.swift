@@ -12,7 +12,8 @@ struct WebVTTParser {
     /// Line number (1-based) of `position`.
     private var line = 1
     private(set) var warnings: [String] = []
-    private var zeroLength = 0
+    /// The timing lines of cues whose end is not after their start (left out).
+    private var notAfterStart: [Int] = []
     private var withSettings = 0
 
     init(_ text: String, file: String) {
@@ -41,7 +42,7 @@ struct WebVTTParser {
             if let cue = collectBlock(inHeader: false) { cues.append(cue) }
             skipLineFeeds()
         }
-        if zeroLength > 0 { warnings.append("\(file): \(zeroLength) cue\(zeroLength == 1 ? "" : "s") of zero length left out") }
+        if let w = SubtitleFile.leftOutWarning(notAfterStart, file: file) { warnings.append(w) }
         if withSettings > 0 {
             warnings.append("\(file): the settings of \(withSettings) cue\(withSettings == 1 ? "" : "s") (position, alignment, …) are not kept")
         }
@@ -107,11 +108,7 @@ struct WebVTTParser {
             }
             return nil
         }
-        if timing.end < timing.start {
-            warnings.append("\(file):\(timingLine): the cue ends before it starts; it is left out")
-            return nil
-        }
-        if timing.end == timing.start { zeroLength += 1; return nil }
+        if timing.end <= timing.start { notAfterStart.append(timingLine); return nil }
         if timing.settings { withSettings += 1 }
         let (plain, styles) = Markup.parse(buffer.split(separator: "\n", omittingEmptySubsequences: false)
             .map { String($0).trimmingTrailingWhitespace() }.joined(separator: "\n"), .webVTT)

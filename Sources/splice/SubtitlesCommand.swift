@@ -7,7 +7,8 @@ enum SubtitlesCommand: Command {
     static let abstract = "Add SRT/WebVTT subtitle tracks to a movie, or extract them."
     static let usage = """
         splice subtitles add <input> <subtitle>... -o <output> [--language <code>] [--name <name>]
-                                 [--forced] [--default] [--format tx3g] [--encoding <name>] [--force]
+                                 [--forced] [--default] [--format tx3g] [--encoding <name>]
+                                 [--keep-late-cues] [--force]
                splice subtitles extract <input> -o <output.srt|output.vtt> [--track <id>] [--force]
         """
     static let help = """
@@ -21,7 +22,9 @@ enum SubtitlesCommand: Command {
         time); <i>, <b>, <u> and <font color> become tx3g styles, other markup is dropped.
         The handler is 'sbtl' in MP4 and in MOV (as Apple's players expect).
 
-        extract: writes a tx3g track as SRT or WebVTT, markup restored.
+        extract: writes a text subtitle track — tx3g or QuickTime text (MP4/MOV), SRT, ASS/SSA
+        or WebVTT (Matroska, WebM) — as SRT or WebVTT, markup restored, each cue where the
+        track's edits show it. Picture subtitles (PGS, VobSub, DVB) are refused by name.
 
         USAGE: \(usage)
 
@@ -36,6 +39,9 @@ enum SubtitlesCommand: Command {
                                   track of the same language in the group.
           --default               Enable the new track and disable its group-mates.
           --format tx3g           The subtitle format (tx3g; WebVTT-in-MP4 is not supported yet).
+          --keep-late-cues        Keep cues that run past the movie's end (the movie then lasts
+                                  until the last one ends). Default: clipped to the movie's end,
+                                  with a warning naming them.
           --encoding <name>       The subtitle files' text encoding (windows-1252, iso-8859-2, cp1251,
                                   shift_jis, gb18030, …). Default: UTF-8 or UTF-16 (by BOM); a file
                                   that is not UTF-8 is read as Windows-1252, with a warning.
@@ -43,7 +49,7 @@ enum SubtitlesCommand: Command {
 
         OPTIONS (extract):
           -o <output>             The subtitle file to write (.srt or .vtt).
-          --track <id>            The track to extract (default: the first subtitle track).
+          --track <id>            The track to extract (default: the first text subtitle track).
           --force                 Replace <output> if it exists.
 
         EXIT STATUS: 0 success, 1 failure, 64 usage error, 65 invalid input (subtitle errors
@@ -62,7 +68,7 @@ enum SubtitlesCommand: Command {
     }
 
     static func add(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--forced", "--default", "--force"],
+        let args = try ParsedArguments(arguments, flags: ["--forced", "--default", "--force", "--keep-late-cues"],
                                        options: ["-o", "--output", "--language", "--name", "--format", "--encoding"])
         guard let outputPath = args.options["-o"] ?? args.options["--output"] else { throw UsageError(message: "missing -o <output>") }
         guard args.positionals.count >= 2 else { throw UsageError(message: "expected <input> and at least one <subtitle>") }
@@ -90,9 +96,11 @@ enum SubtitlesCommand: Command {
                 cues = try SubtitleFile.read(url, encoding: args.options["--encoding"]) { Terminal.error("warning: \($0)\n") }
             } catch { throw error.mediaError }
             let tag = language ?? LanguageTag(fileName: url.lastPathComponent)
-            tracks.append(NewSubtitleTrack(cues: cues, language: tag, name: args.options["--name"],
-                                           isForced: args.flags.contains("--forced"),
-                                           isDefault: args.flags.contains("--default") && i == 0))
+            var track = NewSubtitleTrack(cues: cues, language: tag, name: args.options["--name"],
+                                         isForced: args.flags.contains("--forced"),
+                                         isDefault: args.flags.contains("--default") && i == 0)
+            track.keepsLateCues = args.flags.contains("--keep-late-cues")
+            tracks.append(track)
         }
         let (pipe, warnings) = try SamplePipe.addingSubtitles(tracks, to: asset, outputURL: outputURL)
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
@@ -110,17 +118,22 @@ enum SubtitlesCommand: Command {
         }
         try JobRunner.checkOutput(URL(fileURLWithPath: outputPath), force: args.flags.contains("--force"), inputs: args.positionals)
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
-        let candidates = asset.tracks.filter { $0.hasMediaCharacteristic(.legible) && $0.formatDescriptions.first?.codec == "tx3g" }
+        let legible = asset.tracks.filter { $0.mediaType == .subtitle || $0.mediaType == .text && $0.hasMediaCharacteristic(.legible) }
+        let candidates = legible.filter { SubtitleExtraction.problem(with: $0) == nil }
         let list = candidates.map { "\($0.trackID) (\($0.languageCode ?? "und")\($0.name.map { ", \($0)" } ?? ""))" }.joined(separator: ", ")
         let track: AssetTrack
         if let id = args.options["--track"] {
-            guard let n = Int(id), let t = candidates.first(where: { $0.trackID == n }) else {   // lint: checked (parses text: nil when it is not a number)
-                throw MediaError(.invalidData, "track \(id) is not a tx3g subtitle track; subtitle tracks: \(list.isEmpty ? "none" : list)", file: asset.url.path)
+            guard let n = Int(id), let t = asset.track(withTrackID: n) else {   // lint: checked (parses text: nil when it is not a number)
+                throw MediaError(.invalidData, "there is no track \(id); text subtitle tracks: \(list.isEmpty ? "none" : list)", file: asset.url.path)
+            }
+            if let problem = SubtitleExtraction.problem(with: t) {
+                throw MediaError(.unsupported, "\(problem); text subtitle tracks: \(list.isEmpty ? "none" : list)", file: asset.url.path)
             }
             track = t
         } else {
             guard let t = candidates.first else {
-                throw MediaError(.invalidData, "no tx3g subtitle track", file: asset.url.path)
+                let why = legible.compactMap { SubtitleExtraction.problem(with: $0) }.first.map { " (\($0))" } ?? ""
+                throw MediaError(.unsupported, "no text subtitle track\(why)", file: asset.url.path)
             }
             track = t
         }

@@ -35,7 +35,7 @@ struct WebVTTParsingTests {
         expectCues("WEBVTT\n\n00::00:00.000 --> 00:01.000\nbad" + good, [(5000, 6000, "good")])
         expectCues("WEBVTT\n\n0000:00.000 --> 00:01.000\nbad" + good, [(5000, 6000, "good")])
         expectCues("WEBVTT\n\n.bar {\ncolor: red\n}" + good, [(5000, 6000, "good")], warning: "t.vtt:3: a block without a cue timing line")
-        expectCues("WEBVTT\n\n00:02.000 --> 00:01.000\nbackwards" + good, [(5000, 6000, "good")], warning: "t.vtt:3: the cue ends before it starts")
+        expectCues("WEBVTT\n\n00:02.000 --> 00:01.000\nbackwards" + good, [(5000, 6000, "good")], warning: "t.vtt: 1 cue whose end is not after the start left out (line 3)")
     }
 
     @Test func whitespaceAndNulFollowTheAlgorithm() {
@@ -61,7 +61,7 @@ struct WebVTTParsingTests {
         #expect(throws: SubtitleError.self) { try parse("\u{FEFF}" + once) }
         let (cues, warnings) = try parse("WEBVTT\n\n00:00.000 --> 00:00.000\nzero\n\n00:01.000 --> 00:02.000 align:start line:0\nkept\n\n00:03.000 --> 00:03.000\nzero\n")
         #expect(cues.map(\.2) == ["kept"])
-        #expect(warnings.contains("t.vtt: 2 cues of zero length left out"), "\(warnings)")
+        #expect(warnings.contains("t.vtt: 2 cues whose end is not after the start left out (lines 3, 9)"), "\(warnings)")
         #expect(warnings.contains { $0.contains("settings of 1 cue") }, "\(warnings)")
         // NOTE, STYLE and REGION blocks are skipped without a word.
         let (_, quiet) = try parse("WEBVTT\n\nNOTE a note\n\nSTYLE\n::cue { color: red }\n\nREGION\nid:x\n\n00:00.000 --> 00:01.000\nok\n")

@@ -19,6 +19,11 @@ public struct NewSubtitleTrack: Sendable {
     public var isForced: Bool
     /// Enable this track and disable its group-mates.
     public var isDefault: Bool
+    /// Keep cues that run past the movie's end, so that the movie lasts until the last one
+    /// ends; `false` (the default): they are clipped to the movie's end (a cue that starts at or
+    /// after it is left out), with a warning naming them. (GStreamer hides every track shorter
+    /// than a fifth of a movie that a late cue made longer.)
+    public var keepsLateCues = false
 
     /// A track of `cues` with these properties.
     public init(cues: [SubtitleCue], language: LanguageTag? = nil, name: String? = nil, isForced: Bool = false, isDefault: Bool = false) {
@@ -36,7 +41,8 @@ extension SamplePipe {
     /// group whose tracks are all legible) or else form a group of their own; they are disabled
     /// unless one is the default; a forced track gets a `forc` link from a full subtitle track
     /// of the same language.
-    /// - Returns: the pipe and warnings (cues past the movie's end).
+    /// - Returns: the pipe and warnings (cues past the movie's end, clipped or kept as each
+    ///   track's `keepsLateCues` says).
     public static func addingSubtitles(_ tracks: [NewSubtitleTrack], to asset: Asset, outputURL: URL,
                                        fileType: FileType? = nil) throws -> (pipe: SamplePipe, warnings: [String]) {
         let reader = try AssetReader(asset: asset)
@@ -52,7 +58,9 @@ extension SamplePipe {
 
         var added: [(NewSubtitleTrack, AssetWriterInput)] = []
         for track in tracks {
-            let source = SubtitleReader(cues: track.cues, forced: track.isForced)
+            let (cues, late) = Self.cues(of: track, within: asset.duration)
+            if let late { warnings.append(late) }
+            let source = SubtitleReader(cues: cues, forced: track.isForced)
             let input = AssetWriterInput(mediaType: .subtitle, outputSettings: nil, sourceFormatHint: source.formatDescription)
             input.languageCode = track.language?.iso639 ?? "und"
             input.extendedLanguageTag = track.language?.bcp47
@@ -62,9 +70,6 @@ extension SamplePipe {
             try writer.add(input)
             pipe.connect(source, to: input, duration: source.duration)
             added.append((track, input))
-            if asset.duration.isNumeric, source.duration > asset.duration, let last = track.cues.max(by: { $0.end < $1.end }) {
-                warnings.append("cue at line \(last.line) ends at \(String(format: "%.3f", last.endTime.seconds)) s, after the movie's end (\(String(format: "%.3f", asset.duration.seconds)) s); kept")
-            }
         }
 
         // The subtitle group: the first group whose tracks are all legible.
@@ -99,14 +104,57 @@ extension SamplePipe {
     }
 }
 
+extension SamplePipe {
+    /// `track`'s cues within a movie of `duration`: those that run past its end clipped to it
+    /// (a cue that starts at or after it left out) unless the track keeps late cues, and the
+    /// warning naming them (nil when none runs past the end).
+    static func cues(of track: NewSubtitleTrack, within duration: MediaTime) -> ([SubtitleCue], String?) {
+        guard duration.isNumeric else { return (track.cues, nil) }
+        let end = duration.convertScale(1000, method: .down).value
+        guard let last = track.cues.map(\.end).max(), last > end else { return (track.cues, nil) }
+        let late = track.cues.filter { $0.end > end }.map(\.line)
+        let lines = "\(late.count) cue\(late.count == 1 ? "" : "s") (line\(late.count == 1 ? "" : "s") "
+            + late.prefix(10).map(String.init).joined(separator: ", ") + (late.count > 10 ? ", …" : "") + ")"
+        let movieEnd = String(format: "%.3f", duration.seconds)
+        if track.keepsLateCues {
+            return (track.cues, "\(lines) run past the movie's end (\(movieEnd) s); kept: the movie lasts until \(String(format: "%.3f", Double(last) / 1000)) s")
+        }
+        let clipped = track.cues.compactMap { c -> SubtitleCue? in
+            guard c.start < end else { return nil }
+            var c = c
+            c.end = min(c.end, end)
+            return c
+        }
+        return (clipped, "\(lines) run past the movie's end (\(movieEnd) s); clipped to it (--keep-late-cues keeps them)")
+    }
+}
+
 /// Reading subtitle tracks back as cues.
 public enum SubtitleExtraction {
-    /// The cues of a tx3g subtitle track, markup restored from its style records.
+    /// The codecs of picture subtitles, which have no text to extract, by FFmpeg's name.
+    static let bitmapCodecs = ["hdmv_pgs_subtitle": "PGS", "dvd_subtitle": "VobSub", "dvb_subtitle": "DVB",
+                               "xsub": "XSUB", "dvb_teletext": "teletext"]
+
+    /// Why `track` has no text to extract; nil when it has: tx3g and QuickTime text (MP4/MOV),
+    /// and the SRT, ASS/SSA, WebVTT and plain-text packets of other containers.
+    public static func problem(with track: AssetTrack) -> String? {
+        guard let format = track.formatDescriptions.first else { return "track \(track.trackID) has no sample description" }
+        if format.codec == "tx3g" || format.codec == "text" && format.sampleEntry != nil { return nil }
+        if SubtitlePacketFormat(codecName: track.codecName) != nil { return nil }
+        if let kind = bitmapCodecs[track.codecName] {
+            return "track \(track.trackID) is \(kind) subtitles (\(track.codecName)): pictures, not text; Splice extracts text subtitles only"
+        }
+        return "track \(track.trackID) is \(track.codecName), not a text subtitle track"
+    }
+
+    /// The cues of a text subtitle track — tx3g or QuickTime text with markup restored from
+    /// their style records, or another container's SRT, ASS/SSA, WebVTT or text packets — each
+    /// where the track's edits show it on the asset's timeline.
+    /// - Throws: `.unsupported` naming the track's codec when it has no text (`problem(with:)`).
     public static func cues(of track: AssetTrack) throws -> [SubtitleCue] {
         let asset = track.owningAsset
-        guard track.formatDescriptions.first?.codec == "tx3g" else {
-            throw MediaError(.unsupported, "track \(track.trackID) is \(track.codecName), not tx3g timed text", file: asset.url.path)
-        }
+        if let problem = problem(with: track) { throw MediaError(.unsupported, problem, file: asset.url.path) }
+        let packets = track.formatDescriptions.first?.sampleEntry == nil ? SubtitlePacketFormat(codecName: track.codecName) : nil
         let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(track: track)
         try reader.add(output)
@@ -114,8 +162,9 @@ public enum SubtitleExtraction {
         var samples: [TimedTextSample] = []
         while let s = output.copyNextSampleBuffer() {
             let start = s.presentationTimeStamp.convertScale(1000, method: .nearest).value
-            let end = (s.presentationTimeStamp + s.duration).convertScale(1000, method: .nearest).value
-            let (text, styles) = TX3G.decode(try s.data)
+            let end = s.duration.isNumeric ? (s.presentationTimeStamp + s.duration).convertScale(1000, method: .nearest).value : start
+            let bytes = try s.loadData()
+            let (text, styles) = packets?.decode(bytes) ?? TX3G.decode(bytes)
             samples.append(TimedTextSample(start: start, end: end, text: text, styles: styles))
         }
         if let error = reader.error { throw error }
