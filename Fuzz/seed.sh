@@ -14,7 +14,7 @@ if [ ! -f corpus/boxes/tiny.mp4 ]; then
     ff -f lavfi -i sine=duration=0.3:sample_rate=8000 -c:a pcm_s16le corpus/boxes/pcm.mov
     printf '1\n00:00:00,100 --> 00:00:00,300\nhi\n' > /tmp/seed.srt
     ff -i corpus/boxes/tiny.mp4 -i /tmp/seed.srt -map 0 -map 1 -c copy -c:s mov_text corpus/boxes/tiny-subs.mp4
-    cp ../Samples/Media/grouped.mp4 corpus/boxes/grouped.mp4
+    cp ../Examples/Media/grouped.mp4 corpus/boxes/grouped.mp4
     cp corpus/boxes/*.mp4 corpus/boxes/*.mov corpus/tables/
 fi
 # Codec seeds for FuzzCodecs: byte 0 picks the codec (its index in FuzzCodecs' table), byte 1
