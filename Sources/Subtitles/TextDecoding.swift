@@ -92,8 +92,9 @@ enum TextDecoding {
         } else {
             text = try utf8(bytes, file: file, offset: 0)
         }
-        // A byte-order mark after the one read: the text was encoded twice.
-        if text.unicodeScalars.count > 1, bytes.first == 0xEF || bytes.first == 0xFF || bytes.first == 0xFE, text.hasPrefix("\u{FEFF}") {
+        // A byte-order mark left after the one the branches above took off (a U+FEFF can only
+        // start the text through one): the text was encoded twice.
+        if text.hasPrefix("\u{FEFF}") {
             throw SubtitleError(file: file, line: 1, message: SubtitleFile.secondBOM)
         }
         return lineFeeds(text)

@@ -139,7 +139,7 @@ public enum SubtitleExtraction {
     /// and the SRT, ASS/SSA, WebVTT and plain-text packets of other containers.
     public static func problem(with track: AssetTrack) -> String? {
         guard let format = track.formatDescriptions.first else { return "track \(track.trackID) has no sample description" }
-        if format.codec == "tx3g" || format.codec == "text" && format.sampleEntry != nil { return nil }
+        if TextConversion.isTimedText(format) { return nil }
         if SubtitlePacketFormat(codecName: track.codecName) != nil { return nil }
         if let kind = bitmapCodecs[track.codecName] {
             return "track \(track.trackID) is \(kind) subtitles (\(track.codecName)): pictures, not text; Splice extracts text subtitles only"
