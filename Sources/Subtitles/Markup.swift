@@ -3,11 +3,14 @@
 enum Markup {
     enum Dialect { case srt, webVTT }
 
-    static func parse(_ source: String, _ dialect: Dialect) -> (text: String, styles: [TextStyle]) {
+    /// Plain text and style runs of `source`; in WebVTT, tags whose classes `classColors` names
+    /// (`<c.red>`) colour their text.
+    static func parse(_ source: String, _ dialect: Dialect, classColors: [String: UInt32] = CueClasses.colors(in: [])) -> (text: String, styles: [TextStyle]) {
         var out = String.UnicodeScalarView()
         var styleOfScalar: [TextStyle] = []
         var bold = 0, italic = 0, underline = 0
         var colors: [UInt32?] = []
+        var classed: [(name: String, colored: Bool)] = []   // WebVTT's open tags
         let scalars = Array(source.unicodeScalars)
         var i = 0
         func emit(_ s: Unicode.Scalar) {
@@ -32,6 +35,17 @@ enum Markup {
                         if closing { if !colors.isEmpty { colors.removeLast() } } else { colors.append(fontColor(body)) }
                     default: break  // c, v, lang, ruby, rt, timestamps, unknown: dropped
                     }
+                    if dialect == .webVTT, !name.isEmpty {
+                        if !closing {
+                            let classes = body.prefix { $0 != " " && $0 != "\t" }.split(separator: ".").dropFirst()
+                            let color = classes.lazy.compactMap { classColors[String($0)] }.first
+                            if let color { colors.append(color) }
+                            classed.append((name, color != nil))
+                        } else if let open = classed.lastIndex(where: { $0.name == name }) {
+                            for tag in classed[open...] where tag.colored && !colors.isEmpty { colors.removeLast() }
+                            classed.removeSubrange(open...)
+                        }
+                    }
                     i = close + 1
                     continue
                 }
@@ -52,6 +66,16 @@ enum Markup {
             i += 1
         }
         return (String(out), runs(styleOfScalar))
+    }
+
+    /// The place an ASS override at the start of an SRT cue gives (`{\an8}`, SSA's `{\a6}`); nil without one.
+    static func placementTag(in source: String) -> CuePlacement? {
+        guard source.hasPrefix("{\\"), let close = source.firstIndex(of: "}") else { return nil }
+        for tag in source[source.index(after: source.startIndex)..<close].split(separator: "\\") {
+            if tag.hasPrefix("an"), let n = Int(tag.dropFirst(2)), let p = CuePlacement(numpad: n) { return p }   // lint: checked (parses text: nil when it is not a number)
+            if tag.hasPrefix("a"), let n = Int(tag.dropFirst()), let p = CuePlacement(legacy: n) { return p }   // lint: checked (parses text: nil when it is not a number)
+        }
+        return nil
     }
 
     /// The character `name` refers to (`amp`, `lt`, `nbsp`, `#39`, `#x27`); nil for others.
@@ -110,8 +134,8 @@ enum Markup {
         return rgb.map { $0 << 8 | 0xFF }
     }
 
-    /// Text and styles back to markup: `<b><i><u><font color>` (SRT) or `<b><i><u>` (WebVTT, which has
-    /// no inline colour).
+    /// Text and styles back to markup: `<b><i><u><font color>` (SRT) or `<b><i><u><c.class>`
+    /// (WebVTT, where a class gives the colour: `CueClasses.name(of:)`).
     static func render(_ text: String, _ styles: [TextStyle], _ dialect: Dialect) -> String {
         let scalars = Array(text.unicodeScalars)
         var out = ""
@@ -131,9 +155,14 @@ enum Markup {
             if style.bold { open += "<b>"; close = "</b>" + close }
             if style.italic { open += "<i>"; close = "</i>" + close }
             if style.underline { open += "<u>"; close = "</u>" + close }
-            if let color = style.color, dialect == .srt {
-                open += "<font color=\"#" + String(format: "%06x", color >> 8) + "\">"
-                close = "</font>" + close
+            if let color = style.color {
+                if dialect == .srt {
+                    open += "<font color=\"#" + CueClasses.hexRGB(color >> 8) + "\">"
+                    close = "</font>" + close
+                } else {
+                    open += "<c.\(CueClasses.name(of: color))>"
+                    close = "</c>" + close
+                }
             }
             out += open
             for s in scalars[style.start..<style.end] { out += escape(s) }

@@ -48,6 +48,16 @@ public struct SubtitleCue: Sendable, Hashable {
     public var styles: [TextStyle]
     /// Where the cue starts in its file (1-based line), for messages.
     public var line: Int
+    /// The cue's identifier (a WebVTT cue id); empty when it has none.
+    public var identifier = ""
+    /// The cue's WebVTT settings as written (`line:0 align:start`); empty when it has none.
+    public var settings = ""
+    /// Where the cue shows on the picture (bottom centre unless its file says otherwise).
+    public var placement = CuePlacement.bottomCenter
+    /// The cue as its own format wrote it, kept so that the same format is written back
+    /// whole (voices, classes, ruby, override tags); nil for cues made from text and styles.
+    /// Writers of that format use it instead of `text` and `styles`.
+    public var markup: CueMarkup?
 
     /// A cue of `text` from `start` to `end` milliseconds.
     public init(start: Int64, end: Int64, text: String, styles: [TextStyle] = [], line: Int = 0) {
@@ -62,6 +72,56 @@ public struct SubtitleCue: Sendable, Hashable {
     public var startTime: MediaTime { MediaTime(value: start, timescale: 1000) }
     /// When it stops showing.
     public var endTime: MediaTime { MediaTime(value: end, timescale: 1000) }
+}
+
+/// A cue as written in its own format.
+public enum CueMarkup: Sendable, Hashable {
+    /// An SRT cue's text as written (`{\an8}<font face="Serif">Hi</font>`).
+    case srt(String)
+    /// A WebVTT cue payload (`<v Roger>Hi <c.loud>there</c>`).
+    case webVTT(String)
+    /// An ASS/SSA event's fields after its times: `Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text`.
+    case ass(String)
+}
+
+/// Where a cue shows: one of nine places, as ASS's `\an1`…`\an9` name them (the keypad's layout:
+/// 1 bottom left, 2 bottom centre, 8 top centre, 9 top right).
+public struct CuePlacement: Sendable, Hashable {
+    /// Top, middle or bottom of the picture.
+    public enum Vertical: Int, Sendable, Hashable { case bottom = 0, middle = 1, top = 2 }
+    /// Left, centre or right.
+    public enum Horizontal: Int, Sendable, Hashable { case left = 1, center = 2, right = 3 }
+    /// Top, middle or bottom.
+    public var vertical: Vertical
+    /// Left, centre or right.
+    public var horizontal: Horizontal
+
+    /// The place `vertical` and `horizontal` name.
+    public init(_ vertical: Vertical, _ horizontal: Horizontal) {
+        self.vertical = vertical
+        self.horizontal = horizontal
+    }
+
+    /// The place of ASS's `\an<number>` (1–9); nil for other numbers.
+    public init?(numpad: Int) {
+        guard (1...9).contains(numpad) else { return nil }
+        self.init(Vertical(rawValue: (numpad - 1) / 3)!, Horizontal(rawValue: (numpad - 1) % 3 + 1)!)
+    }
+
+    /// The place of SSA's legacy `\a<number>` (1–3 bottom, 5–7 top, 9–11 middle); nil for others.
+    public init?(legacy: Int) {
+        let column = legacy & 3
+        guard (1...11).contains(legacy), column != 0 else { return nil }
+        self.init(legacy & 4 != 0 ? .top : legacy & 8 != 0 ? .middle : .bottom, Horizontal(rawValue: column)!)
+    }
+
+    /// ASS's number for the place (1–9).
+    public var numpad: Int { vertical.rawValue * 3 + horizontal.rawValue }
+
+    /// Bottom centre: where subtitles show unless told otherwise.
+    public static let bottomCenter = CuePlacement(.bottom, .center)
+    /// Top centre.
+    public static let topCenter = CuePlacement(.top, .center)
 }
 
 /// A subtitle file's problem: `file:line: what is wrong`.

@@ -1,38 +1,47 @@
 import Foundation
 import MediaCore
 
-/// An SRT or WebVTT file: parsing into cues, and writing cues back.
+/// A subtitle file's format.
 public enum SubtitleFormat: String, Sendable {
     /// SubRip (`.srt`).
     case srt
     /// WebVTT (`.vtt`).
     case webVTT = "vtt"
+    /// Advanced SubStation Alpha and SubStation Alpha (`.ass`, `.ssa`).
+    case ass
 
-    /// The format of a file ending in `pathExtension` (`srt`, `vtt`, `webvtt`); nil for others.
+    /// The format of a file ending in `pathExtension` (`srt`, `vtt`, `webvtt`, `ass`, `ssa`); nil for others.
     public init?(pathExtension: String) {
         switch pathExtension.lowercased() {
         case "srt": self = .srt
         case "vtt", "webvtt": self = .webVTT
+        case "ass", "ssa": self = .ass
         default: return nil
         }
     }
 }
 
-/// Reading and writing SRT and WebVTT files.
+/// Reading and writing SRT, WebVTT and ASS/SSA files.
 public enum SubtitleFile {
-    /// Reads the cues of an SRT or WebVTT file (by extension, else by content).
+    /// Reads the cues of an SRT, WebVTT or ASS/SSA file (by extension, else by content).
     /// - Throws: `SubtitleError` with the file and line of the first problem.
     public static func read(_ url: URL) throws(SubtitleError) -> [SubtitleCue] {
-        try read(url, encoding: nil, warnings: nil)
+        try readDocument(url, encoding: nil, warnings: nil).cues
     }
 
-    /// Reads the cues of an SRT or WebVTT file in `encoding` (an IANA charset name:
+    /// Reads the cues of a file as `readDocument(_:encoding:warnings:)` does.
+    public static func read(_ url: URL, encoding: String?, warnings: ((String) -> Void)?) throws(SubtitleError) -> [SubtitleCue] {
+        try readDocument(url, encoding: encoding, warnings: warnings).cues
+    }
+
+    /// Reads an SRT, WebVTT or ASS/SSA file — its cues, and WebVTT's STYLE and REGION blocks or
+    /// an ASS script's header — in `encoding` (an IANA charset name:
     /// `windows-1252`, `iso-8859-2`, `cp1251`, `shift_jis`, `gb18030`, …); without one, a file
     /// that is not UTF-8 or UTF-16 is read as Windows-1252 when `warnings` is given (and told),
     /// else refused.
     /// - Throws: `SubtitleError` for an encoding Foundation does not know, text that is not
     ///   valid in it, or the file and line of the first problem.
-    public static func read(_ url: URL, encoding: String?, warnings: ((String) -> Void)?) throws(SubtitleError) -> [SubtitleCue] {
+    public static func readDocument(_ url: URL, encoding: String?, warnings: ((String) -> Void)?) throws(SubtitleError) -> SubtitleDocument {
         let data: Data
         do {
             let file = try ReadOnlyFile(path: url.path)
@@ -50,8 +59,8 @@ public enum SubtitleFile {
         }
         let text = try TextDecoding.decode(data, file: url.path, encoding: named, fallback: warnings)
         let format = SubtitleFormat(pathExtension: url.pathExtension)
-            ?? (text.hasPrefix("WEBVTT") ? .webVTT : .srt)
-        return try parse(text, format: format, file: url.path, warnings: warnings)
+            ?? (text.hasPrefix("WEBVTT") ? .webVTT : SubStationAlpha.isScript(text) ? .ass : .srt)
+        return try parseDocument(text, format: format, file: url.path, warnings: warnings)
     }
 
     /// Parses the bytes of a file (UTF-8 or UTF-16 with BOM, any line endings).
@@ -65,21 +74,34 @@ public enum SubtitleFile {
     /// - Throws: `SubtitleError` naming `file:line`, or saying the file has no cues.
     public static func parse(_ text: String, format: SubtitleFormat, file: String,
                              warnings: ((String) -> Void)? = nil) throws(SubtitleError) -> [SubtitleCue] {
+        try parseDocument(text, format: format, file: file, warnings: warnings).cues
+    }
+
+    /// Parses decoded text as `parse(_:format:file:warnings:)` does, keeping WebVTT's STYLE and
+    /// REGION blocks and an ASS script's header.
+    public static func parseDocument(_ text: String, format: SubtitleFormat, file: String,
+                                     warnings: ((String) -> Void)? = nil) throws(SubtitleError) -> SubtitleDocument {
         var text = text
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         if text.hasPrefix("\u{FEFF}") {
             throw SubtitleError(file: file, line: 1, message: secondBOM)
         }
-        let cues: [SubtitleCue]
+        var document = SubtitleDocument(cues: [])
         var leftOut = false
         let tell: (String) -> Void = { leftOut = true; warnings?($0) }
         switch format {
-        case .srt: cues = try parseSRT(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init), file: file, warnings: tell)
-        case .webVTT: cues = try parseWebVTT(text, file: file, warnings: tell)
+        case .srt: document.cues = try parseSRT(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init), file: file, warnings: tell)
+        case .webVTT:
+            var parser = WebVTTParser(text, file: file)
+            document.cues = try parser.parse()
+            for w in parser.warnings { tell(w) }
+            document.styleSheets = parser.styleSheets
+            document.regions = parser.regions
+        case .ass: (document.assHeader, document.cues) = try SubStationAlpha.parse(text, file: file, warnings: tell)
         }
         // A file whose cues were all left out is still a subtitle file (the warnings say why).
-        guard !cues.isEmpty || leftOut else { throw SubtitleError(file: file, line: nil, message: "has no cues") }
-        return cues
+        guard !document.cues.isEmpty || leftOut else { throw SubtitleError(file: file, line: nil, message: "has no cues") }
+        return document
     }
 
     /// What a file with two byte-order marks is told.
@@ -117,6 +139,7 @@ public enum SubtitleFile {
                     let shift = last.text.unicodeScalars.count + 2
                     last.text += "\n\n" + more
                     last.styles += styles.map { $0.shifted(by: shift) }
+                    if case .srt(let body) = last.markup { last.markup = .srt(body + "\n\n" + block.joined(separator: "\n")) }
                     cues.append(last)
                     continue
                 }
@@ -143,7 +166,10 @@ public enum SubtitleFile {
         let (start, end) = try timing(block[t], file: file, line: timingLine)
         let body = block[(t + 1)...].map { $0.trimmingTrailingWhitespace() }.joined(separator: "\n")
         let (plain, styles) = Markup.parse(body, .srt)
-        return SubtitleCue(start: start, end: end, text: plain, styles: styles, line: timingLine)
+        var cue = SubtitleCue(start: start, end: end, text: plain, styles: styles, line: timingLine)
+        cue.placement = Markup.placementTag(in: body) ?? .bottomCenter
+        cue.markup = .srt(body)
+        return cue
     }
 
     /// A line holding only an SRT cue index.
@@ -171,13 +197,6 @@ public enum SubtitleFile {
             result.append((line + start, Array(block[start...])))
         }
         return result
-    }
-
-    static func parseWebVTT(_ text: String, file: String, warnings: ((String) -> Void)?) throws(SubtitleError) -> [SubtitleCue] {
-        var parser = WebVTTParser(text, file: file)
-        let cues = try parser.parse()
-        for w in parser.warnings { warnings?(w) }
-        return cues
     }
 
     /// An SRT `start --> end [settings]` in milliseconds (WebVTT's is `WebVTTParser.timings`).
@@ -216,16 +235,36 @@ public enum SubtitleFile {
 
     // MARK: Writing
 
-    /// The cues as SRT or WebVTT text, markup restored.
+    /// The cues as SRT, WebVTT or ASS text, markup restored.
     public static func render(_ cues: [SubtitleCue], format: SubtitleFormat) -> String {
-        var out = format == .webVTT ? "WEBVTT\n\n" : ""
-        for (i, cue) in cues.enumerated() {
+        render(SubtitleDocument(cues: cues), format: format)
+    }
+
+    /// A document as SRT, WebVTT or ASS text: each cue's own markup when it is in the format's
+    /// (WebVTT payloads, ASS events), else markup made from its text, styles and place (SRT:
+    /// `{\an8}`-style tags; WebVTT: settings, and a `STYLE` block for the colour classes).
+    public static func render(_ document: SubtitleDocument, format: SubtitleFormat) -> String {
+        if format == .ass { return SubStationAlpha.render(document.cues, header: document.assHeader) }
+        var out = format == .webVTT ? document.webVTTHeader(adding: document.cues) + "\n\n" : ""
+        for (i, cue) in document.cues.enumerated() {
             if format == .srt { out += "\(i + 1)\n" }
-            out += clock(cue.start, format) + " --> " + clock(cue.end, format) + "\n"
+            if format == .webVTT, !cue.identifier.isEmpty, !cue.identifier.contains("-->") { out += cue.identifier + "\n" }
+            out += clock(cue.start, format) + " --> " + clock(cue.end, format)
+            if format == .webVTT {
+                let settings = cue.settings.isEmpty ? CueSettings.settings(for: cue.placement) : cue.settings
+                if !settings.isEmpty { out += " " + settings }
+            }
+            out += "\n"
             // A blank line would end the cue: drop lines that are empty (e.g. once markup is gone).
             // An arrow in the text could be read as a timing line: WebVTT escapes it, SRT (which
             // has no escapes) gets a shorter arrow.
-            let text = Markup.render(cue.text, cue.styles, format == .srt ? .srt : .webVTT)
+            var markup = Markup.render(cue.text, cue.styles, format == .srt ? .srt : .webVTT)
+            if format == .webVTT, case .webVTT(let payload) = cue.markup { markup = payload }
+            if format == .srt, case .srt(let body) = cue.markup { markup = body }
+            if format == .srt, cue.placement != .bottomCenter, Markup.placementTag(in: markup) == nil {
+                markup = "{\\an\(cue.placement.numpad)}" + markup
+            }
+            let text = markup
                 .split(separator: "\n", omittingEmptySubsequences: false)
                 .filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }
                 .map { line -> String in

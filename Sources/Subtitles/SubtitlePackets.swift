@@ -24,68 +24,80 @@ public enum SubtitlePacketFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// The cue text and its styles in a packet.
-    public func decode(_ data: Data) -> (text: String, styles: [TextStyle]) {
+    /// A packet for `cue`: SRT with `{\an8}`-style place tags; WebVTT as WebM blocks hold a cue
+    /// (identifier, settings and payload lines); an ASS event after its read order `order`
+    /// (the cue's own event when it came from ASS).
+    public func packet(for cue: SubtitleCue, order: Int = 0) -> Data {
+        switch self {
+        case .text: return Data(cue.text.utf8)
+        case .subrip:
+            var body = Markup.render(cue.text, cue.styles, .srt)
+            if case .srt(let own) = cue.markup { body = own }
+            let place = cue.placement == .bottomCenter || Markup.placementTag(in: body) != nil ? "" : "{\\an\(cue.placement.numpad)}"
+            return Data((place + body).utf8)
+        case .webvtt:
+            let settings = cue.settings.isEmpty ? CueSettings.settings(for: cue.placement) : cue.settings
+            let payload: String
+            if case .webVTT(let p) = cue.markup { payload = p } else { payload = Markup.render(cue.text, cue.styles, .webVTT) }
+            return Data((cue.identifier.replacingOccurrences(of: "\n", with: " ") + "\n" + settings + "\n" + payload).utf8)
+        case .ass:
+            let event: String
+            if case .ass(let e) = cue.markup { event = e } else { event = "0,Default,,0,0,0,," + Override.render(cue) }
+            return Data("\(order),\(event)".utf8)
+        }
+    }
+}
+
+/// Reads the cues of one track's text packets, with what its codec private data says: an ASS
+/// track's script header (its styles), a WebVTT track's header (its colour classes).
+public struct SubtitlePacketReader: Sendable {
+    /// The packets' format.
+    public let format: SubtitlePacketFormat
+    /// The ASS script header (the standard one when the track has none).
+    public let assHeader: SubStationAlpha.Header
+    /// The WebVTT header (`WEBVTT` when the track has none).
+    public let webVTTHeader: String
+    private let colors: [String: UInt32]
+
+    /// A reader of `format` packets from a track whose codec private data is `codecPrivate`.
+    public init(format: SubtitlePacketFormat, codecPrivate: [UInt8]) {
+        self.format = format
+        var text = String(decoding: codecPrivate, as: UTF8.self)
+        while text.hasSuffix("\0") { text.removeLast() }
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        text = text.replacingOccurrences(of: "\r\n", with: "\n")
+        assHeader = format == .ass && SubStationAlpha.isScript(text) ? SubStationAlpha.Header(text) : .standard
+        webVTTHeader = format == .webvtt && text.hasPrefix("WEBVTT") ? text : "WEBVTT"
+        colors = CueClasses.colors(in: SubtitleDocument(cues: [], webVTTHeader: webVTTHeader).styleSheets)
+    }
+
+    /// The cue a packet holds (times are the caller's to set).
+    public func cue(_ data: Data) -> SubtitleCue {
         var source = String(decoding: data, as: UTF8.self)
         while source.hasSuffix("\0") { source.removeLast() }
-        switch self {
-        case .subrip: return Markup.parse(source.replacingOccurrences(of: "\r\n", with: "\n"), .srt)
-        case .webvtt: return Markup.parse(source.replacingOccurrences(of: "\r\n", with: "\n"), .webVTT)
-        case .text: return (source.trimmingCharacters(in: .newlines), [])
-        case .ass: return Markup.parse(SubtitlePacketFormat.assToSRT(source), .srt)
+        source = source.replacingOccurrences(of: "\r\n", with: "\n")
+        switch format {
+        case .text:
+            return SubtitleCue(start: 0, end: 0, text: source.trimmingCharacters(in: .newlines))
+        case .subrip:
+            let (text, styles) = Markup.parse(source, .srt)
+            var cue = SubtitleCue(start: 0, end: 0, text: text, styles: styles)
+            cue.placement = Markup.placementTag(in: source) ?? .bottomCenter
+            cue.markup = .srt(source)
+            return cue
+        case .webvtt:
+            let lines = source.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            let payload = lines.count == 3 ? lines[2] : source
+            var cue = SubtitleCue(start: 0, end: 0, text: "")
+            if lines.count == 3 { (cue.identifier, cue.settings) = (lines[0], lines[1]) }
+            cue.placement = CueSettings.placement(of: cue.settings)
+            cue.markup = .webVTT(payload)
+            (cue.text, cue.styles) = Markup.parse(payload, .webVTT, classColors: colors)
+            return cue
+        case .ass:
+            // ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text
+            let event = source.firstIndex(of: ",").map { String(source[source.index(after: $0)...]) } ?? source
+            return SubStationAlpha.cue(event: event, start: 0, end: 0, header: assHeader)
         }
-    }
-
-    /// A packet for `text` with `styles`.
-    public func encode(_ text: String, styles: [TextStyle]) -> Data {
-        switch self {
-        case .subrip, .text: Data(Markup.render(text, self == .text ? [] : styles, .srt).utf8)
-        case .webvtt: Data(Markup.render(text, styles, .webVTT).utf8)
-        case .ass: Data(("0,0,Default,,0,0,0,," + Markup.render(text, styles, .srt)
-            .replacingOccurrences(of: "<i>", with: "{\\i1}").replacingOccurrences(of: "</i>", with: "{\\i0}")
-            .replacingOccurrences(of: "<b>", with: "{\\b1}").replacingOccurrences(of: "</b>", with: "{\\b0}")
-            .replacingOccurrences(of: "<u>", with: "{\\u1}").replacingOccurrences(of: "</u>", with: "{\\u0}")
-            .replacingOccurrences(of: "\n", with: "\\N")).utf8)
-        }
-    }
-
-    /// The Text field of an ASS dialogue line with `{\i1}`-style overrides as SRT tags, other
-    /// overrides dropped, `\N` as a line break and `\h` as a space.
-    static func assToSRT(_ line: String) -> String {
-        var fields = 0
-        var index = line.startIndex
-        while fields < 8, let comma = line[index...].firstIndex(of: ",") {
-            index = line.index(after: comma)
-            fields += 1
-        }
-        let text = fields == 8 ? String(line[index...]) : line
-        var out = ""
-        var i = text.startIndex
-        while i < text.endIndex {
-            let c = text[i]
-            if c == "{", let close = text[i...].firstIndex(of: "}") {
-                let block = text[text.index(after: i)..<close]
-                for tag in block.split(separator: "\\") {
-                    switch tag {
-                    case "i1": out += "<i>"
-                    case "i0": out += "</i>"
-                    case "b1": out += "<b>"
-                    case "b0": out += "</b>"
-                    case "u1": out += "<u>"
-                    case "u0": out += "</u>"
-                    default: break
-                    }
-                }
-                i = text.index(after: close)
-            } else if c == "\\", let n = text.index(i, offsetBy: 1, limitedBy: text.endIndex), n < text.endIndex,
-                      text[n] == "N" || text[n] == "n" || text[n] == "h" {
-                out += text[n] == "h" ? " " : "\n"
-                i = text.index(after: n)
-            } else {
-                out.append(c)
-                i = text.index(after: i)
-            }
-        }
-        return out
     }
 }

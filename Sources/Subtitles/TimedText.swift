@@ -11,6 +11,10 @@ public struct TimedTextSample: Sendable, Hashable {
     public var text: String
     /// The styled runs of `text`.
     public var styles: [TextStyle]
+    /// Where the text shows (the first cue's place when cues that show together differ).
+    public var placement = CuePlacement.bottomCenter
+    /// The cues showing, in start order (what a `wvtt` sample holds), with their own times.
+    public var cues: [SubtitleCue] = []
 
     /// A sample of `text` from `start` to `end`.
     public init(start: Int64, end: Int64, text: String, styles: [TextStyle] = []) {
@@ -32,13 +36,17 @@ public enum TimedText {
         let ordered = cues.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
         let builder = TimedTextBuilder()
         var result: [TimedTextSample] = []
-        for c in ordered { result += builder.add(start: c.start, end: c.end, text: c.text, styles: c.styles) }
+        for c in ordered { result += builder.add(c, start: c.start, end: c.end) }
         return result + builder.finish()
     }
 
-    /// Cues back from samples: every non-empty sample is one cue.
+    /// Cues back from samples: every non-empty sample is one cue, at the sample's place.
     public static func cues(_ samples: [TimedTextSample]) -> [SubtitleCue] {
-        samples.filter { !$0.text.isEmpty }.map { SubtitleCue(start: $0.start, end: $0.end, text: $0.text, styles: $0.styles) }
+        samples.filter { !$0.text.isEmpty }.map {
+            var cue = SubtitleCue(start: $0.start, end: $0.end, text: $0.text, styles: $0.styles)
+            cue.placement = $0.placement
+            return cue
+        }
     }
 }
 
@@ -46,7 +54,7 @@ public enum TimedText {
 /// another container one packet at a time. Times are in any one timescale. Safe to use from
 /// any thread (a request block's queue, say); calls are serialised.
 public final class TimedTextBuilder: @unchecked Sendable {   // state under `lock`
-    private struct Active { var end: Int64; var text: String; var styles: [TextStyle] }
+    private struct Active { var end: Int64; var cue: SubtitleCue }
     private let lock = NSLock()
     private var active: [Active] = []
     private var cursor: Int64 = 0
@@ -58,11 +66,16 @@ public final class TimedTextBuilder: @unchecked Sendable {   // state under `loc
     /// Adds a cue; returns the samples that are now complete. A cue that starts before the
     /// previous one is moved to start with it; a cue of no duration is dropped.
     public func add(start: Int64, end: Int64, text: String, styles: [TextStyle] = []) -> [TimedTextSample] {
+        add(SubtitleCue(start: start, end: end, text: text, styles: styles), start: start, end: end)
+    }
+
+    /// Adds `cue` (its place, id and markup kept in the samples' `cues`) from `start` to `end`.
+    public func add(_ cue: SubtitleCue, start: Int64, end: Int64) -> [TimedTextSample] {
         guard end > start else { return [] }
         return lock.withLock {
             var out: [TimedTextSample] = []
             advance(to: max(start, cursor), &out)
-            active.append(Active(end: end, text: text, styles: styles))
+            active.append(Active(end: end, cue: cue))
             return out
         }
     }
@@ -91,14 +104,17 @@ public final class TimedTextBuilder: @unchecked Sendable {   // state under `loc
             for c in active {
                 if !text.isEmpty { text += "\n" }
                 let shift = text.unicodeScalars.count
-                text += c.text
-                styles += c.styles.map { $0.shifted(by: shift) }
+                text += c.cue.text
+                styles += c.cue.styles.map { $0.shifted(by: shift) }
             }
-            if held != nil, held!.text == text, held!.styles == styles {
+            let cues = active.map(\.cue)
+            if held != nil, held!.cues == cues {
                 held!.end = next
             } else {
                 if let h = held { out.append(h) }
                 held = TimedTextSample(start: cursor, end: next, text: text, styles: styles)
+                held!.cues = cues
+                held!.placement = cues.first?.placement ?? .bottomCenter
             }
             cursor = next
             active.removeAll { $0.end <= cursor }
@@ -113,14 +129,16 @@ public enum TX3G {
     /// Display flags: all samples are forced (Apple's use of bit 31).
     public static let allSamplesForced: UInt32 = 0x8000_0000
 
-    /// A `tx3g` sample entry: bottom-centred text, transparent background, white 18-point
-    /// sans-serif default style, one font in `ftab`.
-    public static func sampleEntry(forced: Bool = false) -> Data {
+    /// A `tx3g` sample entry: text justified to `placement` (bottom centre by default),
+    /// transparent background, white 18-point sans-serif default style, one font in `ftab`.
+    /// A track whose cues show in other places has one entry per place (justification is the
+    /// sample description's in 3GPP TS 26.245 §5.16).
+    public static func sampleEntry(forced: Bool = false, placement: CuePlacement = .bottomCenter) -> Data {
         var b = BoxWriter()
         b.box("tx3g") { b in
             b.zeros(6); b.u16(1)                       // reserved, data reference index
             b.u32(forced ? allSamplesForced | someSamplesForced : 0)
-            b.u8(1); b.u8(0xFF)                         // horizontal: centre; vertical: bottom (-1)
+            b.u8(justification(placement.horizontal.rawValue - 1)); b.u8(justification(2 - placement.vertical.rawValue))
             b.u32(0)                                    // background RGBA: transparent
             b.u16(0); b.u16(0); b.u16(0); b.u16(0)      // default text box: the whole track
             b.u16(0); b.u16(0); b.u16(1); b.u8(0); b.u8(18); b.u32(0xFFFF_FFFF)  // default style
@@ -133,14 +151,28 @@ public enum TX3G {
         return Data(b.bytes)
     }
 
+    /// 3GPP justification (0 left/top, 1 centre, -1 right/bottom) from 0, 1, 2.
+    private static func justification(_ v: Int) -> UInt8 { v == 2 ? 0xFF : UInt8(clamping: v) }
+
+    /// Where a tx3g (or QuickTime text) sample entry justifies its text; bottom centre for
+    /// others and for values 3GPP does not define.
+    public static func placement(ofSampleEntry entry: Data?) -> CuePlacement {
+        guard let e = entry, e.count >= 22, e[e.startIndex + 4..<e.startIndex + 8].elementsEqual("tx3g".utf8) else { return .bottomCenter }
+        func index(_ byte: UInt8) -> Int? { byte == 0 ? 0 : byte == 1 ? 1 : byte == 0xFF ? 2 : nil }
+        guard let h = index(e[e.startIndex + 20]), let v = index(e[e.startIndex + 21]),
+              let horizontal = CuePlacement.Horizontal(rawValue: h + 1), let vertical = CuePlacement.Vertical(rawValue: 2 - v) else { return .bottomCenter }
+        return CuePlacement(vertical, horizontal)
+    }
+
     /// Whether a tx3g sample entry says all its samples are forced.
     public static func isForcedOnly(_ entry: Data?) -> Bool {
         guard let e = entry, e.count >= 20, e[e.startIndex + 4..<e.startIndex + 8].elementsEqual("tx3g".utf8) else { return false }
         return e[e.startIndex + 16] & 0x80 != 0
     }
 
-    /// One sample: 16-bit length, UTF-8 text, then a `styl` box when the text has styles.
-    public static func encode(_ text: String, styles: [TextStyle]) -> Data {
+    /// One sample: 16-bit length, UTF-8 text, then a `styl` box when the text has styles and
+    /// a `tbox` box when it has a text box of its own.
+    public static func encode(_ text: String, styles: [TextStyle], box: TextBox? = nil) -> Data {
         var b = BoxWriter()
         let utf8 = Array(text.utf8)
         b.u16(UInt16(clamping: utf8.count))
@@ -156,6 +188,9 @@ public enum TX3G {
                     b.u32(s.color ?? 0xFFFF_FFFF)
                 }
             }
+        }
+        if let box {
+            b.box("tbox") { b in b.i16(box.top); b.i16(box.left); b.i16(box.bottom); b.i16(box.right) }
         }
         return Data(b.bytes)
     }
@@ -199,39 +234,5 @@ public enum TX3G {
             p += size
         }
         return (text, styles)
-    }
-}
-
-/// Hands out tx3g sample buffers for cues, in time order (gaps as empty samples).
-public final class SubtitleReader: @unchecked Sendable {   // `next` under `lock`; the rest immutable
-    /// The tx3g description of the samples.
-    public let formatDescription: FormatDescription
-    /// The samples handed out, in time order.
-    public let samples: [TimedTextSample]
-    private let lock = NSLock()
-    private var next = 0
-
-    /// A reader of `cues` (`forced`: flagged as forced-only subtitles).
-    public init(cues: [SubtitleCue], forced: Bool = false) {
-        samples = TimedText.samples(cues)
-        formatDescription = FormatDescription(mediaType: .subtitle, codec: "tx3g", codecName: "mov_text",
-                                              sampleEntry: TX3G.sampleEntry(forced: forced))
-    }
-
-    /// When the last cue ends.
-    public var duration: MediaTime { MediaTime(value: samples.last?.end ?? 0, timescale: 1000) }
-
-    /// The next sample, or `nil` after the last.
-    public func copyNextSampleBuffer() -> SampleBuffer? {
-        let sample: TimedTextSample? = lock.withLock {
-            guard next < samples.count else { return nil }
-            defer { next += 1 }
-            return samples[next]
-        }
-        guard let s = sample else { return nil }
-        let start = MediaTime(value: s.start, timescale: 1000)
-        return SampleBuffer(data: TX3G.encode(s.text, styles: s.styles), decodeTimeStamp: start, presentationTimeStamp: start,
-                            duration: MediaTime(value: s.end - s.start, timescale: 1000), isSync: true,
-                            formatDescription: formatDescription)
     }
 }

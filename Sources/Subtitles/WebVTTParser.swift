@@ -4,7 +4,8 @@ import Foundation
 /// block that is not a cue — a malformed timing line, an arrow line before the timing line, a
 /// stylesheet-like block — is dropped, and the cues around it are kept; a timing line right
 /// after the `WEBVTT` line starts a cue. Dropped blocks are reported (`file:line` and why)
-/// through `warnings`; `NOTE`, `STYLE` and `REGION` blocks are skipped silently.
+/// through `warnings`; `NOTE` blocks are skipped silently. Cue ids, settings and payloads are
+/// kept as written, and the `STYLE` and `REGION` blocks before the first cue are collected.
 struct WebVTTParser {
     let file: String
     private let scalars: [Unicode.Scalar]
@@ -14,7 +15,10 @@ struct WebVTTParser {
     private(set) var warnings: [String] = []
     /// The timing lines of cues whose end is not after their start (left out).
     private var notAfterStart: [Int] = []
-    private var withSettings = 0
+    /// The CSS of the `STYLE` blocks and the settings of the `REGION` blocks, in file order.
+    private(set) var styleSheets: [String] = []
+    private(set) var regions: [String] = []
+    private var seenCue = false
 
     init(_ text: String, file: String) {
         self.file = file
@@ -43,10 +47,12 @@ struct WebVTTParser {
             skipLineFeeds()
         }
         if let w = SubtitleFile.leftOutWarning(notAfterStart, file: file) { warnings.append(w) }
-        if withSettings > 0 {
-            warnings.append("\(file): the settings of \(withSettings) cue\(withSettings == 1 ? "" : "s") (position, alignment, …) are not kept")
+        let colors = CueClasses.colors(in: styleSheets)
+        return cues.map { cue in
+            var cue = cue
+            if case .webVTT(let payload) = cue.markup { (cue.text, cue.styles) = Markup.parse(payload, .webVTT, classColors: colors) }
+            return cue
         }
-        return cues
     }
 
     /// The characters up to the next LF (which is consumed).
@@ -67,7 +73,8 @@ struct WebVTTParser {
         var lineCount = 0, seenArrow = false, seenCue = false
         var previous = (position, line)
         var buffer = ""
-        var timing: (start: Int64, end: Int64, settings: Bool)?
+        var timing: (start: Int64, end: Int64, settings: String)?
+        var identifier = ""
         var failure: String?
         let firstLine = line
         var timingLine = line
@@ -82,7 +89,7 @@ struct WebVTTParser {
                     previous = (position, line)
                     timingLine = here
                     switch WebVTTParser.timings(text) {
-                    case .success(let t): timing = t; buffer = ""; seenCue = true; failure = nil
+                    case .success(let t): timing = t; identifier = buffer; buffer = ""; seenCue = true; failure = nil
                     case .failure(let why): timing = nil; failure = why.description
                     }
                 } else {
@@ -101,6 +108,12 @@ struct WebVTTParser {
         guard let timing, seenCue else {
             if inHeader { return nil }
             let head = buffer.split(separator: "\n").first.map(String.init) ?? ""
+            let body = buffer.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+            if !self.seenCue, head == "STYLE" || head.hasPrefix("STYLE ") || head.hasPrefix("STYLE\t") {
+                styleSheets.append(body)
+            } else if !self.seenCue, head == "REGION" || head.hasPrefix("REGION ") || head.hasPrefix("REGION\t") {
+                regions.append(body)
+            }
             if let failure {
                 warnings.append("\(file):\(timingLine): \(failure); the block is left out")
             } else if !["NOTE", "STYLE", "REGION"].contains(where: { head == $0 || head.hasPrefix($0 + " ") || head.hasPrefix($0 + "\t") }) {
@@ -109,15 +122,20 @@ struct WebVTTParser {
             return nil
         }
         if timing.end <= timing.start { notAfterStart.append(timingLine); return nil }
-        if timing.settings { withSettings += 1 }
-        let (plain, styles) = Markup.parse(buffer.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { String($0).trimmingTrailingWhitespace() }.joined(separator: "\n"), .webVTT)
-        return SubtitleCue(start: timing.start, end: timing.end, text: plain, styles: styles, line: timingLine)
+        self.seenCue = true
+        let payload = buffer.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { String($0).trimmingTrailingWhitespace() }.joined(separator: "\n")
+        var cue = SubtitleCue(start: timing.start, end: timing.end, text: "", line: timingLine)
+        cue.identifier = identifier
+        cue.settings = timing.settings
+        cue.placement = CueSettings.placement(of: timing.settings)
+        cue.markup = .webVTT(payload)
+        return cue
     }
 
-    /// "Collect WebVTT cue timings and settings": start and end in milliseconds, and whether
-    /// settings follow; or why the line is not a timing line.
-    static func timings(_ line: String) -> Result<(start: Int64, end: Int64, settings: Bool), TimingError> {
+    /// "Collect WebVTT cue timings and settings": start and end in milliseconds, and the
+    /// settings that follow (trimmed); or why the line is not a timing line.
+    static func timings(_ line: String) -> Result<(start: Int64, end: Int64, settings: String), TimingError> {
         var s = Substring(line).unicodeScalars[...]
         func skipWhitespace() { while let c = s.first, [" ", "\t", "\u{0C}", "\r", "\n"].contains(c) { s.removeFirst() } }
         skipWhitespace()
@@ -130,7 +148,7 @@ struct WebVTTParser {
         skipWhitespace()
         guard let end = timestamp(&s) else { return .failure(TimingError("malformed end time in '\(line.prefix(40))'")) }
         let settings = String(s).trimmingCharacters(in: .whitespaces)
-        return .success((start, end, !settings.isEmpty))
+        return .success((start, end, settings.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")))
     }
 
     struct TimingError: Error, CustomStringConvertible {

@@ -1,30 +1,38 @@
 import Foundation
 import Splice
 
-/// `splice subtitles add` and `extract`: SRT/WebVTT tracks into a movie, and a subtitle track back out.
+/// `splice subtitles add` and `extract`: SRT/WebVTT/ASS tracks into a movie, and a subtitle track back out.
 enum SubtitlesCommand: Command {
     static let name = "subtitles"
-    static let abstract = "Add SRT/WebVTT subtitle tracks to a movie, or extract them."
+    static let abstract = "Add SRT, WebVTT or ASS/SSA subtitle tracks to a movie, or extract them."
     static let usage = """
         splice subtitles add <input> <subtitle>... -o <output> [--language <code>] [--name <name>]
-                                 [--forced] [--default] [--format tx3g] [--encoding <name>]
+                                 [--forced] [--default] [--format tx3g|wvtt] [--encoding <name>]
                                  [--keep-late-cues] [--force]
-               splice subtitles extract <input> -o <output.srt|output.vtt> [--track <id>] [--force]
+               splice subtitles extract <input> -o <output.srt|.vtt|.ass> [--track <id>] [--force]
         """
     static let help = """
         OVERVIEW: \(abstract)
 
         add: copies every track of <input> losslessly, with its structure, and adds one
-        tx3g subtitle track per <subtitle> file (SRT or WebVTT; UTF-8 or UTF-16 with BOM).
+        subtitle track per <subtitle> file (SRT, WebVTT or ASS/SSA; UTF-8 or UTF-16 with BOM).
         The new tracks join the movie's subtitle group (a non-zero alternate group whose
         tracks are all legible), or else form a group of their own. They are disabled
-        unless --default. Overlapping cues are joined (a tx3g track shows one sample at a
-        time); <i>, <b>, <u> and <font color> become tx3g styles, other markup is dropped.
+        unless --default.
+        In MP4/MOV the track is tx3g by default: overlapping cues are joined (a tx3g track
+        shows one sample at a time); bold, italic, underline and colour become tx3g styles;
+        a cue's place ({\\an8}, WebVTT line/align, an ASS style's alignment) becomes the
+        justification of a sample description of its own. --format wvtt writes WebVTT in
+        MP4 instead, which keeps cue ids, settings, voices, classes and STYLE/REGION blocks.
+        In Matroska the track keeps its file's format (SRT, WebVTT with its header, ASS with
+        its script header); WebM holds WebVTT only. What the track's format cannot hold
+        (fonts, karaoke, drawings, voices, …) is named in one warning per file.
         The handler is 'sbtl' in MP4 and in MOV (as Apple's players expect).
 
-        extract: writes a text subtitle track — tx3g or QuickTime text (MP4/MOV), SRT, ASS/SSA
-        or WebVTT (Matroska, WebM) — as SRT or WebVTT, markup restored, each cue where the
-        track's edits show it. Picture subtitles (PGS, VobSub, DVB) are refused by name.
+        extract: writes a text subtitle track — tx3g, QuickTime text or wvtt (MP4/MOV), SRT,
+        ASS/SSA or WebVTT (Matroska, WebM) — as SRT, WebVTT or ASS, markup, places, ids and
+        settings restored, each cue where the track's edits show it. Picture subtitles (PGS,
+        VobSub, DVB) are refused by name.
 
         USAGE: \(usage)
 
@@ -38,7 +46,8 @@ enum SubtitlesCommand: Command {
           --forced                Forced-only subtitles; linked by 'forc' from a full subtitle
                                   track of the same language in the group.
           --default               Enable the new track and disable its group-mates.
-          --format tx3g           The subtitle format (tx3g; WebVTT-in-MP4 is not supported yet).
+          --format tx3g|wvtt      The track's format in MP4/MOV: tx3g (default; shown by every
+                                  MP4 player) or wvtt (WebVTT in MP4, ISO/IEC 14496-30).
           --keep-late-cues        Keep cues that run past the movie's end (the movie then lasts
                                   until the last one ends). Default: clipped to the movie's end,
                                   with a warning naming them.
@@ -48,7 +57,7 @@ enum SubtitlesCommand: Command {
           --force                 Replace <output> if it exists.
 
         OPTIONS (extract):
-          -o <output>             The subtitle file to write (.srt or .vtt).
+          -o <output>             The subtitle file to write (.srt, .vtt or .ass).
           --track <id>            The track to extract (default: the first text subtitle track).
           --force                 Replace <output> if it exists.
 
@@ -72,8 +81,11 @@ enum SubtitlesCommand: Command {
                                        options: ["-o", "--output", "--language", "--name", "--format", "--encoding"])
         guard let outputPath = args.options["-o"] ?? args.options["--output"] else { throw UsageError(message: "missing -o <output>") }
         guard args.positionals.count >= 2 else { throw UsageError(message: "expected <input> and at least one <subtitle>") }
-        if let format = args.options["--format"], format != "tx3g" {
-            throw UsageError(message: format == "wvtt" ? "--format wvtt is not supported yet; use tx3g" : "unknown --format '\(format)'; expected tx3g")
+        let mp4Format: SubtitleTrackFormat
+        switch args.options["--format"] ?? "tx3g" {
+        case "tx3g": mp4Format = .tx3g
+        case "wvtt": mp4Format = .wvtt
+        case let other: throw UsageError(message: "unknown --format '\(other)'; expected tx3g or wvtt")
         }
         var language: LanguageTag?
         if let code = args.options["--language"] {
@@ -91,15 +103,17 @@ enum SubtitlesCommand: Command {
         var tracks: [NewSubtitleTrack] = []
         for (i, path) in args.positionals.dropFirst().enumerated() {
             let url = URL(fileURLWithPath: path)
-            let cues: [SubtitleCue]
+            let document: SubtitleDocument
             do {
-                cues = try SubtitleFile.read(url, encoding: args.options["--encoding"]) { Terminal.error("warning: \($0)\n") }
+                document = try SubtitleFile.readDocument(url, encoding: args.options["--encoding"]) { Terminal.error("warning: \($0)\n") }
             } catch { throw error.mediaError }
             let tag = language ?? LanguageTag(fileName: url.lastPathComponent)
-            var track = NewSubtitleTrack(cues: cues, language: tag, name: args.options["--name"],
+            var track = NewSubtitleTrack(document: document, language: tag, name: args.options["--name"],
                                          isForced: args.flags.contains("--forced"),
                                          isDefault: args.flags.contains("--default") && i == 0)
             track.keepsLateCues = args.flags.contains("--keep-late-cues")
+            track.mp4Format = mp4Format
+            track.sourceName = path
             tracks.append(track)
         }
         let (pipe, warnings) = try SamplePipe.addingSubtitles(tracks, to: asset, outputURL: outputURL)
@@ -114,7 +128,7 @@ enum SubtitlesCommand: Command {
         guard let outputPath = args.options["-o"] ?? args.options["--output"] else { throw UsageError(message: "missing -o <output>") }
         guard args.positionals.count == 1 else { throw UsageError(message: "expected one <input>") }
         guard let format = SubtitleFormat(pathExtension: URL(fileURLWithPath: outputPath).pathExtension) else {
-            throw UsageError(message: "the output must end in .srt or .vtt")
+            throw UsageError(message: "the output must end in .srt, .vtt or .ass")
         }
         try JobRunner.checkOutput(URL(fileURLWithPath: outputPath), force: args.flags.contains("--force"), inputs: args.positionals)
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
@@ -137,9 +151,17 @@ enum SubtitlesCommand: Command {
             }
             track = t
         }
-        let cues = try SubtitleExtraction.cues(of: track)
+        let document = try SubtitleExtraction.document(of: track)
+        let target: CueLosses.Target = switch format {
+        case .srt: .srt
+        case .webVTT: .webVTT(keepsHeader: true)
+        case .ass: .ass
+        }
+        if let lost = CueLosses.warning(for: document, to: target, targetName: outputPath, file: "track \(track.trackID)") {
+            Terminal.error("warning: \(lost)\n")
+        }
         let output = try OutputFile(destination: outputPath, replacing: args.flags.contains("--force"))
-        try output.write(Data(SubtitleFile.render(cues, format: format).utf8))
+        try output.write(Data(SubtitleFile.render(document, format: format).utf8))
         try output.commit()
         return ExitCode.success
     }

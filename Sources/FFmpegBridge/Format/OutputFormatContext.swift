@@ -18,6 +18,8 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
     private var filters: [Int: [[UInt8]: UnsafeMutablePointer<AVBSFContext>]] = [:]
     /// A filtered stream's filter and codec as declared (the configuration of its first description).
     private var filterInputs: [Int: (name: String, codec: CodecParameters, timeBase: AVRational)] = [:]
+    /// WebVTT streams, whose packets come as WebM blocks hold cues (identifier, settings, payload lines).
+    private var webVTTStreams: Set<Int> = []
     public let formatName: String
     private let startCodeCodecs: Set<String>
 
@@ -135,6 +137,7 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
         }
         try codec.copy(into: par)
         try codec.writeSideData(to: st)
+        if par.pointee.codec_id == AV_CODEC_ID_WEBVTT { webVTTStreams.insert(Int(widening: st.pointee.index)) }
         st.pointee.time_base = AVRational(num: timeBase.num, den: timeBase.den)
         if let frameRate, frameRate.num > 0, frameRate.den > 0 {
             st.pointee.avg_frame_rate = AVRational(num: frameRate.num, den: frameRate.den)
@@ -271,6 +274,20 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
             p.pointee.dts = decodeTime
             p.pointee.duration = duration
             p.pointee.flags = isKeyFrame ? AV_PKT_FLAG_KEY : 0
+            if webVTTStreams.contains(stream) {
+                // A cue as WebM blocks hold it: the identifier and settings lines go to side data.
+                let bytes = buf.bindMemory(to: UInt8.self)
+                let first = bytes.firstIndex(of: 0x0A) ?? bytes.count
+                let second = bytes[min(first + 1, bytes.count)...].firstIndex(of: 0x0A) ?? bytes.count
+                let payload = min(second + 1, bytes.count)
+                for (type, range) in [(AV_PKT_DATA_WEBVTT_IDENTIFIER, 0..<first), (AV_PKT_DATA_WEBVTT_SETTINGS, min(first + 1, second)..<second)]
+                    where !range.isEmpty {
+                    guard let side = av_packet_new_side_data(p, type, range.count) else { continue }
+                    side.update(from: bytes.baseAddress! + range.lowerBound, count: range.count)
+                }
+                p.pointee.data = UnsafeMutablePointer(mutating: bytes.baseAddress.map { $0 + payload })
+                p.pointee.size = Int32(clamping: bytes.count - payload)
+            }
             if skippedSamplesAtEnd > 0, let side = av_packet_new_side_data(p, AV_PKT_DATA_SKIP_SAMPLES, 10) {
                 let n = UInt32(clamping: skippedSamplesAtEnd)
                 for i in 0..<10 { side[i] = 0 }

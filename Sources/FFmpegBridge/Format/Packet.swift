@@ -38,6 +38,17 @@ public final class Packet: @unchecked Sendable {   // confined: used by one thre
         func le32(_ i: Int) -> Int { Int(widening: UInt32(widening: d[i]) | UInt32(widening: d[i + 1]) << 8 | UInt32(widening: d[i + 2]) << 16 | UInt32(widening: d[i + 3]) << 24) }
         return (le32(0), le32(4))
     }
+    /// A WebVTT cue as WebM blocks hold it: its identifier, a line feed, its settings, a line
+    /// feed, its payload (libavformat hands the first two over as side data).
+    public var webVTTCue: Data {
+        func side(_ type: AVPacketSideDataType) -> Data {
+            var size = 0
+            guard let d = av_packet_get_side_data(pointer, type, &size), size > 0 else { return Data() }
+            return Data(bytes: d, count: size)
+        }
+        return side(AV_PKT_DATA_WEBVTT_IDENTIFIER) + Data([0x0A]) + side(AV_PKT_DATA_WEBVTT_SETTINGS) + Data([0x0A]) + data
+    }
+
     /// A copy of the packet's bytes.
     public var data: Data {
         guard let d = pointer.pointee.data, pointer.pointee.size > 0 else { return Data() }

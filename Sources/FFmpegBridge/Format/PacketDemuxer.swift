@@ -37,6 +37,8 @@ public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
     }
 
     private var queues: [Int: Queue] = [:]
+    /// WebVTT streams, whose packets are handed out as WebM blocks hold cues (`Packet.webVTTCue`).
+    private let webVTTStreams: Set<Int>
     private var queuedBytes = 0
     private var ended = false
     private var failure: MediaError?
@@ -55,6 +57,7 @@ public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
         input.discardStreams(except: streams)
         if let seconds { input.seek(toSeconds: seconds) }
         for s in streams { queues[s] = Queue() }
+        webVTTStreams = Set(input.streams.filter { streams.contains($0.index) && $0.codec.codecName == "webvtt" }.map(\.index))
     }
 
     /// The next packet of `stream`, or nil at the end of the input.
@@ -74,7 +77,7 @@ public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
                 let index = packet.streamIndex
                 guard queues[index] != nil else { continue }
                 if packet.isCorrupt { corruptPackets[index, default: 0] += 1 }
-                let data = packet.data
+                let data = webVTTStreams.contains(index) ? packet.webVTTCue : packet.data
                 queues[index]!.append(Entry(data: data, presentationTime: packet.presentationTime, decodeTime: packet.decodeTime,
                                             duration: packet.duration, isKeyFrame: packet.isKeyFrame,
                                             skippedAtEnd: packet.skippedSamples?.end ?? 0))

@@ -9,8 +9,20 @@ extension SubtitleReader: SampleBufferSource {}
 
 /// A subtitle track to add to a movie.
 public struct NewSubtitleTrack: Sendable {
+    /// The cues, and what their file keeps beside them (WebVTT STYLE and REGION blocks, an
+    /// ASS script's header).
+    public var document: SubtitleDocument
     /// The cues, in time order.
-    public var cues: [SubtitleCue]
+    public var cues: [SubtitleCue] {
+        get { document.cues }
+        set { document.cues = newValue }
+    }
+    /// The samples in MP4/MOV: `.tx3g` (the default, which every MP4 player shows) or `.wvtt`
+    /// (WebVTT in MP4, which keeps cue ids, settings, voices, classes and STYLE/REGION blocks).
+    /// Matroska gets the file's own format (SRT, WebVTT, ASS); WebM gets WebVTT.
+    public var mp4Format = SubtitleTrackFormat.tx3g
+    /// The source's name, for messages and `wvtt`'s source label.
+    public var sourceName: String?
     /// The track's language; nil: undetermined.
     public var language: LanguageTag?
     /// The handler name; the language's code when nil.
@@ -27,7 +39,12 @@ public struct NewSubtitleTrack: Sendable {
 
     /// A track of `cues` with these properties.
     public init(cues: [SubtitleCue], language: LanguageTag? = nil, name: String? = nil, isForced: Bool = false, isDefault: Bool = false) {
-        self.cues = cues
+        self.init(document: SubtitleDocument(cues: cues), language: language, name: name, isForced: isForced, isDefault: isDefault)
+    }
+
+    /// A track of `document`'s cues with these properties.
+    public init(document: SubtitleDocument, language: LanguageTag? = nil, name: String? = nil, isForced: Bool = false, isDefault: Bool = false) {
+        self.document = document
         self.language = language
         self.name = name
         self.isForced = isForced
@@ -42,7 +59,7 @@ extension SamplePipe {
     /// unless one is the default; a forced track gets a `forc` link from a full subtitle track
     /// of the same language.
     /// - Returns: the pipe and warnings (cues past the movie's end, clipped or kept as each
-    ///   track's `keepsLateCues` says).
+    ///   track's `keepsLateCues` says; markup the track's format cannot hold, one per track).
     public static func addingSubtitles(_ tracks: [NewSubtitleTrack], to asset: Asset, outputURL: URL,
                                        fileType: FileType? = nil) throws -> (pipe: SamplePipe, warnings: [String]) {
         let reader = try AssetReader(asset: asset)
@@ -60,7 +77,11 @@ extension SamplePipe {
         for track in tracks {
             let (cues, late) = Self.cues(of: track, within: asset.duration)
             if let late { warnings.append(late) }
-            let source = SubtitleReader(cues: cues, forced: track.isForced)
+            var document = track.document
+            document.cues = cues
+            let format = trackFormat(of: track, in: writer.fileType)
+            if let lost = lossWarning(document, format, file: track.sourceName ?? "subtitles") { warnings.append(lost) }
+            let source = SubtitleReader(document: document, format: format, forced: track.isForced, label: track.sourceName, size: videoSize)
             let input = AssetWriterInput(mediaType: .subtitle, outputSettings: nil, sourceFormatHint: source.formatDescription)
             input.languageCode = track.language?.iso639 ?? "und"
             input.extendedLanguageTag = track.language?.bcp47
@@ -105,6 +126,28 @@ extension SamplePipe {
 }
 
 extension SamplePipe {
+    /// The samples `track` is written as in a file of `type`: its MP4 format in MP4/MOV; in
+    /// Matroska, the packets of its file's format; in WebM, WebVTT without the header.
+    static func trackFormat(of track: NewSubtitleTrack, in type: FileType) -> SubtitleTrackFormat {
+        guard let packets = type.subtitlePacketFormat else { return track.mp4Format }
+        let own: SubtitlePacketFormat = track.document.assHeader != nil ? .ass
+            : track.cues.contains { if case .webVTT = $0.markup { true } else { false } } ? .webvtt : packets
+        let format = type.holdsSubtitlePackets(own) ? own : packets
+        return .packets(format, keepsHeader: type != .webm)
+    }
+
+    /// The one warning naming what `format` cannot hold of `document`; nil when it holds all.
+    static func lossWarning(_ document: SubtitleDocument, _ format: SubtitleTrackFormat, file: String) -> String? {
+        let (target, name): (CueLosses.Target, String) = switch format {
+        case .tx3g: (.tx3g, "tx3g")
+        case .wvtt: (.webVTT(keepsHeader: true), "WebVTT in MP4")
+        case .packets(.webvtt, let keeps): (.webVTT(keepsHeader: keeps), keeps ? "Matroska WebVTT" : "WebM (WebVTT)")
+        case .packets(.ass, _): (.ass, "ASS")
+        case .packets: (.srt, "SRT")
+        }
+        return CueLosses.warning(for: document, to: target, targetName: name, file: file)
+    }
+
     /// `track`'s cues within a movie of `duration`: those that run past its end clipped to it
     /// (a cue that starts at or after it left out) unless the track keeps late cues, and the
     /// warning naming them (nil when none runs past the end).
@@ -139,7 +182,7 @@ public enum SubtitleExtraction {
     /// and the SRT, ASS/SSA, WebVTT and plain-text packets of other containers.
     public static func problem(with track: AssetTrack) -> String? {
         guard let format = track.formatDescriptions.first else { return "track \(track.trackID) has no sample description" }
-        if TextConversion.isTimedText(format) { return nil }
+        if TextConversion.isMP4Text(format) { return nil }
         if SubtitlePacketFormat(codecName: track.codecName) != nil { return nil }
         if let kind = bitmapCodecs[track.codecName] {
             return "track \(track.trackID) is \(kind) subtitles (\(track.codecName)): pictures, not text; Splice extracts text subtitles only"
@@ -147,27 +190,55 @@ public enum SubtitleExtraction {
         return "track \(track.trackID) is \(track.codecName), not a text subtitle track"
     }
 
-    /// The cues of a text subtitle track — tx3g or QuickTime text with markup restored from
-    /// their style records, or another container's SRT, ASS/SSA, WebVTT or text packets — each
-    /// where the track's edits show it on the asset's timeline.
-    /// - Throws: `.unsupported` naming the track's codec when it has no text (`problem(with:)`).
+    /// The cues of a text subtitle track, as `document(of:)` reads them.
     public static func cues(of track: AssetTrack) throws -> [SubtitleCue] {
+        try document(of: track).cues
+    }
+
+    /// The cues of a text subtitle track — tx3g or QuickTime text with markup restored from
+    /// their style records and their place from their sample descriptions, `wvtt` with ids,
+    /// settings and payloads, or another container's SRT, ASS/SSA, WebVTT or text packets —
+    /// each where the track's edits show it on the asset's timeline; with the track's WebVTT
+    /// STYLE and REGION blocks or ASS script header.
+    /// - Throws: `.unsupported` naming the track's codec when it has no text (`problem(with:)`).
+    public static func document(of track: AssetTrack) throws -> SubtitleDocument {
         let asset = track.owningAsset
         if let problem = problem(with: track) { throw MediaError(.unsupported, problem, file: asset.url.path) }
-        let packets = track.formatDescriptions.first?.sampleEntry == nil ? SubtitlePacketFormat(codecName: track.codecName) : nil
+        let first = track.formatDescriptions.first
+        let packets = first?.sampleEntry == nil ? SubtitlePacketFormat(codecName: track.codecName).map {
+            SubtitlePacketReader(format: $0, codecPrivate: first?.parameters.extradata ?? [])
+        } : nil
+        let webVTTHeader = first?.codec == "wvtt" ? WVTT.header(ofSampleEntry: first?.sampleEntry) : packets?.webVTTHeader
         let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(track: track)
         try reader.add(output)
         guard reader.startReading() else { throw reader.error! }
+        var cues: [SubtitleCue] = []
         var samples: [TimedTextSample] = []
+        var wvtt: [(start: Int64, end: Int64, cues: [SubtitleCue])] = []
         while let s = output.copyNextSampleBuffer() {
             let start = s.presentationTimeStamp.convertScale(1000, method: .nearest).value
             let end = s.duration.isNumeric ? (s.presentationTimeStamp + s.duration).convertScale(1000, method: .nearest).value : start
             let bytes = try s.loadData()
-            let (text, styles) = packets?.decode(bytes) ?? TX3G.decode(bytes)
-            samples.append(TimedTextSample(start: start, end: end, text: text, styles: styles))
+            let entry = s.formatDescription.sampleEntry
+            if let packets {
+                var cue = packets.cue(bytes)
+                (cue.start, cue.end) = (start, end)
+                if end > start, !cue.text.isEmpty || cue.markup != nil { cues.append(cue) }
+            } else if s.formatDescription.codec == "wvtt" {
+                wvtt.append((start, end, WVTT.decode(bytes, header: webVTTHeader ?? "WEBVTT")))
+            } else {
+                let (text, styles) = TX3G.decode(bytes)
+                var sample = TimedTextSample(start: start, end: end, text: text, styles: styles)
+                sample.placement = TX3G.textBox(ofSample: bytes).map { TX3G.placement(of: $0, in: track.naturalSize) }
+                    ?? TX3G.placement(ofSampleEntry: entry)
+                samples.append(sample)
+            }
         }
         if let error = reader.error { throw error }
-        return TimedText.cues(samples)
+        if !wvtt.isEmpty { cues = WVTT.cues(wvtt) } else if packets == nil { cues = TimedText.cues(samples) }
+        var document = webVTTHeader.map { SubtitleDocument(cues: cues, webVTTHeader: $0) } ?? SubtitleDocument(cues: cues)
+        if packets?.format == .ass { document.assHeader = packets?.assHeader }
+        return document
     }
 }

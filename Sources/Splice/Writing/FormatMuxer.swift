@@ -223,12 +223,12 @@ final class FormatMuxer: Muxer {
     /// samples without one, its format's codec parameters) describes.
     private func codecParameters(_ input: AssetWriterInput, format: FormatDescription, track: String) throws -> CodecParameters {
         var p: CodecParameters
-        if TextConversion.isTimedText(format) || (format.sampleEntry == nil && SubtitlePacketFormat(codecName: format.codecName ?? "") != nil) {
+        if TextConversion.isMP4Text(format) || (format.sampleEntry == nil && SubtitlePacketFormat(codecName: format.codecName ?? "") != nil) {
             guard let text = input.state.text?.streamFormat() else {
                 throw MediaError(.unsupported, "\(track): \(formatName) files cannot hold text subtitles; mkv (SRT) and webm (WebVTT) can")
             }
             p = CodecParameters(mediaType: .subtitle, codecName: text.rawValue)
-            if text == .ass, format.codecName == "ass" { p.extradata = format.parameters.extradata }
+            p.extradata = input.state.text?.header ?? []
         } else if let entry = format.sampleEntry {
             switch CodecMapping.extendedCoding(sampleEntry: [UInt8](entry), mediaType: input.mediaType) {
             case .mvHEVC?:

@@ -4,30 +4,44 @@ import ISOBMFF
 import Subtitles
 import FFmpegBridge
 
-/// Text subtitles in the form the output holds them: text packets (SRT, ASS, WebVTT from
-/// Matroska or WebM) become tx3g samples in MP4/MOV, through a timed-text builder that may hold
-/// a cue until the next one arrives; tx3g samples become the container's text packets elsewhere
-/// (empty ones, the gaps, dropped). Other samples pass untouched.
+/// Text subtitles in the form the output holds them. Into MP4/MOV, text packets (SRT, ASS,
+/// WebVTT from Matroska or WebM) become tx3g samples — WebVTT becomes `wvtt`, which keeps its
+/// ids, settings and markup — through a timed-text builder that may hold a cue until the next
+/// one arrives. Into other containers, MP4 text (tx3g, QuickTime text, `wvtt`) becomes the
+/// container's packets (WebVTT ones where it holds them, so that `wvtt` keeps its ids and
+/// settings), and the gaps are dropped. Other samples pass untouched.
 final class TextConversion: SampleStage {
-    /// Under the writer's lock: the muxer reads what it saw (`packetFormat`, `sawForcedText`).
+    /// Under the writer's lock: the muxer reads what it saw (`packetFormat`, `header`, `sawForcedText`).
     let runsConcurrently = false
-    /// The file written: tx3g samples, or text packets (Matroska: SRT, WebM: WebVTT by default).
+    /// The file written: MP4 text, or text packets (Matroska: SRT, WebM: WebVTT by default).
     private let fileType: FileType
     private let isForced: Bool
     private var builder: TimedTextBuilder?
-    private var tx3gFormat: FormatDescription?
+    /// MP4: whether WebVTT packets are being turned into `wvtt` samples.
+    private var makesWebVTT = false
+    private var previous: FormatDescription?
+    /// The track's size, in whose coordinates tx3g text boxes are.
+    private let size: Dimensions?
+    private var reader: SubtitlePacketReader?
+    /// Cues of `wvtt` samples not yet written (they may go on in the next sample), and written ones held for order.
+    private var open: [SubtitleCue] = []
+    private var ended: [SubtitleCue] = []
+    private var order = 0
 
     /// The text packet format of the stream (chosen at the first text sample; other containers).
     private(set) var packetFormat: SubtitlePacketFormat?
+    /// The stream's codec private data: an ASS track's script header, a WebVTT header where the container keeps it.
+    private(set) var header: [UInt8] = []
     /// Whether a tx3g sample entry said its samples are all forced.
     private(set) var sawForcedText = false
 
     /// The text packets the container takes by default.
     private var containerFormat: SubtitlePacketFormat? { fileType.subtitlePacketFormat }
 
-    init(fileType: FileType, isForced: Bool) {
+    init(fileType: FileType, isForced: Bool, size: Dimensions?) {
         self.fileType = fileType
         self.isForced = isForced
+        self.size = size
     }
 
     /// tx3g, or QuickTime text (whose samples start the same way: a length and UTF-8 text).
@@ -35,16 +49,21 @@ final class TextConversion: SampleStage {
         (format.codec == "tx3g" || format.codec == "text") && format.sampleEntry != nil
     }
 
+    /// MP4 text: timed text, or WebVTT in MP4 (`wvtt`).
+    static func isMP4Text(_ format: FormatDescription) -> Bool {
+        isTimedText(format) || format.codec == "wvtt" && format.sampleEntry != nil
+    }
+
     func process(_ sample: SampleBuffer, timescale: Int32) throws -> [SampleBuffer] {
         let format = sample.formatDescription
         guard let containerFormat else {
-            // tx3g (a container without text packets refuses the track when it declares it).
+            // MP4 text (a container without text packets refuses the track when it declares it).
             guard format.sampleEntry == nil, let text = SubtitlePacketFormat(codecName: format.codecName ?? "") else { return [sample] }
-            return try timedText(sample, from: text, timescale: timescale)
+            return try mp4Text(sample, from: text, timescale: timescale)
         }
         let source: SubtitlePacketFormat?
-        if TextConversion.isTimedText(format) {
-            source = nil
+        if Self.isMP4Text(format) {
+            source = format.codec == "wvtt" ? .webvtt : nil
             if TX3G.isForcedOnly(format.sampleEntry) { sawForcedText = true }
         } else if format.sampleEntry == nil, let t = SubtitlePacketFormat(codecName: format.codecName ?? "") {
             source = t
@@ -53,13 +72,26 @@ final class TextConversion: SampleStage {
         }
         // The source's own text format when the container takes it, else the container's.
         let target = packetFormat ?? source.flatMap { fileType.holdsSubtitlePackets($0) ? $0 : nil } ?? containerFormat
-        packetFormat = target
-        if source == target { return [sample] }
+        if packetFormat == nil {
+            packetFormat = target
+            header = streamHeader(format, target: target)
+        }
+        if format.codec == "wvtt" { return wvttPackets(sample, timescale: timescale) }
+        if source == target, format.sampleEntry == nil { return [sample] }
         let bytes = try sample.loadData()
-        let (body, styles) = source.map { $0.decode(bytes) } ?? TX3G.decode(bytes)
-        if body.isEmpty { return [] }
+        var cue: SubtitleCue
+        if let source {
+            cue = packetReader(source, format).cue(bytes)
+        } else {
+            let (text, styles) = TX3G.decode(bytes)
+            cue = SubtitleCue(start: 0, end: 0, text: text, styles: styles)
+            cue.placement = TX3G.textBox(ofSample: bytes).map { TX3G.placement(of: $0, in: size) }
+                ?? TX3G.placement(ofSampleEntry: format.sampleEntry)
+        }
+        if cue.text.isEmpty, cue.markup == nil { return [] }
         var out = sample
-        out.storage = .bytes(target.encode(body, styles: styles))
+        out.storage = .bytes(target.packet(for: cue, order: order))
+        order += 1
         out.formatDescription = FormatDescription(mediaType: .subtitle, codec: "text", codecName: target.rawValue)
         return [out]
     }
@@ -72,29 +104,104 @@ final class TextConversion: SampleStage {
     }
 
     func finish(timescale: Int32) throws -> [SampleBuffer] {
+        if !open.isEmpty || !ended.isEmpty { return flushCues(before: .max, timescale: timescale) }
         guard let builder else { return [] }
         self.builder = nil
-        return tx3gSamples(builder.finish(), timescale: timescale)
+        return mp4Samples(builder.finish(), timescale: timescale)
     }
 
-    private func timedText(_ sample: SampleBuffer, from text: SubtitlePacketFormat, timescale: Int32) throws -> [SampleBuffer] {
+    private func packetReader(_ format: SubtitlePacketFormat, _ description: FormatDescription) -> SubtitlePacketReader {
+        if let reader, reader.format == format { return reader }
+        let header = description.codec == "wvtt" ? Array((WVTT.header(ofSampleEntry: description.sampleEntry) ?? "WEBVTT").utf8)
+            : description.parameters.extradata
+        let made = SubtitlePacketReader(format: format, codecPrivate: header)
+        reader = made
+        return made
+    }
+
+    /// The codec private data of a stream of `target` packets made from samples like `format`'s.
+    private func streamHeader(_ format: FormatDescription, target: SubtitlePacketFormat) -> [UInt8] {
+        switch target {
+        case .ass where format.codecName == "ass": return format.parameters.extradata
+        case .webvtt where fileType != .webm:
+            if format.codec == "wvtt" { return Array((WVTT.header(ofSampleEntry: format.sampleEntry) ?? "").utf8) }
+            return format.codecName == "webvtt" ? format.parameters.extradata : []
+        default: return []
+        }
+    }
+
+    // MARK: Into MP4
+
+    private func mp4Text(_ sample: SampleBuffer, from text: SubtitlePacketFormat, timescale: Int32) throws -> [SampleBuffer] {
         let builder = self.builder ?? TimedTextBuilder()
+        if self.builder == nil { makesWebVTT = text == .webvtt }
         self.builder = builder
         let start = sample.presentationTimeStamp.convertScale(timescale).value
         let end = start + (sample.duration.isNumeric ? sample.duration.convertScale(timescale).value : 0)
-        let (body, styles) = text.decode(try sample.loadData())
-        return tx3gSamples(builder.add(start: start, end: end, text: body, styles: styles), timescale: timescale)
+        let cue = packetReader(text, sample.formatDescription).cue(try sample.loadData())
+        return mp4Samples(builder.add(cue, start: start, end: end), timescale: timescale)
     }
 
-    private func tx3gSamples(_ samples: [TimedTextSample], timescale: Int32) -> [SampleBuffer] {
-        let format = tx3gFormat ?? FormatDescription(mediaType: .subtitle, codec: "tx3g", codecName: "mov_text",
-                                                     sampleEntry: TX3G.sampleEntry(forced: isForced))
-        tx3gFormat = format
-        return samples.map { s in
+    private func mp4Samples(_ samples: [TimedTextSample], timescale: Int32) -> [SampleBuffer] {
+        samples.map { s in
             let start = MediaTime(value: s.start, timescale: timescale)
-            return SampleBuffer(data: TX3G.encode(s.text, styles: s.styles), decodeTimeStamp: start, presentationTimeStamp: start,
+            let data: Data
+            let description: FormatDescription
+            if makesWebVTT {
+                data = WVTT.encode(s.cues)
+                description = previous ?? FormatDescription(mediaType: .subtitle, codec: "wvtt", codecName: "webvtt",
+                                                            sampleEntry: WVTT.sampleEntry(header: reader?.webVTTHeader ?? "WEBVTT", label: nil))
+            } else {
+                // Bottom centre, and a text box for a cue elsewhere (`SubtitleReader` says why).
+                let box = s.text.isEmpty ? nil : TX3G.textBox(for: s.placement, lines: s.text.split(separator: "\n").count, in: size, justified: .bottomCenter)
+                data = TX3G.encode(s.text, styles: s.styles, box: box)
+                description = previous ?? FormatDescription(mediaType: .subtitle, codec: "tx3g", codecName: "mov_text",
+                                                            sampleEntry: TX3G.sampleEntry(forced: isForced))
+            }
+            previous = description
+            return SampleBuffer(data: data, decodeTimeStamp: start, presentationTimeStamp: start,
                                 duration: MediaTime(value: s.end - s.start, timescale: timescale), isSync: true,
-                                formatDescription: format)
+                                formatDescription: description)
+        }
+    }
+
+    // MARK: Out of wvtt
+
+    /// WebVTT packets from a `wvtt` sample: a cue repeated in the samples that follow is one
+    /// packet, written (in start order) once it has ended.
+    private func wvttPackets(_ sample: SampleBuffer, timescale: Int32) -> [SampleBuffer] {
+        let start = sample.presentationTimeStamp.convertScale(timescale).value
+        let end = start + (sample.duration.isNumeric ? sample.duration.convertScale(timescale).value : 0)
+        let header = WVTT.header(ofSampleEntry: sample.formatDescription.sampleEntry) ?? "WEBVTT"
+        let cues = (try? sample.loadData()).map { WVTT.decode($0, header: header) } ?? []
+        var next: [SubtitleCue] = []
+        for var cue in cues {
+            if let i = open.firstIndex(where: { $0.end == start && $0.identifier == cue.identifier && $0.settings == cue.settings && $0.markup == cue.markup }) {
+                var continued = open.remove(at: i)
+                continued.end = end
+                next.append(continued)
+            } else {
+                (cue.start, cue.end) = (start, end)
+                next.append(cue)
+            }
+        }
+        ended += open
+        open = next
+        return flushCues(before: start, timescale: timescale)
+    }
+
+    /// The ended cues that start before `time` and before every open cue, as packets in start order.
+    private func flushCues(before time: Int64, timescale: Int32) -> [SampleBuffer] {
+        if time == .max { ended += open; open = [] }
+        let limit = min(time, open.map(\.start).min() ?? .max)
+        let ready = ended.filter { $0.start <= limit }.sorted { $0.start < $1.start }
+        ended.removeAll { $0.start <= limit }
+        let format = FormatDescription(mediaType: .subtitle, codec: "text", codecName: (packetFormat ?? .webvtt).rawValue)
+        return ready.map { cue in
+            let start = MediaTime(value: cue.start, timescale: timescale)
+            defer { order += 1 }
+            return SampleBuffer(data: (packetFormat ?? .webvtt).packet(for: cue, order: order), decodeTimeStamp: start, presentationTimeStamp: start,
+                                duration: MediaTime(value: cue.end - cue.start, timescale: timescale), isSync: true, formatDescription: format)
         }
     }
 }
