@@ -73,6 +73,6 @@ struct StageConcurrencyTests {
 
     @Test func theEncoderRunsConcurrentlyAndTheTextConversionDoesNot() {
         #expect(EncodingStage(settings: .audio(AudioEncodingSettings(codec: .aac)), label: "track 1").runsConcurrently)
-        #expect(!TextConversion(fileType: .mkv, isForced: false).runsConcurrently)
+        #expect(!TextConversion(fileType: .mkv, isForced: false, size: nil).runsConcurrently)
     }
 }

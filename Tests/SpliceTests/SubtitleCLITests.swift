@@ -137,12 +137,16 @@ struct SubtitleCLITests {
         let r = try Tool.splice(["subtitles", "extract", movie.path, "--track", "8", "-o", back.path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try String(contentsOf: back, encoding: .utf8) == SubtitleCLITests.srt)
-        // WebVTT out: same times and text, markup without colour.
+        // WebVTT out: same times and text; the tx3g colour becomes a class with a STYLE block.
         let vtt = Fixtures.path("roundtrip-back.vtt")
         try? FileManager.default.removeItem(at: vtt)
         #expect(try Tool.splice(["subtitles", "extract", movie.path, "--track", "8", "-o", vtt.path]).status == 0)
         let text = try String(contentsOf: vtt, encoding: .utf8)
-        #expect(text.hasPrefix("WEBVTT\n\n00:00:00.250 --> 00:00:01.000\n<i>Hola</i>, mundo\n"))
+        #expect(text.hasPrefix("WEBVTT\n\nSTYLE\n::cue(.cff8000) { color: #ff8000; }\n\n00:00:00.250 --> 00:00:01.000\n<i>Hola</i>, mundo\n"), "\(text)")
+        #expect(text.contains("y <c.cff8000>color</c>"), "\(text)")
+        // Read back, the class is the colour again.
+        let again = try SubtitleFile.parse(text, format: .webVTT, file: "back.vtt")
+        #expect(again[1].styles.contains { $0.color == 0xFF80_00FF }, "\(again[1].styles)")
         // A track that is not a text subtitle track is refused with the list of those.
         let wrong = try Tool.splice(["subtitles", "extract", movie.path, "--track", "1", "-o", Fixtures.path("no.srt").path])
         #expect(wrong.status == 65 && wrong.stderr.contains("text subtitle tracks: 5 (eng"), "\(wrong.stderr)")

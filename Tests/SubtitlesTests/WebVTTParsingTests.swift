@@ -38,12 +38,13 @@ struct WebVTTParsingTests {
         expectCues("WEBVTT\n\n00:02.000 --> 00:01.000\nbackwards" + good, [(5000, 6000, "good")], warning: "t.vtt: 1 cue whose end is not after the start left out (line 3)")
     }
 
-    @Test func whitespaceAndNulFollowTheAlgorithm() {
+    @Test func whitespaceAndNulFollowTheAlgorithm() throws {
         // Form feeds are whitespace around the arrow.
         expectCues("WEBVTT\n\n\u{0C}00:00.000\u{0C}-->\u{0C}00:01.000\ntext\n", [(0, 1000, "text")])
         // A NUL ends the end time (it becomes U+FFFD, read as a setting); after the start time it
         // breaks the arrow and the block goes.
-        expectCues("WEBVTT\n\n00:00.000 --> 00:01.000\u{0}\ntext\n", [(0, 1000, "text")], warning: "settings of 1 cue")
+        expectCues("WEBVTT\n\n00:00.000 --> 00:01.000\u{0}\ntext\n", [(0, 1000, "text")])
+        #expect(try SubtitleFile.parse("WEBVTT\n\n00:00.000 --> 00:01.000\u{0}\ntext\n", format: .webVTT, file: "t.vtt")[0].settings == "\u{FFFD}")
         expectCues("WEBVTT\n\n00:00.000\u{0} --> 00:01.000\nbad\n\n00:02.000 --> 00:03.000\ngood\n", [(2000, 3000, "good")])
         // Hours are any number of digits; minutes and seconds two.
         expectCues("WEBVTT\n\n100:00:00.000 --> 100:00:01.000\nlate\n", [(360_000_000, 360_001_000, "late")])
@@ -62,9 +63,14 @@ struct WebVTTParsingTests {
         let (cues, warnings) = try parse("WEBVTT\n\n00:00.000 --> 00:00.000\nzero\n\n00:01.000 --> 00:02.000 align:start line:0\nkept\n\n00:03.000 --> 00:03.000\nzero\n")
         #expect(cues.map(\.2) == ["kept"])
         #expect(warnings.contains("t.vtt: 2 cues whose end is not after the start left out (lines 3, 9)"), "\(warnings)")
-        #expect(warnings.contains { $0.contains("settings of 1 cue") }, "\(warnings)")
-        // NOTE, STYLE and REGION blocks are skipped without a word.
-        let (_, quiet) = try parse("WEBVTT\n\nNOTE a note\n\nSTYLE\n::cue { color: red }\n\nREGION\nid:x\n\n00:00.000 --> 00:01.000\nok\n")
+        // Settings are kept as written, and read as a place.
+        let kept = try SubtitleFile.parse("WEBVTT\n\n00:01.000 --> 00:02.000 align:start   line:0\nkept\n", format: .webVTT, file: "t.vtt")[0]
+        #expect(kept.settings == "align:start line:0" && kept.placement == CuePlacement(.top, .left))
+        // NOTE blocks are skipped without a word; STYLE and REGION blocks before the first cue are kept.
+        var quiet: [String] = []
+        let document = try SubtitleFile.parseDocument("WEBVTT\n\nNOTE a note\n\nSTYLE\n::cue { color: red }\n\nREGION\nid:x\n\n00:00.000 --> 00:01.000\nok\n",
+                                                      format: .webVTT, file: "t.vtt") { quiet.append($0) }
         #expect(quiet.isEmpty, "\(quiet)")
+        #expect(document.styleSheets == ["::cue { color: red }"] && document.regions == ["id:x"])
     }
 }
