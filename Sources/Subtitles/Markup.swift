@@ -35,17 +35,7 @@ enum Markup {
                         if closing { if !colors.isEmpty { colors.removeLast() } } else { colors.append(fontColor(body)) }
                     default: break  // c, v, lang, ruby, rt, timestamps, unknown: dropped
                     }
-                    if dialect == .webVTT, !name.isEmpty {
-                        if !closing {
-                            let classes = body.prefix { $0 != " " && $0 != "\t" }.split(separator: ".").dropFirst()
-                            let color = classes.lazy.compactMap { classColors[String($0)] }.first
-                            if let color { colors.append(color) }
-                            classed.append((name, color != nil))
-                        } else if let open = classed.lastIndex(where: { $0.name == name }) {
-                            for tag in classed[open...] where tag.colored && !colors.isEmpty { colors.removeLast() }
-                            classed.removeSubrange(open...)
-                        }
-                    }
+                    if dialect == .webVTT, !name.isEmpty { classColor(name, body, closing, classColors, &classed, &colors) }
                     i = close + 1
                     continue
                 }
@@ -66,6 +56,21 @@ enum Markup {
             i += 1
         }
         return (String(out), runs(styleOfScalar))
+    }
+
+    /// A WebVTT tag's classes: an opening tag whose class `classColors` names pushes its colour,
+    /// its closing tag (and those of tags left open inside it) pops it.
+    private static func classColor(_ name: String, _ body: String, _ closing: Bool, _ classColors: [String: UInt32],
+                                   _ classed: inout [(name: String, colored: Bool)], _ colors: inout [UInt32?]) {
+        if !closing {
+            let classes = body.prefix { $0 != " " && $0 != "\t" }.split(separator: ".").dropFirst()
+            let color = classes.lazy.compactMap { classColors[String($0)] }.first
+            if let color { colors.append(color) }
+            classed.append((name, color != nil))
+        } else if let open = classed.lastIndex(where: { $0.name == name }) {
+            for tag in classed[open...] where tag.colored && !colors.isEmpty { colors.removeLast() }
+            classed.removeSubrange(open...)
+        }
     }
 
     /// The place an ASS override at the start of an SRT cue gives (`{\an8}`, SSA's `{\a6}`); nil without one.

@@ -88,9 +88,23 @@ public enum CueMarkup: Sendable, Hashable {
 /// 1 bottom left, 2 bottom centre, 8 top centre, 9 top right).
 public struct CuePlacement: Sendable, Hashable {
     /// Top, middle or bottom of the picture.
-    public enum Vertical: Int, Sendable, Hashable { case bottom = 0, middle = 1, top = 2 }
+    public enum Vertical: Int, Sendable, Hashable {
+        /// The bottom (ASS 1–3).
+        case bottom = 0
+        /// The middle (ASS 4–6).
+        case middle = 1
+        /// The top (ASS 7–9).
+        case top = 2
+    }
     /// Left, centre or right.
-    public enum Horizontal: Int, Sendable, Hashable { case left = 1, center = 2, right = 3 }
+    public enum Horizontal: Int, Sendable, Hashable {
+        /// The left (ASS 1, 4, 7).
+        case left = 1
+        /// The centre (ASS 2, 5, 8).
+        case center = 2
+        /// The right (ASS 3, 6, 9).
+        case right = 3
+    }
     /// Top, middle or bottom.
     public var vertical: Vertical
     /// Left, centre or right.

@@ -32,7 +32,7 @@ extension TX3G {
     /// the place is the description's or the size is unknown.
     public static func textBox(for placement: CuePlacement, lines: Int, in size: Dimensions?, justified: CuePlacement) -> TextBox? {
         guard placement != justified, let size, size.width > 0, size.height > 0 else { return nil }
-        let w = min(size.width, Int(Int16.max)), h = min(size.height, Int(Int16.max))
+        let w = min(size.width, Int(widening: Int16.max)), h = min(size.height, Int(widening: Int16.max))
         let band = min(h, max(1, lines) * 24 + 8)
         let (top, bottom): (Int, Int) = switch placement.vertical {
         case .top: (0, band)
@@ -49,8 +49,8 @@ extension TX3G {
 
     /// The place a text box shows text in a track of `size`: by the thirds its centre falls in.
     public static func placement(of box: TextBox, in size: Dimensions?) -> CuePlacement {
-        let w = max(1, size?.width ?? Int(box.right)), h = max(1, size?.height ?? Int(box.bottom))
-        let x = (Int(box.left) + Int(box.right)) / 2, y = (Int(box.top) + Int(box.bottom)) / 2
+        let w = max(1, size?.width ?? Int(widening: box.right)), h = max(1, size?.height ?? Int(widening: box.bottom))
+        let x = (Int(widening: box.left) + Int(widening: box.right)) / 2, y = (Int(widening: box.top) + Int(widening: box.bottom)) / 2
         return CuePlacement(y * 3 < h ? .top : y * 3 < 2 * h ? .middle : .bottom, x * 3 < w ? .left : x * 3 < 2 * w ? .center : .right)
     }
 

@@ -107,22 +107,11 @@ struct WebVTTParser {
         }
         guard let timing, seenCue else {
             if inHeader { return nil }
-            let head = buffer.split(separator: "\n").first.map(String.init) ?? ""
-            let body = buffer.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
-            if !self.seenCue, head == "STYLE" || head.hasPrefix("STYLE ") || head.hasPrefix("STYLE\t") {
-                styleSheets.append(body)
-            } else if !self.seenCue, head == "REGION" || head.hasPrefix("REGION ") || head.hasPrefix("REGION\t") {
-                regions.append(body)
-            }
-            if let failure {
-                warnings.append("\(file):\(timingLine): \(failure); the block is left out")
-            } else if !["NOTE", "STYLE", "REGION"].contains(where: { head == $0 || head.hasPrefix($0 + " ") || head.hasPrefix($0 + "\t") }) {
-                warnings.append("\(file):\(firstLine): a block without a cue timing line ('\(head.prefix(30))') is left out")
-            }
+            otherBlock(buffer, failure: failure.map { "\(file):\(timingLine): \($0); the block is left out" }, line: firstLine)
             return nil
         }
         if timing.end <= timing.start { notAfterStart.append(timingLine); return nil }
-        self.seenCue = true
+        seenCue = true
         let payload = buffer.split(separator: "\n", omittingEmptySubsequences: false)
             .map { String($0).trimmingTrailingWhitespace() }.joined(separator: "\n")
         var cue = SubtitleCue(start: timing.start, end: timing.end, text: "", line: timingLine)
@@ -131,6 +120,24 @@ struct WebVTTParser {
         cue.placement = CueSettings.placement(of: timing.settings)
         cue.markup = .webVTT(payload)
         return cue
+    }
+
+    /// A block that is not a cue: a STYLE or REGION block before the first cue is kept, a NOTE
+    /// skipped, anything else told (with `failure` when its timing line was malformed).
+    private mutating func otherBlock(_ buffer: String, failure: String?, line: Int) {
+        let head = buffer.split(separator: "\n").first.map(String.init) ?? ""
+        let body = buffer.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+        func named(_ name: String) -> Bool { head == name || head.hasPrefix(name + " ") || head.hasPrefix(name + "\t") }
+        if !seenCue, named("STYLE") {
+            styleSheets.append(body)
+        } else if !seenCue, named("REGION") {
+            regions.append(body)
+        }
+        if let failure {
+            warnings.append(failure)
+        } else if !named("NOTE") && !named("STYLE") && !named("REGION") {
+            warnings.append("\(file):\(line): a block without a cue timing line ('\(head.prefix(30))') is left out")
+        }
     }
 
     /// "Collect WebVTT cue timings and settings": start and end in milliseconds, and the

@@ -54,7 +54,8 @@ public struct NewSubtitleTrack: Sendable {
 
 extension SamplePipe {
     /// A pipe that copies every track of `asset` (with its structure, as `mirroring` does) and
-    /// adds tx3g subtitle tracks: they join the movie's subtitle group (a non-zero alternate
+    /// adds subtitle tracks (tx3g or `wvtt` in MP4/MOV, as each track's `mp4Format` says;
+    /// elsewhere `trackFormat(of:in:)`'s packets): they join the movie's subtitle group (a non-zero alternate
     /// group whose tracks are all legible) or else form a group of their own; they are disabled
     /// unless one is the default; a forced track gets a `forc` link from a full subtitle track
     /// of the same language.
@@ -75,22 +76,7 @@ extension SamplePipe {
 
         var added: [(NewSubtitleTrack, AssetWriterInput)] = []
         for track in tracks {
-            let (cues, late) = Self.cues(of: track, within: asset.duration)
-            if let late { warnings.append(late) }
-            var document = track.document
-            document.cues = cues
-            let format = trackFormat(of: track, in: writer.fileType)
-            if let lost = lossWarning(document, format, file: track.sourceName ?? "subtitles") { warnings.append(lost) }
-            let source = SubtitleReader(document: document, format: format, forced: track.isForced, label: track.sourceName, size: videoSize)
-            let input = AssetWriterInput(mediaType: .subtitle, outputSettings: nil, sourceFormatHint: source.formatDescription)
-            input.languageCode = track.language?.iso639 ?? "und"
-            input.extendedLanguageTag = track.language?.bcp47
-            input.name = track.name ?? MediaType.subtitle.defaultHandlerName
-            input.mediaTimeScale = 1000
-            input.naturalSize = videoSize
-            try writer.add(input)
-            pipe.connect(source, to: input, duration: source.duration)
-            added.append((track, input))
+            added.append((track, try pipe.addSubtitleInput(track, within: asset.duration, size: videoSize, warnings: &warnings)))
         }
 
         // The subtitle group: the first group whose tracks are all legible.
@@ -126,6 +112,28 @@ extension SamplePipe {
 }
 
 extension SamplePipe {
+    /// The writer input of a new subtitle track, its samples read from its cues within a movie
+    /// of `duration` (late cues and markup the format cannot hold told to `warnings`).
+    func addSubtitleInput(_ track: NewSubtitleTrack, within duration: MediaTime, size: Dimensions?,
+                          warnings: inout [String]) throws -> AssetWriterInput {
+        let (cues, late) = Self.cues(of: track, within: duration)
+        if let late { warnings.append(late) }
+        var document = track.document
+        document.cues = cues
+        let format = Self.trackFormat(of: track, in: writer.fileType)
+        if let lost = Self.lossWarning(document, format, file: track.sourceName ?? "subtitles") { warnings.append(lost) }
+        let source = SubtitleReader(document: document, format: format, forced: track.isForced, label: track.sourceName, size: size)
+        let input = AssetWriterInput(mediaType: .subtitle, outputSettings: nil, sourceFormatHint: source.formatDescription)
+        input.languageCode = track.language?.iso639 ?? "und"
+        input.extendedLanguageTag = track.language?.bcp47
+        input.name = track.name ?? MediaType.subtitle.defaultHandlerName
+        input.mediaTimeScale = 1000
+        input.naturalSize = size
+        try writer.add(input)
+        connect(source, to: input, duration: source.duration)
+        return input
+    }
+
     /// The samples `track` is written as in a file of `type`: its MP4 format in MP4/MOV; in
     /// Matroska, the packets of its file's format; in WebM, WebVTT without the header.
     static func trackFormat(of track: NewSubtitleTrack, in type: FileType) -> SubtitleTrackFormat {
@@ -178,7 +186,7 @@ public enum SubtitleExtraction {
     static let bitmapCodecs = ["hdmv_pgs_subtitle": "PGS", "dvd_subtitle": "VobSub", "dvb_subtitle": "DVB",
                                "xsub": "XSUB", "dvb_teletext": "teletext"]
 
-    /// Why `track` has no text to extract; nil when it has: tx3g and QuickTime text (MP4/MOV),
+    /// Why `track` has no text to extract; nil when it has: tx3g, QuickTime text and `wvtt` (MP4/MOV),
     /// and the SRT, ASS/SSA, WebVTT and plain-text packets of other containers.
     public static func problem(with track: AssetTrack) -> String? {
         guard let format = track.formatDescriptions.first else { return "track \(track.trackID) has no sample description" }
