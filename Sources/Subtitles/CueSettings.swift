@@ -4,35 +4,25 @@ import Foundation
 /// back from one (WebVTT §4.4). The mapping keeps what every format can hold: top, middle or
 /// bottom, and left, centre or right.
 enum CueSettings {
-    /// The place `settings` put a cue: `line:0`, a small line number or a percentage in the
-    /// top third is the top; a negative line number or the bottom third the bottom; `align`
-    /// (or, without one, `position`) left or right.
-    static func placement(of settings: String) -> CuePlacement {
+    /// The place `settings` put a cue, read as the W3C parser reads them: a line number from
+    /// the top (`line:0`, `line:2`) is the top, one from the bottom (`line:-1`) the bottom, a
+    /// percentage by the third it falls in; `align` start/left or end/right, or with a centred
+    /// cue a `position` in the left or right third, puts it left or right.
+    static func placement(of settings: String, regions: [WebVTTRegion] = []) -> CuePlacement {
+        let s = WebVTTCueSettings(settings, regions: regions)
         var placement = CuePlacement.bottomCenter
-        var aligned = false
-        for token in settings.split(separator: " ") {
-            guard let colon = token.firstIndex(of: ":") else { continue }
-            let name = token[..<colon], value = token[token.index(after: colon)...].split(separator: ",").first.map(String.init) ?? ""
-            switch name {
-            case "line":
-                if let percent = percentage(value) {
-                    placement.vertical = percent < 100.0 / 3 ? .top : percent <= 200.0 / 3 ? .middle : .bottom
-                } else if let number = Int(value) {   // lint: checked (parses text: nil when it is not a number)
-                    placement.vertical = number >= 0 ? .top : .bottom
-                }
-            case "align":
-                aligned = true
-                switch value {
-                case "start", "left": placement.horizontal = .left
-                case "end", "right": placement.horizontal = .right
-                default: placement.horizontal = .center
-                }
-            case "position" where !aligned:
-                if let percent = percentage(value) {
-                    placement.horizontal = percent < 100.0 / 3 ? .left : percent <= 200.0 / 3 ? .center : .right
-                }
-            default: break
+        if let line = s.line {
+            if s.snapToLines {
+                placement.vertical = line >= 0 ? .top : .bottom
+            } else {
+                placement.vertical = line < 100.0 / 3 ? .top : line <= 200.0 / 3 ? .middle : .bottom
             }
+        }
+        switch s.align {
+        case "start", "left": placement.horizontal = .left
+        case "end", "right": placement.horizontal = .right
+        default:
+            if let p = s.position { placement.horizontal = p < 100.0 / 3 ? .left : p <= 200.0 / 3 ? .center : .right }
         }
         return placement
     }
@@ -51,12 +41,6 @@ enum CueSettings {
         case .center: break
         }
         return parts.joined(separator: " ")
-    }
-
-    /// `42.5%` → 42.5; nil when it is not a percentage from 0 to 100.
-    static func percentage(_ value: String) -> Double? {
-        guard value.hasSuffix("%"), let v = Double(value.dropLast()), v >= 0, v <= 100 else { return nil }   // lint: checked (parses text: nil when it is not a number)
-        return v
     }
 }
 

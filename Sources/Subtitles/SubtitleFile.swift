@@ -93,8 +93,11 @@ public enum SubtitleFile {
         case .srt: document.cues = try parseSRT(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init), file: file, warnings: tell)
         case .webVTT:
             var parser = WebVTTParser(text, file: file)
-            document.cues = try parser.parse()
+            let cues = try parser.parse()
             for w in parser.warnings { tell(w) }
+            // The W3C algorithm keeps cues that end before they start, which no browser shows.
+            document.cues = cues.filter { $0.end > $0.start }
+            if let w = leftOutWarning(cues.filter { $0.end <= $0.start }.map(\.line), file: file) { tell(w) }
             document.styleSheets = parser.styleSheets
             document.regions = parser.regions
         case .ass: (document.assHeader, document.cues) = try SubStationAlpha.parse(text, file: file, warnings: tell)

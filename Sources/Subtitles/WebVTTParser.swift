@@ -14,16 +14,25 @@ struct WebVTTParser {
     private var line = 1
     private(set) var warnings: [String] = []
     /// The timing lines of cues whose end is not after their start (left out).
-    private var notAfterStart: [Int] = []
     /// The CSS of the `STYLE` blocks and the settings of the `REGION` blocks, in file order.
     private(set) var styleSheets: [String] = []
     private(set) var regions: [String] = []
-    private var seenCue = false
+    /// The regions the `REGION` blocks define (a later one replaces an earlier one of its id).
+    private(set) var parsedRegions: [WebVTTRegion] = []
+    private var seenAnyCue = false   // a cue was read: later STYLE and REGION blocks are not the header's
 
     init(_ text: String, file: String) {
         self.file = file
-        // Preprocessing: NUL becomes U+FFFD (line endings are already LF).
-        scalars = text.unicodeScalars.map { $0 == "\u{0}" ? "\u{FFFD}" : $0 }
+        // Preprocessing: CR LF and CR become LF, NUL becomes U+FFFD.
+        var out: [Unicode.Scalar] = []
+        out.reserveCapacity(text.unicodeScalars.count)
+        var afterCR = false
+        for c in text.unicodeScalars {
+            if c == "\n", afterCR { afterCR = false; continue }
+            afterCR = c == "\r"
+            out.append(c == "\r" ? "\n" : c == "\u{0}" ? "\u{FFFD}" : c)
+        }
+        scalars = out
     }
 
     private static let lf: Unicode.Scalar = "\n"
@@ -46,7 +55,6 @@ struct WebVTTParser {
             if let cue = collectBlock(inHeader: false) { cues.append(cue) }
             skipLineFeeds()
         }
-        if let w = SubtitleFile.leftOutWarning(notAfterStart, file: file) { warnings.append(w) }
         let colors = CueClasses.colors(in: styleSheets)
         return cues.map { cue in
             var cue = cue
@@ -110,14 +118,12 @@ struct WebVTTParser {
             otherBlock(buffer, failure: failure.map { "\(file):\(timingLine): \($0); the block is left out" }, line: firstLine)
             return nil
         }
-        if timing.end <= timing.start { notAfterStart.append(timingLine); return nil }
-        seenCue = true
-        let payload = buffer.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { String($0).trimmingTrailingWhitespace() }.joined(separator: "\n")
+        seenAnyCue = true
+        let payload = buffer
         var cue = SubtitleCue(start: timing.start, end: timing.end, text: "", line: timingLine)
         cue.identifier = identifier
         cue.settings = timing.settings
-        cue.placement = CueSettings.placement(of: timing.settings)
+        cue.placement = CueSettings.placement(of: timing.settings, regions: parsedRegions)
         cue.markup = .webVTT(payload)
         return cue
     }
@@ -127,15 +133,21 @@ struct WebVTTParser {
     private mutating func otherBlock(_ buffer: String, failure: String?, line: Int) {
         let head = buffer.split(separator: "\n").first.map(String.init) ?? ""
         let body = buffer.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
-        func named(_ name: String) -> Bool { head == name || head.hasPrefix(name + " ") || head.hasPrefix(name + "\t") }
-        if !seenCue, named("STYLE") {
+        // NOTE, then a space, a tab or the line's end; STYLE and REGION alone on their line, text after.
+        let note = head == "NOTE" || head.hasPrefix("NOTE ") || head.hasPrefix("NOTE\t")
+        func named(_ name: String) -> Bool { head.hasPrefix(name) && head.dropFirst(name.count).allSatisfy { $0 == " " || $0 == "\t" || $0 == "\u{0C}" } }
+        let lines = buffer.contains("\n")
+        if !seenAnyCue, lines, named("STYLE") {
             styleSheets.append(body)
-        } else if !seenCue, named("REGION") {
+        } else if !seenAnyCue, lines, named("REGION") {
             regions.append(body)
+            let region = WebVTTRegion(body)
+            parsedRegions.removeAll { $0.identifier == region.identifier && !region.identifier.isEmpty }
+            parsedRegions.append(region)
         }
         if let failure {
             warnings.append(failure)
-        } else if !named("NOTE") && !named("STYLE") && !named("REGION") {
+        } else if !note && !named("STYLE") && !named("REGION") {
             warnings.append("\(file):\(line): a block without a cue timing line ('\(head.prefix(30))') is left out")
         }
     }
