@@ -86,7 +86,7 @@ enum RemuxCommand: Command {
                                             install: { pipe.progressHandler = $0 }, cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
         if let interrupted { return interrupted }
 
-        for warning in pipe.warnings {
+        for warning in pipe.warnings + pipe.writer.warnings {
             Terminal.error("warning: \(warning)\n")
         }
         for warning in pipe.reader?.warnings ?? [] {

@@ -108,6 +108,12 @@ struct SubtitleFormatsTests {
         let (webm, warning) = try Self.add(vtt, to: try Self.movie("webm"), "formats-wvtt.webm")
         #expect(warning.contains("WebM (WebVTT) cannot hold REGION blocks, STYLE blocks"), "\(warning)")
         #expect(try Self.ffmpegCopy(webm, as: "webvtt").contains("intro\n00:00.500 --> 00:01.500 line:0 align:start region:fred"))
+        // Matroska keeps the header (CodecPrivate); remuxed to WebM it goes, told.
+        let (vp9, _) = try Self.add(vtt, to: try Self.movie("webm"), "formats-vp9.mkv")
+        #expect(try Self.extract(vp9, "vtt").0 == Self.vtt)
+        let remuxed = Fixtures.path("formats-wvtt-remuxed.webm")
+        let r = try Tool.splice(["remux", vp9.path, remuxed.path, "--force"])
+        #expect(r.status == 0 && r.stderr.contains("WebM (WebVTT) cannot hold REGION blocks, STYLE blocks"), "\(r.stderr)")
         // tx3g keeps the place; the warning names the rest.
         let (tx3g, lost) = try Self.add(vtt, to: try Self.movie("mp4"), "formats-tx3g.mp4")
         #expect(lost.contains("tx3g cannot hold REGION blocks, STYLE blocks, classes, cue identifiers, cue settings other than the place, voices"), "\(lost)")
@@ -134,6 +140,11 @@ struct SubtitleFormatsTests {
         #expect(asTx3g.contains("Top {\\i1}italic{\\r} words") && asTx3g.contains("{\\1c&HFF&}Red") && asTx3g.contains("{\\b1}{\\1c&HFFFF&}A sign"), "\(asTx3g)")
         let (srt, _) = try Self.extract(mp4, "srt")
         #expect(srt.contains("00:00:00,500 --> 00:00:01,000\n{\\an8}Top <i>italic</i> words") && srt.contains("00:00:02,000 --> 00:00:03,000\n<font color=\"#ff0000\">Red</font> and karafont"), "\(srt)")
+        // Remuxed from Matroska to MP4: the same tx3g places, and the same warning.
+        let remuxed = Fixtures.path("formats-ass-remuxed.mp4")
+        let r = try Tool.splice(["remux", mkv.path, remuxed.path, "--force"])
+        #expect(r.status == 0 && r.stderr.contains("tx3g cannot hold fonts, karaoke, positions"), "\(r.stderr)")
+        #expect(try Self.extract(remuxed, "srt").0.contains("00:00:00,500 --> 00:00:01,000\n{\\an8}Top <i>italic</i> words"))
         // WebM: WebVTT, with the warning.
         let (webm, lost) = try Self.add(ass, to: try Self.movie("webm"), "formats-ass.webm")
         #expect(lost.contains("WebM (WebVTT) cannot hold fonts, karaoke, positions"), "\(lost)")

@@ -229,7 +229,7 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
     private func installStages(_ input: AssetWriterInput) {
         if let settings = input.outputSettings { input.state.stages.append(EncodingStage(settings: settings, label: input.state.label)) }
         guard input.mediaType == .text || input.mediaType == .subtitle else { return }
-        let text = TextConversion(fileType: fileType, isForced: input.isForced, size: input.naturalSize)
+        let text = TextConversion(fileType: fileType, isForced: input.isForced, size: input.naturalSize, label: input.state.label)
         input.state.text = text
         input.state.stages.append(text)
     }

@@ -22,6 +22,10 @@ final class TextConversion: SampleStage {
     private var previous: FormatDescription?
     /// The track's size, in whose coordinates tx3g text boxes are.
     private let size: Dimensions?
+    /// The track, for warnings; what the output's format could not hold of its cues.
+    private let label: String
+    private var lost = Set<String>()
+    private var lostTarget = ""
     private var reader: SubtitlePacketReader?
     /// Cues of `wvtt` samples not yet written (they may go on in the next sample), and written ones held for order.
     private var open: [SubtitleCue] = []
@@ -38,10 +42,24 @@ final class TextConversion: SampleStage {
     /// The text packets the container takes by default.
     private var containerFormat: SubtitlePacketFormat? { fileType.subtitlePacketFormat }
 
-    init(fileType: FileType, isForced: Bool, size: Dimensions?) {
+    init(fileType: FileType, isForced: Bool, size: Dimensions?, label: String = "text track") {
         self.fileType = fileType
         self.isForced = isForced
         self.size = size
+        self.label = label
+    }
+
+    /// One warning naming the kinds of markup the output's format could not hold.
+    var warnings: [String] {
+        lost.isEmpty ? [] : ["\(label): \(lostTarget) cannot hold \(lost.sorted().joined(separator: ", ")); left out"]
+    }
+
+    /// Notes what `target` (named `name`) cannot hold of `cue` (read from `source` packets, if any).
+    private func noteLosses(_ cue: SubtitleCue, source: SubtitlePacketFormat?, to target: CueLosses.Target, name: String) {
+        var document = SubtitleDocument(cues: [cue])
+        if source == .ass { document.assHeader = reader?.assHeader }
+        let kinds = CueLosses.kinds(in: document, to: target)
+        if !kinds.isEmpty { lost.formUnion(kinds); lostTarget = name }
     }
 
     /// tx3g, or QuickTime text (whose samples start the same way: a length and UTF-8 text).
@@ -75,6 +93,12 @@ final class TextConversion: SampleStage {
         if packetFormat == nil {
             packetFormat = target
             header = streamHeader(format, target: target)
+            if fileType == .webm, target == .webvtt {
+                let own = format.codec == "wvtt" ? WVTT.header(ofSampleEntry: format.sampleEntry) ?? "" : String(decoding: format.parameters.extradata, as: UTF8.self)
+                let document = SubtitleDocument(cues: [], webVTTHeader: own)
+                lost.formUnion(CueLosses.kinds(in: document, to: .webVTT(keepsHeader: false)))
+                if !lost.isEmpty { lostTarget = "WebM (WebVTT)" }
+            }
         }
         if format.codec == "wvtt" { return wvttPackets(sample, timescale: timescale) }
         if source == target, format.sampleEntry == nil { return [sample] }
@@ -89,6 +113,11 @@ final class TextConversion: SampleStage {
                 ?? TX3G.placement(ofSampleEntry: format.sampleEntry)
         }
         if cue.text.isEmpty, cue.markup == nil { return [] }
+        switch target {
+        case .webvtt: noteLosses(cue, source: source, to: .webVTT(keepsHeader: fileType != .webm), name: fileType == .webm ? "WebM (WebVTT)" : "WebVTT")
+        case .ass: noteLosses(cue, source: source, to: .ass, name: "ASS")
+        default: noteLosses(cue, source: source, to: .srt, name: target == .text ? "plain text" : "SRT")
+        }
         var out = sample
         out.storage = .bytes(target.packet(for: cue, order: order))
         order += 1
@@ -139,6 +168,7 @@ final class TextConversion: SampleStage {
         let start = sample.presentationTimeStamp.convertScale(timescale).value
         let end = start + (sample.duration.isNumeric ? sample.duration.convertScale(timescale).value : 0)
         let cue = packetReader(text, sample.formatDescription).cue(try sample.loadData())
+        if !makesWebVTT { noteLosses(cue, source: text, to: .tx3g, name: "tx3g") }
         return mp4Samples(builder.add(cue, start: start, end: end), timescale: timescale)
     }
 
