@@ -277,11 +277,8 @@ struct TrackMirror {
            let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
             input.mediaTimeScale = rate.rounded(saturating: Int32.self, .towardZero) ?? 1
         }
-        // Text packets from other containers become MP4 text over the picture (as ffmpeg sizes
-        // them): the track has the video's size, in which tx3g text boxes place cues.
-        if track.mediaType.isLegible, track.formatDescriptions.first?.sampleEntry == nil, track.naturalSize == nil {
-            input.naturalSize = asset.tracks(withMediaType: .video).first?.naturalSize
-        }
+        // Text packets from elsewhere get the picture's size (as ffmpeg gives them), where tx3g text boxes place cues.
+        if track.mediaType.isLegible, track.formatDescriptions.first?.sampleEntry == nil, track.naturalSize == nil { input.naturalSize = asset.tracks(withMediaType: .video).first?.naturalSize }
         return (output, input)
     }
 
