@@ -5,8 +5,8 @@ import Testing
 import TestSupport
 
 /// WebVTT in MP4, ASS/SSA scripts and cue places through `splice subtitles` and `remux`,
-/// checked against ffmpeg and mkvinfo where they read the result (Matroska, WebM, tx3g) and
-/// against the source file where only Splice reads it (`wvtt`).
+/// checked against ffmpeg and mkvinfo where they read the result (Matroska, WebM, tx3g), and
+/// `wvtt` against GStreamer's MP4 reader (FFmpeg 5.1 reads none) and the source file.
 @Suite("Subtitles: wvtt, ASS and places")
 struct SubtitleFormatsTests {
     /// Ids, settings, a voice, classes, a STYLE block and a region, written as Splice writes
@@ -91,6 +91,17 @@ struct SubtitleFormatsTests {
         let tag = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_tag_string", "-of", "csv=p=0", mp4.path]).stdout
         #expect(tag.contains("data,wvtt"), "\(tag)")
         #expect(try Self.extract(mp4, "vtt").0 == Self.vtt)
+        // GStreamer's MP4 reader, an independent one, gives each sample's cues back as WebVTT
+        // (a cue that spans two samples is in both).
+        let gst = Fixtures.path("formats-wvtt-gst.vtt")
+        try Tool.check("gst-launch-1.0", ["-q", "filesrc", "location=\(mp4.path)", "!", "qtdemux", "name=d", "d.subtitle_0", "!", "filesink", "location=\(gst.path)"])
+        let read = try String(contentsOf: gst, encoding: .utf8)
+        for block in ["intro\n00:00:00.500 --> 00:00:01.000 line:0 align:start region:fred\n<v Roger>Hello <c.loud>there</c> &amp; you\n",
+                      "intro\n00:00:01.000 --> 00:00:01.500 line:0 align:start region:fred\n<v Roger>Hello <c.loud>there</c> &amp; you\n",
+                      "\n00:00:01.000 --> 00:00:01.500\nSecond <i>cue</i>\n", "\n00:00:01.500 --> 00:00:02.000\nSecond <i>cue</i>\n",
+                      "\n00:00:02.500 --> 00:00:03.000 position:80% size:50%\n<c.yellow>Third</c>\n"] {
+            #expect(read.contains(block), "\(block) in \(read)")
+        }
         // MP4 (wvtt) → Matroska → MP4 keeps them; ffmpeg reads the ids and settings in Matroska.
         let mkv = Fixtures.path("formats-wvtt.mkv"), again = Fixtures.path("formats-wvtt-again.mp4")
         #expect(try Tool.splice(["remux", mp4.path, mkv.path, "--force"]).status == 0)
