@@ -76,8 +76,10 @@ public enum SubStationAlpha {
             if key == "format" {
                 eventFields = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
                 if headerEnd == nil {
+                    // Events are kept in Matroska's order, so the header says that order.
                     headerEnd = i
-                    header = Header(lines[...i].joined(separator: "\n"))
+                    let first = eventFields.first == "marked" ? "Marked" : "Layer"
+                    header = Header((lines[..<i] + ["Format: \(first), Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text"]).joined(separator: "\n"))
                 }
                 continue
             }
@@ -144,7 +146,9 @@ public enum SubStationAlpha {
         var out = (header ?? .standard).text + "\n"
         for cue in cues {
             let event: String
-            if case .ass(let e) = cue.markup { event = e } else { event = "0,Default,,0,0,0,," + Override.render(cue) }
+            // (An event from another container's packet may hold a line break: a Dialogue line cannot.)
+            if case .ass(let e) = cue.markup { event = e.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "\\N") }
+            else { event = "0,Default,,0,0,0,," + Override.render(cue) }
             let comma = event.firstIndex(of: ",") ?? event.endIndex
             out += "Dialogue: " + event[..<comma] + "," + clock(cue.start) + "," + clock(cue.end) + event[comma...] + "\n"
         }

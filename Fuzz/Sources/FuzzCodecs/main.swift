@@ -34,7 +34,7 @@ func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     _ = PacketConversion.annexBToLengthPrefixed.apply(bytes)
     _ = PacketConversion.stripADTS.apply(bytes)
-    for format in SubtitlePacketFormat.allCases { _ = format.decode(Data(bytes)) }
+    for format in SubtitlePacketFormat.allCases { _ = SubtitlePacketReader(format: format, codecPrivate: []).cue(Data(bytes)) }
     return 0
 }
 
