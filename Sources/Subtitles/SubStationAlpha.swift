@@ -145,10 +145,8 @@ public enum SubStationAlpha {
     public static func render(_ cues: [SubtitleCue], header: Header?) -> String {
         var out = (header ?? .standard).text + "\n"
         for cue in cues {
-            let event: String
             // (An event from another container's packet may hold a line break: a Dialogue line cannot.)
-            if case .ass(let e) = cue.markup { event = e.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "\\N") }
-            else { event = "0,Default,,0,0,0,," + Override.render(cue) }
+            let event = cue.assEvent.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "\\N")
             let comma = event.firstIndex(of: ",") ?? event.endIndex
             out += "Dialogue: " + event[..<comma] + "," + clock(cue.start) + "," + clock(cue.end) + event[comma...] + "\n"
         }

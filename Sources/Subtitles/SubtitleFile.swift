@@ -253,21 +253,12 @@ public enum SubtitleFile {
             if format == .srt { out += "\(i + 1)\n" }
             if format == .webVTT, !cue.identifier.isEmpty, !cue.identifier.contains("-->") { out += cue.identifier + "\n" }
             out += clock(cue.start, format) + " --> " + clock(cue.end, format)
-            if format == .webVTT {
-                let settings = cue.settings.isEmpty ? CueSettings.settings(for: cue.placement) : cue.settings
-                if !settings.isEmpty { out += " " + settings }
-            }
+            if format == .webVTT, !cue.webVTTSettings.isEmpty { out += " " + cue.webVTTSettings }
             out += "\n"
             // A blank line would end the cue: drop lines that are empty (e.g. once markup is gone).
             // An arrow in the text could be read as a timing line: WebVTT escapes it, SRT (which
             // has no escapes) gets a shorter arrow.
-            var markup = Markup.render(cue.text, cue.styles, format == .srt ? .srt : .webVTT)
-            if format == .webVTT, case .webVTT(let payload) = cue.markup { markup = payload }
-            if format == .srt, case .srt(let body) = cue.markup { markup = body }
-            if format == .srt, cue.placement != .bottomCenter, Markup.placementTag(in: markup) == nil {
-                markup = "{\\an\(cue.placement.numpad)}" + markup
-            }
-            let text = markup
+            let text = (format == .srt ? cue.srtText : cue.webVTTPayload)
                 .split(separator: "\n", omittingEmptySubsequences: false)
                 .filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }
                 .map { line -> String in

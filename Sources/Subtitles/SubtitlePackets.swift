@@ -30,20 +30,9 @@ public enum SubtitlePacketFormat: String, Sendable, CaseIterable {
     public func packet(for cue: SubtitleCue, order: Int = 0) -> Data {
         switch self {
         case .text: return Data(cue.text.utf8)
-        case .subrip:
-            var body = Markup.render(cue.text, cue.styles, .srt)
-            if case .srt(let own) = cue.markup { body = own }
-            let place = cue.placement == .bottomCenter || Markup.placementTag(in: body) != nil ? "" : "{\\an\(cue.placement.numpad)}"
-            return Data((place + body).utf8)
-        case .webvtt:
-            let settings = cue.settings.isEmpty ? CueSettings.settings(for: cue.placement) : cue.settings
-            let payload: String
-            if case .webVTT(let p) = cue.markup { payload = p } else { payload = Markup.render(cue.text, cue.styles, .webVTT) }
-            return Data((cue.identifier.replacingOccurrences(of: "\n", with: " ") + "\n" + settings + "\n" + payload).utf8)
-        case .ass:
-            let event: String
-            if case .ass(let e) = cue.markup { event = e } else { event = "0,Default,,0,0,0,," + Override.render(cue) }
-            return Data("\(order),\(event)".utf8)
+        case .subrip: return Data(cue.srtText.utf8)
+        case .webvtt: return Data((cue.identifier.replacingOccurrences(of: "\n", with: " ") + "\n" + cue.webVTTSettings + "\n" + cue.webVTTPayload).utf8)
+        case .ass: return Data("\(order),\(cue.assEvent)".utf8)
         }
     }
 }
@@ -69,6 +58,11 @@ public struct SubtitlePacketReader: Sendable {
         assHeader = format == .ass && SubStationAlpha.isScript(text) ? SubStationAlpha.Header(text) : .standard
         webVTTHeader = format == .webvtt && text.hasPrefix("WEBVTT") ? text : "WEBVTT"
         colors = CueClasses.colors(in: SubtitleDocument(cues: [], webVTTHeader: webVTTHeader).styleSheets)
+    }
+
+    /// The cues of a `wvtt` sample (times are the caller's to set), read with this track's header.
+    public func cues(ofWVTTSample data: Data) -> [SubtitleCue] {
+        WVTT.decode(data, classColors: colors)
     }
 
     /// The cue a packet holds (times are the caller's to set).

@@ -43,10 +43,7 @@ public final class SubtitleReader: @unchecked Sendable {   // `next` under `lock
             let justified = TX3G.commonPlacement(samples)
             let d = FormatDescription(mediaType: .subtitle, codec: "tx3g", codecName: "mov_text",
                                       sampleEntry: TX3G.sampleEntry(forced: forced, placement: justified))
-            buffers = samples.map { s in
-                let box = s.text.isEmpty ? nil : TX3G.textBox(for: s.placement, lines: s.text.split(separator: "\n").count, in: size, justified: justified)
-                return buffer(TX3G.encode(s.text, styles: s.styles, box: box), s, d)
-            }
+            buffers = samples.map { buffer(TX3G.encode($0, in: size, justified: justified), $0, d) }
             empty = d
         case .wvtt:
             samples = TimedText.samples(document.cues)

@@ -54,12 +54,19 @@ extension TX3G {
         return CuePlacement(y * 3 < h ? .top : y * 3 < 2 * h ? .middle : .bottom, x * 3 < w ? .left : x * 3 < 2 * w ? .center : .right)
     }
 
+    /// A sample of `sample`'s text and styles, with a text box when its place is not the
+    /// description's (`justified`) and the track's `size` is known.
+    public static func encode(_ sample: TimedTextSample, in size: Dimensions?, justified: CuePlacement) -> Data {
+        let box = sample.text.isEmpty ? nil : textBox(for: sample.placement, lines: sample.text.split(separator: "\n").count, in: size, justified: justified)
+        return encode(sample.text, styles: sample.styles, box: box)
+    }
+
     /// The `tbox` modifier of a sample; nil when it has none.
     public static func textBox(ofSample data: Data) -> TextBox? {
         let bytes = [UInt8](data)
         guard bytes.count >= 2 else { return nil }
         let length = min(Int(widening: bytes[0]) << 8 | Int(widening: bytes[1]), bytes.count - 2)
-        guard let b = WVTT.boxes(bytes, from: 2 + length, to: bytes.count).first(where: { $0.type == "tbox" }), b.body.count >= 8 else { return nil }
+        guard let b = ChildBoxes.of(bytes, from: 2 + length, to: bytes.count).first(where: { $0.type == "tbox" }), b.body.count >= 8 else { return nil }
         func i16(_ i: Int) -> Int16 { Int16(bitPattern: UInt16(widening: bytes[b.body.lowerBound + i]) << 8 | UInt16(widening: bytes[b.body.lowerBound + i + 1])) }
         return TextBox(top: i16(0), left: i16(2), bottom: i16(4), right: i16(6))
     }

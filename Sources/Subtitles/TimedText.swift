@@ -213,25 +213,19 @@ public enum TX3G {
             text = String(decoding: textBytes, as: UTF8.self)
         }
         var styles: [TextStyle] = []
-        var p = 2 + length
-        while p + 8 <= bytes.count {
-            let size = Int(widening: bytes[p]) << 24 | Int(widening: bytes[p + 1]) << 16 | Int(widening: bytes[p + 2]) << 8 | Int(widening: bytes[p + 3])
-            guard size >= 8, p + size <= bytes.count else { break }
-            if bytes[(p + 4)..<(p + 8)].elementsEqual("styl".utf8), size >= 10 {
-                let n = Int(widening: bytes[p + 8]) << 8 | Int(widening: bytes[p + 9])
-                var q = p + 10
-                for _ in 0..<n where q + 12 <= p + size {
-                    let start = Int(widening: bytes[q]) << 8 | Int(widening: bytes[q + 1])
-                    let end = Int(widening: bytes[q + 2]) << 8 | Int(widening: bytes[q + 3])
-                    let face = bytes[q + 6]
-                    let color = UInt32(widening: bytes[q + 8]) << 24 | UInt32(widening: bytes[q + 9]) << 16 | UInt32(widening: bytes[q + 10]) << 8 | UInt32(widening: bytes[q + 11])
-                    let style = TextStyle(start: start, end: end, bold: face & 1 != 0, italic: face & 2 != 0,
-                                          underline: face & 4 != 0, color: color == 0xFFFF_FFFF ? nil : color)
-                    if style.hasStyle && start < end { styles.append(style) }
-                    q += 12
-                }
+        for box in ChildBoxes.of(bytes, from: 2 + length, to: bytes.count) where box.type == "styl" && box.body.count >= 2 {
+            let n = Int(widening: bytes[box.body.lowerBound]) << 8 | Int(widening: bytes[box.body.lowerBound + 1])
+            var q = box.body.lowerBound + 2
+            for _ in 0..<n where q + 12 <= box.body.upperBound {
+                let start = Int(widening: bytes[q]) << 8 | Int(widening: bytes[q + 1])
+                let end = Int(widening: bytes[q + 2]) << 8 | Int(widening: bytes[q + 3])
+                let face = bytes[q + 6]
+                let color = UInt32(widening: bytes[q + 8]) << 24 | UInt32(widening: bytes[q + 9]) << 16 | UInt32(widening: bytes[q + 10]) << 8 | UInt32(widening: bytes[q + 11])
+                let style = TextStyle(start: start, end: end, bold: face & 1 != 0, italic: face & 2 != 0,
+                                      underline: face & 4 != 0, color: color == 0xFFFF_FFFF ? nil : color)
+                if style.hasStyle && start < end { styles.append(style) }
+                q += 12
             }
-            p += size
         }
         return (text, styles)
     }

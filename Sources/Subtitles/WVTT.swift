@@ -22,7 +22,7 @@ public enum WVTT {
     public static func header(ofSampleEntry entry: Data?) -> String? {
         guard let entry, entry.count >= 16, entry[entry.startIndex + 4..<entry.startIndex + 8].elementsEqual("wvtt".utf8) else { return nil }
         let bytes = [UInt8](entry)
-        return boxes(bytes, from: 16, to: bytes.count).first { $0.type == "vttC" }
+        return ChildBoxes.of(bytes, from: 16, to: bytes.count).first { $0.type == "vttC" }
             .map { String(decoding: bytes[$0.body], as: UTF8.self) } ?? ""
     }
 
@@ -33,25 +33,27 @@ public enum WVTT {
         for cue in cues {
             b.box("vttc") { b in
                 if !cue.identifier.isEmpty { b.box("iden") { $0.append(cue.identifier.utf8) } }
-                let settings = cue.settings.isEmpty ? CueSettings.settings(for: cue.placement) : cue.settings
-                if !settings.isEmpty { b.box("sttg") { $0.append(settings.utf8) } }
-                let payload: String
-                if case .webVTT(let p) = cue.markup { payload = p } else { payload = Markup.render(cue.text, cue.styles, .webVTT) }
-                b.box("payl") { $0.append(payload.utf8) }
+                if !cue.webVTTSettings.isEmpty { b.box("sttg") { $0.append(cue.webVTTSettings.utf8) } }
+                b.box("payl") { $0.append(cue.webVTTPayload.utf8) }
             }
         }
         return Data(b.bytes)
     }
 
     /// The cues of a sample (without times), their text and styles read with the colour
-    /// classes of `header`'s STYLE blocks; malformed boxes give what can be read.
+    /// classes of `header`'s STYLE blocks; malformed boxes give what can be read. (A track's
+    /// `SubtitlePacketReader` reads the header once for all its samples.)
     public static func decode(_ data: Data, header: String = "WEBVTT") -> [SubtitleCue] {
+        decode(data, classColors: CueClasses.colors(in: SubtitleDocument(cues: [], webVTTHeader: header).styleSheets))
+    }
+
+    /// The cues of a sample, their text and styles read with `classColors`.
+    static func decode(_ data: Data, classColors colors: [String: UInt32]) -> [SubtitleCue] {
         let bytes = [UInt8](data)
-        let colors = CueClasses.colors(in: SubtitleDocument(cues: [], webVTTHeader: header).styleSheets)
-        return boxes(bytes, from: 0, to: bytes.count).filter { $0.type == "vttc" }.map { cueBox in
+        return ChildBoxes.of(bytes, from: 0, to: bytes.count).filter { $0.type == "vttc" }.map { cueBox in
             var cue = SubtitleCue(start: 0, end: 0, text: "")
             var payload = ""
-            for child in boxes(bytes, from: cueBox.body.lowerBound, to: cueBox.body.upperBound) {
+            for child in ChildBoxes.of(bytes, from: cueBox.body.lowerBound, to: cueBox.body.upperBound) {
                 let text = String(decoding: bytes[child.body], as: UTF8.self)
                 switch child.type {
                 case "iden": cue.identifier = text
@@ -73,30 +75,40 @@ public enum WVTT {
         var done: [SubtitleCue] = []
         var open: [SubtitleCue] = []
         for sample in samples {
-            var next: [SubtitleCue] = []
-            for var cue in sample.cues {
-                if let i = open.firstIndex(where: { $0.end == sample.start && same($0, cue) }) {
-                    var continued = open.remove(at: i)
-                    continued.end = sample.end
-                    next.append(continued)
-                } else {
-                    cue.start = sample.start
-                    cue.end = sample.end
-                    next.append(cue)
-                }
-            }
-            done += open
-            open = next
+            let ended: [SubtitleCue]
+            (open, ended) = step(open, start: sample.start, end: sample.end, cues: sample.cues)
+            done += ended
         }
         return (done + open).enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
+    }
+
+    /// One sample read after others: of the cues showing until its start (`open`), those it
+    /// holds again go on to its `end`; the others have `ended`; its new cues run from `start` to `end`.
+    public static func step(_ open: [SubtitleCue], start: Int64, end: Int64, cues: [SubtitleCue]) -> (open: [SubtitleCue], ended: [SubtitleCue]) {
+        var open = open
+        var next: [SubtitleCue] = []
+        for var cue in cues {
+            if let i = open.firstIndex(where: { $0.end == start && same($0, cue) }) {
+                var continued = open.remove(at: i)
+                continued.end = end
+                next.append(continued)
+            } else {
+                (cue.start, cue.end) = (start, end)
+                next.append(cue)
+            }
+        }
+        return (next, open)
     }
 
     private static func same(_ a: SubtitleCue, _ b: SubtitleCue) -> Bool {
         a.identifier == b.identifier && a.settings == b.settings && a.markup == b.markup
     }
+}
 
+/// The boxes inside a sample or a box body (`wvtt` samples, a tx3g sample's modifiers).
+enum ChildBoxes {
     /// The boxes between `from` and `to`: type and body range; stops at the first malformed one.
-    static func boxes(_ bytes: [UInt8], from: Int, to: Int) -> [(type: String, body: Range<Int>)] {
+    static func of(_ bytes: [UInt8], from: Int, to: Int) -> [(type: String, body: Range<Int>)] {
         var result: [(String, Range<Int>)] = []
         var p = from
         while p + 8 <= to {

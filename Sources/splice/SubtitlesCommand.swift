@@ -21,8 +21,9 @@ enum SubtitlesCommand: Command {
         unless --default.
         In MP4/MOV the track is tx3g by default: overlapping cues are joined (a tx3g track
         shows one sample at a time); bold, italic, underline and colour become tx3g styles;
-        a cue's place ({\\an8}, WebVTT line/align, an ASS style's alignment) becomes the
-        justification of a sample description of its own. --format wvtt writes WebVTT in
+        a cue's place ({\\an8}, WebVTT line/align, an ASS style's alignment) is kept: the
+        track's one sample description is justified to the place most cues have, and a cue
+        elsewhere carries a text box (tbox) of its own. --format wvtt writes WebVTT in
         MP4 instead, which keeps cue ids, settings, voices, classes and STYLE/REGION blocks.
         In Matroska the track keeps its file's format (SRT, WebVTT with its header, ASS with
         its script header); WebM holds WebVTT only. What the track's format cannot hold

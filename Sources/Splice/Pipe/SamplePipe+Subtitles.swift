@@ -216,7 +216,8 @@ public enum SubtitleExtraction {
         let packets = first?.sampleEntry == nil ? SubtitlePacketFormat(codecName: track.codecName).map {
             SubtitlePacketReader(format: $0, codecPrivate: first?.parameters.extradata ?? [])
         } : nil
-        let webVTTHeader = first?.codec == "wvtt" ? WVTT.header(ofSampleEntry: first?.sampleEntry) : packets?.webVTTHeader
+        let wvttReader = first?.codec == "wvtt" ? SubtitlePacketReader(format: .webvtt, codecPrivate: Array((WVTT.header(ofSampleEntry: first?.sampleEntry) ?? "").utf8)) : nil
+        let webVTTHeader = (wvttReader ?? packets)?.webVTTHeader
         let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(track: track)
         try reader.add(output)
@@ -234,7 +235,7 @@ public enum SubtitleExtraction {
                 (cue.start, cue.end) = (start, end)
                 if end > start, !cue.text.isEmpty || cue.markup != nil { cues.append(cue) }
             } else if s.formatDescription.codec == "wvtt" {
-                wvtt.append((start, end, WVTT.decode(bytes, header: webVTTHeader ?? "WEBVTT")))
+                wvtt.append((start, end, (wvttReader ?? SubtitlePacketReader(format: .webvtt, codecPrivate: [])).cues(ofWVTTSample: bytes)))
             } else {
                 let (text, styles) = TX3G.decode(bytes)
                 var sample = TimedTextSample(start: start, end: end, text: text, styles: styles)

@@ -94,8 +94,7 @@ final class TextConversion: SampleStage {
             packetFormat = target
             header = streamHeader(format, target: target)
             if fileType == .webm, target == .webvtt {
-                let own = format.codec == "wvtt" ? WVTT.header(ofSampleEntry: format.sampleEntry) ?? "" : String(decoding: format.parameters.extradata, as: UTF8.self)
-                let document = SubtitleDocument(cues: [], webVTTHeader: own)
+                let document = SubtitleDocument(cues: [], webVTTHeader: String(decoding: Self.sourceHeader(format), as: UTF8.self))
                 lost.formUnion(CueLosses.kinds(in: document, to: .webVTT(keepsHeader: false)))
                 if !lost.isEmpty { lostTarget = "WebM (WebVTT)" }
             }
@@ -141,20 +140,22 @@ final class TextConversion: SampleStage {
 
     private func packetReader(_ format: SubtitlePacketFormat, _ description: FormatDescription) -> SubtitlePacketReader {
         if let reader, reader.format == format { return reader }
-        let header = description.codec == "wvtt" ? Array((WVTT.header(ofSampleEntry: description.sampleEntry) ?? "WEBVTT").utf8)
-            : description.parameters.extradata
-        let made = SubtitlePacketReader(format: format, codecPrivate: header)
+        let made = SubtitlePacketReader(format: format, codecPrivate: Self.sourceHeader(description))
         reader = made
         return made
+    }
+
+    /// The header samples like `format`'s come with: a `wvtt` entry's `vttC`, else the codec
+    /// private data (an ASS script header, a WebVTT header).
+    private static func sourceHeader(_ format: FormatDescription) -> [UInt8] {
+        format.codec == "wvtt" ? Array((WVTT.header(ofSampleEntry: format.sampleEntry) ?? "").utf8) : format.parameters.extradata
     }
 
     /// The codec private data of a stream of `target` packets made from samples like `format`'s.
     private func streamHeader(_ format: FormatDescription, target: SubtitlePacketFormat) -> [UInt8] {
         switch target {
         case .ass where format.codecName == "ass": return format.parameters.extradata
-        case .webvtt where fileType != .webm:
-            if format.codec == "wvtt" { return Array((WVTT.header(ofSampleEntry: format.sampleEntry) ?? "").utf8) }
-            return format.codecName == "webvtt" ? format.parameters.extradata : []
+        case .webvtt where fileType != .webm && (format.codec == "wvtt" || format.codecName == "webvtt"): return Self.sourceHeader(format)
         default: return []
         }
     }
@@ -183,8 +184,7 @@ final class TextConversion: SampleStage {
                                                             sampleEntry: WVTT.sampleEntry(header: reader?.webVTTHeader ?? "WEBVTT", label: nil))
             } else {
                 // Bottom centre, and a text box for a cue elsewhere (`SubtitleReader` says why).
-                let box = s.text.isEmpty ? nil : TX3G.textBox(for: s.placement, lines: s.text.split(separator: "\n").count, in: size, justified: .bottomCenter)
-                data = TX3G.encode(s.text, styles: s.styles, box: box)
+                data = TX3G.encode(s, in: size, justified: .bottomCenter)
                 description = previous ?? FormatDescription(mediaType: .subtitle, codec: "tx3g", codecName: "mov_text",
                                                             sampleEntry: TX3G.sampleEntry(forced: isForced))
             }
@@ -202,21 +202,11 @@ final class TextConversion: SampleStage {
     private func wvttPackets(_ sample: SampleBuffer, timescale: Int32) -> [SampleBuffer] {
         let start = sample.presentationTimeStamp.convertScale(timescale).value
         let end = start + (sample.duration.isNumeric ? sample.duration.convertScale(timescale).value : 0)
-        let header = WVTT.header(ofSampleEntry: sample.formatDescription.sampleEntry) ?? "WEBVTT"
-        let cues = (try? sample.loadData()).map { WVTT.decode($0, header: header) } ?? []
-        var next: [SubtitleCue] = []
-        for var cue in cues {
-            if let i = open.firstIndex(where: { $0.end == start && $0.identifier == cue.identifier && $0.settings == cue.settings && $0.markup == cue.markup }) {
-                var continued = open.remove(at: i)
-                continued.end = end
-                next.append(continued)
-            } else {
-                (cue.start, cue.end) = (start, end)
-                next.append(cue)
-            }
-        }
-        ended += open
-        open = next
+        let reader = packetReader(.webvtt, sample.formatDescription)
+        let cues = (try? sample.loadData()).map { reader.cues(ofWVTTSample: $0) } ?? []
+        let stopped: [SubtitleCue]
+        (open, stopped) = WVTT.step(open, start: start, end: end, cues: cues)
+        ended += stopped
         return flushCues(before: start, timescale: timescale)
     }
 
