@@ -194,6 +194,11 @@ func sampleCount(_ path: String) -> Int {
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
 func fmt(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }
 
+let goalRounds = max(5, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 5)
+goalRows(media: media, binary: binary, rounds: goalRounds)
+if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "goals" { exit(0) }
+print("")
+
 generate()
 print("splice-bench: median of \(runs) runs, warm page cache, binary \(binary)")
 if let baseline { print("baseline (runs alternating with this build's): \(baseline)") }
@@ -230,32 +235,9 @@ for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
     print(pad("", 24) + "(\(samples) samples, \(fmt(Double(bytes) / 1e6, 1)) MB)")
 }
 
-// Between containers: Matroska (made by mkvmerge) to MP4 and MP4 to Matroska, against
-// ffmpeg -c copy and mkvmerge (which writes Matroska only).
 let mp4Source = media.appendingPathComponent("video-1080p.mp4").path
-let mkvSource = media.appendingPathComponent("video-1080p.mkv").path
-if !FileManager.default.fileExists(atPath: mkvSource) {
-    shell("mkvmerge -q -o \(mkvSource) \(mp4Source)")
-}
-print("\n" + pad("job", 24) + pad("tool", 30) + pad("seconds", 9) + pad("×cp", 7) + pad("×ffmpeg", 9) + pad("×mkvmerge", 11) + "RSS MB")
-for (job, input, ext) in [("MKV → MP4", mkvSource, "mp4"), ("MP4 → MKV", mp4Source, "mkv")] {
-    let out = media.appendingPathComponent("out.\(ext)").path
-    shell("cat \(input) > /dev/null")
-    let cp = median(["cp", input, out], cleanup: out)
-    let ff = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", out], cleanup: out)
-    let mkvmerge: Measurement? = ext == "mkv" ? median(["mkvmerge", "-q", "-o", out, input], cleanup: out) : nil
-    let (sp, spBase) = spliceMedians(["remux", input, out], cleanup: out)
-    func row(_ tool: String, _ m: Measurement) {
-        print(pad(job, 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.seconds / cp.seconds), 7)
-              + pad(fmt(m.seconds / ff.seconds), 9) + pad(mkvmerge.map { fmt(m.seconds / $0.seconds) } ?? "-", 11)
-              + fmt(Double(m.maxRSSKiB) / 1024, 1))
-    }
-    row("cp", cp)
-    row("ffmpeg -c copy", ff)
-    if let mkvmerge { row("mkvmerge", mkvmerge) }
-    row("splice remux", sp)
-    if let spBase { baselineRow(job, [spBase], against: sp) }
-}
+let exportSource = media.appendingPathComponent("video-1080p-half.mp4").path
+func middle(_ ms: [Measurement]) -> Measurement { ms.sorted { $0.seconds < $1.seconds }[(ms.count - 1) / 2] }
 
 // Decoding: every frame of the 1080p H.264 video to pictures, dropped, against ffmpeg decoding
 // to the null muxer; runs alternate, wall and CPU time.
@@ -274,49 +256,6 @@ if let baseline, case let baseBench = URL(fileURLWithPath: baseline).deletingLas
     print(pad("decode (1080p H.264)", 24) + pad("splice reader, this build", 30) + pad(fmt(mine.seconds, 3), 9) + fmt(mine.cpuSeconds, 2))
     baselineRow("decode (1080p H.264)", [theirs], against: mine)
 }
-
-// Export: 30 s of 1080p H.264 + AAC 128 kb/s with the 1280x720 preset, against the ffmpeg
-// command with the same settings — scaled to 1280x720 (bicubic), x264 `medium` at CRF 20, the
-// AAC copied (the preset copies AAC at or below its 160 kb/s). Runs alternate; the outputs'
-// SSIM against the source scaled by ffmpeg shows they are alike.
-let exportSource = media.appendingPathComponent("video-1080p-half.mp4").path
-let exportOut = media.appendingPathComponent("export.mp4").path
-print("\n" + pad("export 1280x720 (30 s)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("CPU s", 9) + pad("×ffmpeg", 9) + pad("RSS MB", 8) + "SSIM")
-func ssimAgainstSource(_ path: String) -> Double {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["ffmpeg", "-nostdin", "-v", "info", "-nostats", "-i", path, "-i", exportSource,
-                   "-lavfi", "[1:v]scale=1280:720[s];[0:v][s]ssim", "-f", "null", "-"]
-    let err = Pipe()
-    p.standardError = err
-    p.standardOutput = FileHandle.nullDevice
-    try? p.run()
-    let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    p.waitUntilExit()
-    let line = text.split(separator: "\n").last { $0.contains("SSIM") } ?? ""
-    return line.split(separator: " ").first { $0.hasPrefix("All:") }.flatMap { Double($0.dropFirst(4)) } ?? 0
-}
-var ffExports: [Measurement] = [], spExports: [Measurement] = [], baseExports: [Measurement] = []
-var ffSSIM = 0.0, spSSIM = 0.0
-let exportCommand = [binary, "export", exportSource, "-o", exportOut, "--preset", "1280x720"]
-for _ in 0..<(baseline == nil ? max(1, min(runs, 2)) : runs) {
-    unlink(exportOut)
-    ffExports.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", exportSource, "-map", "0", "-vf", "scale=1280:720",
-                              "-c:v", "libx264", "-preset", "medium", "-crf", "20", "-c:a", "copy", exportOut]))
-    ffSSIM = ssimAgainstSource(exportOut)
-    unlink(exportOut)
-    spExports.append(measure(exportCommand))
-    spSSIM = ssimAgainstSource(exportOut)
-    if let b = onBaseline(exportCommand) { unlink(exportOut); baseExports.append(measure(b)) }
-}
-unlink(exportOut)
-func middle(_ ms: [Measurement]) -> Measurement { ms.sorted { $0.seconds < $1.seconds }[(ms.count - 1) / 2] }
-let ffExport = middle(ffExports), spExport = middle(spExports)
-for (tool, m, ssim) in [("ffmpeg, same x264 settings", ffExport, ffSSIM), ("splice export (1280x720)", spExport, spSSIM)] {
-    print(pad("export 1280x720 (30 s)", 24) + pad(tool, 30) + pad(fmt(m.seconds, 2), 9) + pad(fmt(m.cpuSeconds, 2), 9)
-          + pad(fmt(m.seconds / ffExport.seconds), 9) + pad(fmt(Double(m.maxRSSKiB) / 1024, 1), 8) + fmt(ssim, 4))
-}
-baselineRow("export 1280x720 (30 s)", baseExports, against: spExport)
 
 // Lossless concat: three ~100 MB clips (25 s of the 1080p movie each) joined by `splice concat
 // --cut exact` (every sample copied, file to file), against `cat` of the same bytes plus `sync` and ffmpeg's
@@ -350,39 +289,5 @@ for (tool, m) in [("cat + sync", catConcat), ("ffmpeg -f concat -c copy", ffConc
 }
 baselineRow("concat 3 clips", baseConcatRuns, against: spConcat)
 smartCutRows(clips: concatClips, media: media, binary: binary, runs: runs)
-
-// Background music: `splice mix` of a 5-minute 1080p video with music (the video copied, the
-// two sounds at 0.5 each, mixed and encoded as AAC) against ffmpeg's amix with the same volumes,
-// the video copied, AAC at the same rate; runs alternate.
-let mixVideo = media.appendingPathComponent("video-1080p-5min.mp4").path
-let mixMusic = media.appendingPathComponent("music-5min.m4a").path
-if !FileManager.default.fileExists(atPath: mixVideo) {
-    print("generating \(mixVideo) (once)…")
-    shell("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=1920x1080:rate=25:duration=300 -f lavfi -i sine=frequency=440:duration=300:sample_rate=48000 -c:v libx264 -preset ultrafast -b:v 8M -g 50 -c:a aac -b:a 128k \(mixVideo)")
-}
-if !FileManager.default.fileExists(atPath: mixMusic) {
-    shell("ffmpeg -nostdin -v error -y -f lavfi -i sine=frequency=1000:duration=300:sample_rate=48000 -ac 2 -c:a aac -b:a 192k \(mixMusic)")
-}
-let mixOut = media.appendingPathComponent("mixed.mp4").path
-print("\n" + pad("mix (5 min 1080p)", 24) + pad("tool", 30) + pad("seconds", 9) + pad("CPU s", 9) + pad("×ffmpeg", 9) + "RSS MB")
-shell("cat \(mixVideo) \(mixMusic) > /dev/null")
-var ffMixRuns: [Measurement] = [], spMixRuns: [Measurement] = [], baseMixRuns: [Measurement] = []
-let mixCommand = [binary, "mix", mixVideo, mixMusic, "-o", mixOut, "--music-volume", "0.5", "--original-volume", "0.5"]
-for _ in 0..<runs {
-    unlink(mixOut)
-    ffMixRuns.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", mixVideo, "-i", mixMusic, "-filter_complex",
-                              "[0:a]volume=0.5[a];[1:a]volume=0.5[b];[a][b]amix=inputs=2:normalize=0", "-map", "0:v", "-c:v", "copy",
-                              "-c:a", "aac", "-b:a", "192k", mixOut]))
-    unlink(mixOut)
-    spMixRuns.append(measure(mixCommand))
-    if let b = onBaseline(mixCommand) { unlink(mixOut); baseMixRuns.append(measure(b)) }
-}
-unlink(mixOut)
-let ffMix = middle(ffMixRuns), spMix = middle(spMixRuns)
-for (tool, m) in [("ffmpeg amix, -c:v copy", ffMix), ("splice mix", spMix)] {
-    print(pad("mix (5 min 1080p)", 24) + pad(tool, 30) + pad(fmt(m.seconds, 3), 9) + pad(fmt(m.cpuSeconds, 2), 9)
-          + pad(fmt(m.seconds / ffMix.seconds), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
-}
-baselineRow("mix (5 min 1080p)", baseMixRuns, against: spMix)
 
 compositingRows(media: media, source: exportSource, binary: binary, runs: runs)

@@ -41,3 +41,13 @@ int splice_link_unnamed(int fd, const char *path) {
 void splice_release_free_memory(void) {
     malloc_trim(0);
 }
+
+void splice_tune_allocator(void) {
+    /* Fixed thresholds: a packet or picture freed is reused by the next one, not unmapped and
+       faulted in again (glibc's sliding threshold starts at 128 KiB and trims at 128 KiB). */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    /* One arena: packets are allocated on the demuxer's thread and freed on the writer's; per-thread
+       arenas would each keep their own high-water mark. */
+    mallopt(M_ARENA_MAX, 1);
+}

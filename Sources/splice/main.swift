@@ -7,6 +7,7 @@ import Glibc
 // A file-size limit (ulimit -f) must fail a write with EFBIG, not kill the process.
 signal(SIGXFSZ, SIG_IGN)
 Signals.install()
+SystemMemory.tuneForStreaming()
 let status = CommandLine.run(Array(CommandLine.arguments.dropFirst()))
 if Signals.received != nil {
     // A job stopped by a signal does not wait for a decode in progress (a cancel never does): its

@@ -30,4 +30,8 @@ int splice_link_unnamed(int fd, const char *path);
 /* Gives freed memory back to the system, from every thread's allocator arena (malloc_trim). */
 void splice_release_free_memory(void);
 
+/* Tunes malloc for a process that streams large buffers between threads (call before any thread
+   starts): fixed mmap and trim thresholds of 32 and 64 MiB, and one arena. */
+void splice_tune_allocator(void);
+
 #endif

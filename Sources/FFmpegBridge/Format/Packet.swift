@@ -49,9 +49,28 @@ public final class Packet: @unchecked Sendable {   // confined: used by one thre
         return side(AV_PKT_DATA_WEBVTT_IDENTIFIER) + Data([0x0A]) + side(AV_PKT_DATA_WEBVTT_SETTINGS) + Data([0x0A]) + data
     }
 
+    /// The packet's bytes without a copy: the `Data` holds a reference to the packet's buffer
+    /// (released with the `Data`), so the demuxer's read is the only copy on the way to a
+    /// muxer. A packet without a reference-counted buffer is copied.
+    public var payload: Data {
+        guard let d = pointer.pointee.data, pointer.pointee.size > 0 else { return Data() }
+        guard let buffer = pointer.pointee.buf, let reference = av_buffer_ref(buffer) else { return data }
+        let handle = BufferReference(reference)
+        return Data(bytesNoCopy: d, count: Int(widening: pointer.pointee.size), deallocator: .custom { _, _ in handle.release() })
+    }
+
     /// A copy of the packet's bytes.
     public var data: Data {
         guard let d = pointer.pointee.data, pointer.pointee.size > 0 else { return Data() }
         return Data(bytes: d, count: Int(widening: pointer.pointee.size))
     }
+}
+
+/// One reference to an `AVBuffer`, given up once by `release()`.
+final class BufferReference: @unchecked Sendable {   // released once, by the `Data` that holds it
+    private var reference: UnsafeMutablePointer<AVBufferRef>?
+
+    init(_ reference: UnsafeMutablePointer<AVBufferRef>) { self.reference = reference }
+
+    func release() { av_buffer_unref(&reference) }
 }

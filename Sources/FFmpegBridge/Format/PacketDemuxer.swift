@@ -50,8 +50,16 @@ public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
     /// Opens `path` for reading `streams` (stream indexes); the others are discarded by the demuxer.
     /// - Parameter seconds: where reading starts: a key frame at or before it (on the file's own
     ///   timestamps), when the demuxer can seek; nil reads from the start.
-    public init(path: String, streams: Set<Int>, from seconds: Double? = nil) throws {
+    public convenience init(path: String, streams: Set<Int>, from seconds: Double? = nil) throws {
+        let input: InputFormatContext
         do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
+        self.init(input: input, streams: streams, from: seconds)
+    }
+
+    /// Reads `streams` of `input`, opened and probed already (the asset's own input: one probe
+    /// per file), from where it stands or from `seconds`.
+    public init(input: InputFormatContext, streams: Set<Int>, from seconds: Double? = nil) {
+        self.input = input
         // What probing said was already said when the asset was loaded: keep what reading says.
         _ = input.log.take()
         input.discardStreams(except: streams)
@@ -77,7 +85,7 @@ public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
                 let index = packet.streamIndex
                 guard queues[index] != nil else { continue }
                 if packet.isCorrupt { corruptPackets[index, default: 0] += 1 }
-                let data = webVTTStreams.contains(index) ? packet.webVTTCue : packet.data
+                let data = webVTTStreams.contains(index) ? packet.webVTTCue : packet.payload
                 queues[index]!.append(Entry(data: data, presentationTime: packet.presentationTime, decodeTime: packet.decodeTime,
                                             duration: packet.duration, isKeyFrame: packet.isKeyFrame,
                                             skippedAtEnd: packet.skippedSamples?.end ?? 0))

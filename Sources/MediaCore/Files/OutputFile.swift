@@ -112,6 +112,38 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
         size += UInt64(clamping: bytes.count)
     }
 
+    /// Appends `pieces` one after the other, straight from their storage (`writev`, up to 64
+    /// pieces a call): no copy into a buffer of its own.
+    public func write(gathering pieces: [Data]) throws {
+        guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
+        var start = 0
+        while start < pieces.count {
+            let end = min(start + 64, pieces.count)
+            var vectors: [iovec] = []
+            vectors.reserveCapacity(end - start)
+            try gather(pieces[start..<end], into: &vectors)
+            start = end
+        }
+    }
+
+    /// Collects the pointers of `rest` (each valid inside its own `withUnsafeBytes`) and writes
+    /// them all once the last is in.
+    private func gather(_ rest: ArraySlice<Data>, into vectors: inout [iovec]) throws {
+        guard let first = rest.first else {
+            let total = vectors.reduce(0) { $0 + $1.iov_len }
+            do { try SystemCall.writeAll(fd, &vectors) } catch { throw ioError("write failed", error) }
+            size += UInt64(clamping: total)
+            startWriteback()
+            return
+        }
+        try first.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress, bytes.count > 0 {
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: bytes.count))
+            }
+            try gather(rest.dropFirst(), into: &vectors)
+        }
+    }
+
     /// Appends `bytes`.
     public func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
     /// Appends `data`.

@@ -53,6 +53,26 @@ enum SystemCall {
         }
     }
 
+    /// Writes all of `vectors`' bytes to `fd` at its position, in one `writev` where the kernel
+    /// takes them all; short writes are continued from where they stopped.
+    static func writeAll(_ fd: Int32, _ vectors: inout [iovec]) throws(Errno) {
+        var first = 0
+        while first < vectors.count {
+            let n = try vectors.withUnsafeBufferPointer { v throws(Errno) in
+                try retrying { writev(fd, v.baseAddress! + first, Int32(clamping: v.count - first)) }
+            }
+            var left = n
+            while first < vectors.count && left >= vectors[first].iov_len {
+                left -= vectors[first].iov_len
+                first += 1
+            }
+            if left > 0 {
+                vectors[first].iov_base += left
+                vectors[first].iov_len -= left
+            }
+        }
+    }
+
     /// Reads exactly `buffer.count` bytes at `offset`; returns how many were read before the
     /// file ended (fewer than asked only at the end of the file).
     static func readAll(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(Errno) -> Int {

@@ -8,4 +8,12 @@ public enum SystemMemory {
     public static func releaseFreeMemory() {
         splice_release_free_memory()
     }
+
+    /// Tunes the allocator for streaming media between threads: packets and pictures freed are
+    /// reused by the next ones instead of being unmapped and faulted in again, and one arena
+    /// holds them all (they are made on a reader's thread and freed on the writer's). Call it
+    /// first thing in `main`, before any thread starts; the `splice` tool does.
+    public static func tuneForStreaming() {
+        splice_tune_allocator()
+    }
 }

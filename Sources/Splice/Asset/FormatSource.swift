@@ -13,11 +13,16 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
     let containerChapters: [Asset.Chapter]?
     let movieMetadata: [MetadataItem]
 
-    private init(path: String, format: String, chapters: [Asset.Chapter], metadata: [MetadataItem]) {
+    /// The input opened to describe the file, still at its start: the first reader (or count)
+    /// that reads from the start takes it, so that a file is probed once, not once more per job.
+    private let opened: OpenedInput
+
+    private init(path: String, format: String, chapters: [Asset.Chapter], metadata: [MetadataItem], opened: InputFormatContext?) {
         self.path = path
         self.format = format
         self.containerChapters = chapters
         self.movieMetadata = metadata
+        self.opened = OpenedInput(opened)
     }
 
     /// Opens `path` with libavformat and describes its streams.
@@ -53,7 +58,8 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
         // on a timeline that starts at 0; positive ones (MPEG-TS) are where the timeline starts.
         return LoadedAsset(format: input.formatName, duration: duration, startTime: max(.zero, start ?? .zero),
                            tracks: tracks, source: FormatSource(path: path, format: input.formatName, chapters: chapters,
-                                                              metadata: MetadataItem.movieItems(tags: input.formatTags)))
+                                                              metadata: MetadataItem.movieItems(tags: input.formatTags),
+                                                              opened: first.isEmpty ? input : nil))
     }
 
     private static func makeTrack(_ s: StreamInfo, firstPacket: [UInt8]?, inputDuration: Double?) -> AssetTrack {
@@ -95,7 +101,9 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
     /// The packets of each track's stream, counted in one pass over the file (no decoding).
     func countPackets(of tracks: [AssetTrack]) throws -> [Int: Int] {
         let input: InputFormatContext
-        do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
+        if let opened = opened.take() { input = opened } else {
+            do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
+        }
         var counts: [Int: Int] = [:]
         let packet = Packet()
         while try input.read(into: packet) { counts[packet.streamIndex, default: 0] += 1 }
@@ -142,8 +150,20 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
         if timeRange != .everything, timeRange.start.seconds > 2, let origin = tracks.first?.asset?.startTime {
             from = (timeRange.start + origin).seconds - 1
         }
-        return try DemuxSession(path: path, streams: Set(tracks.compactMap { ($0.backing as? StreamBacking)?.stream.index }), from: from)
+        return try DemuxSession(path: path, input: opened.take(), streams: Set(tracks.compactMap { ($0.backing as? StreamBacking)?.stream.index }),
+                                from: from)
     }
+}
+
+/// An opened input handed over once.
+private final class OpenedInput: @unchecked Sendable {   // `input` under `lock`
+    private let lock = NSLock()
+    private var input: InputFormatContext?
+
+    init(_ input: InputFormatContext?) { self.input = input }
+
+    /// The input, the first time; nil after.
+    func take() -> InputFormatContext? { lock.withLock { defer { input = nil }; return input } }
 }
 
 /// A libavformat stream: what it is, and how its packets become ISO samples.

@@ -7,7 +7,11 @@ import ISOBMFF
 /// tracks), each chunk recorded in its track's sample table.
 struct ChunkWriter {
     let file: OutputFile
-    private var buffer = Data()
+    /// In-memory samples waiting to be written, in order: large ones as they are (written
+    /// from their own storage), runs of small ones gathered into one piece.
+    private var pieces: [Data] = []
+    private var small = Data()
+    private var buffered = 0
     private var range: SampleBuffer.FileRange?
     private var queued: UInt64 = 0
 
@@ -116,14 +120,20 @@ struct ChunkWriter {
                                         isSync: s.isSync, dependency: s.dependency)
         }
         table.builder.addChunk(offset: offset, sampleCount: samples.count, descriptionIndex: samples.first!.descriptionIndex)
-        if buffer.count >= 4 << 20 { try flushBuffer() }
+        if buffered >= 4 << 20 || pieces.count >= 256 { try flushBuffer() }
     }
 
     private mutating func queue(_ storage: SampleBuffer.Storage) throws {
         switch storage {
         case .bytes(let d):
             try flushRange()
-            buffer.append(d)
+            if d.count >= 16 << 10 {
+                if !small.isEmpty { pieces.append(small); small = Data() }
+                pieces.append(d)
+            } else {
+                small.append(d)
+            }
+            buffered += d.count
         case .pcm, .pixels:
             throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
         case .file(let r):
@@ -145,10 +155,12 @@ struct ChunkWriter {
     }
 
     private mutating func flushBuffer() throws {
-        guard !buffer.isEmpty else { return }
-        try file.write(buffer)
-        queued -= UInt64(clamping: buffer.count)
-        buffer.removeAll(keepingCapacity: true)
+        if !small.isEmpty { pieces.append(small); small = Data() }
+        guard !pieces.isEmpty else { return }
+        try file.write(gathering: pieces)
+        queued -= UInt64(clamping: buffered)
+        pieces.removeAll(keepingCapacity: true)
+        buffered = 0
     }
 
     /// Writes what is still queued.
