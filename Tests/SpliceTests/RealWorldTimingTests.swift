@@ -68,6 +68,30 @@ struct RealWorldTimingTests {
         #expect(try Self.mkvDefaultDurations(out) == [nil])
     }
 
+    /// An MPEG-TS segment of H.264 at 60 fps whose SPS says no frame rate, with Opus: the
+    /// demuxer gives the packets it read while probing no duration, and the segment's first gap
+    /// is odd (cut out of a longer stream). The Matroska output still has a `DefaultDuration`
+    /// (as ffmpeg's), so every video packet has a duration.
+    @Test func transportStreamWithoutFrameDurationsGetsADefaultDuration() throws {
+        let coded = Fixtures.path("timing-60fps.h264"), bare = Fixtures.path("timing-60fps-bare.h264")
+        let mp4 = Fixtures.path("timing-60fps.mp4"), ts = Fixtures.path("timing-60fps.ts")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=60", "-t", "1.4", "-c:v", "libx264", "-preset", "veryfast",
+                         "-bf", "2", "-g", "60", "-f", "h264", coded.path])
+        try SPSTiming.removingTimingInfo(Data(contentsOf: coded)).write(to: bare)
+        try Tool.ffmpeg(["-fflags", "+genpts", "-r", "60", "-i", bare.path, "-c", "copy", mp4.path])
+        try Tool.ffmpeg(["-i", mp4.path, "-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "1.4", "-map", "0:v", "-map", "1:a",
+                         "-c:v", "copy", "-c:a", "libopus", "-f", "mpegts", ts.path])
+        let rate = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=avg_frame_rate", "-of", "csv=p=0", ts.path])
+        #expect(rate.stdout.split(separator: "\n").last == "0/0", "the demuxer knows no average frame rate: \(rate.stdout)")
+        let out = Fixtures.path("timing-60fps.mkv")
+        let r = try Tool.splice(["remux", ts.path, out.path, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.mkvDefaultDurations(out).first == 16_666_666)
+        let durations = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=duration", "-of", "csv=p=0", out.path])
+            .stdout.split(separator: "\n")
+        #expect(durations.count >= 80 && !durations.contains("N/A"), "\(durations)")
+    }
+
     @Test(arguments: [("pts-before-dts", "5", "moved by at most 33 ms"), ("repeat-dts", "8", "moved by less than 1 ms")])
     func transportStreamTimestampFaultsAreRepaired(fault: String, packet: String, moved: String) throws {
         let clean = try Self.segment.get(), damaged = Fixtures.path("timing-\(fault).ts")

@@ -258,8 +258,10 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
     /// - Parameter skippedSamplesAtEnd: audio samples a player drops from the end of this packet.
     /// - Parameter configuration: the codec configuration (extradata) the packet was coded
     ///   with, when it is not the stream's: a filtered stream converts it with its own.
+    /// - Parameter owner: the buffer `data` lies in, when it is one: the muxer then keeps a
+    ///   reference to it instead of a copy of the bytes.
     public func write(_ data: Data, stream: Int, presentationTime: Int64, decodeTime: Int64, duration: Int64,
-                      isKeyFrame: Bool, skippedSamplesAtEnd: Int = 0, configuration: [UInt8]? = nil) throws {
+                      isKeyFrame: Bool, skippedSamplesAtEnd: Int = 0, configuration: [UInt8]? = nil, owner: PacketBuffer? = nil) throws {
         let filter = try filterInputs[stream].map { try self.filter(stream: stream, configuration: configuration ?? $0.codec.extradata) }
         guard let size = Int32(exactly: data.count) else {
             throw MediaError(.unsupported, "a sample of \(data.count) bytes is more than libavformat takes")
@@ -307,9 +309,15 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
                 p.pointee.flags = flags
                 return filterAndWrite(filter, p)
             }
+            if let owner, !webVTTStreams.contains(stream), owner.bytes.count == buf.count {
+                // A reference-counted packet: libavformat queues the reference, not a copy. (Its
+                // bytes are the owner's own: a `Data` may hold a small sample inline, elsewhere.)
+                guard let reference = av_buffer_ref(owner.reference) else { return splice_averror(ENOMEM) }
+                p.pointee.buf = reference
+                p.pointee.data = owner.bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            }
             let r = av_interleaved_write_frame(context, p)
-            p.pointee.data = nil
-            p.pointee.size = 0
+            av_packet_unref(p)
             return r
         } }
         if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot write a packet of stream \(stream)")) }

@@ -1,6 +1,7 @@
 import CFFmpeg
 import FFmpegLoader
 import Foundation
+import MediaCore
 
 /// An `AVPacket` Splice owns: one compressed frame and its timing, freed on `deinit`.
 public final class Packet: @unchecked Sendable {   // confined: used by one thread at a time (its owner's)
@@ -73,4 +74,32 @@ final class BufferReference: @unchecked Sendable {   // released once, by the `D
     init(_ reference: UnsafeMutablePointer<AVBufferRef>) { self.reference = reference }
 
     func release() { av_buffer_unref(&reference) }
+}
+
+/// A reference-counted packet buffer (`AVBuffer`, with FFmpeg's zeroed padding) to read a
+/// sample into: handed to a muxer by reference, so that libavformat keeps it without a copy.
+public final class PacketBuffer: @unchecked Sendable {   // filled by one thread, then handed over
+    let reference: UnsafeMutablePointer<AVBufferRef>
+    /// The sample's bytes (the padding after them is not included).
+    public let bytes: UnsafeMutableRawBufferPointer
+
+    /// A buffer of `count` bytes.
+    /// - Throws: `.unsupported` past libavcodec's largest packet; `.io` when out of memory.
+    public init(count: Int) throws {
+        let padding = Int(widening: AV_INPUT_BUFFER_PADDING_SIZE)
+        guard count >= 0, count <= Int(widening: Int32.max) - padding else {
+            throw MediaError(.unsupported, "a sample of \(count) bytes is more than libavformat takes")
+        }
+        guard let reference = av_buffer_alloc(count + padding), let data = reference.pointee.data else {
+            throw MediaError(.io, "out of memory for a sample of \(count) bytes")
+        }
+        (data + count).initialize(repeating: 0, count: padding)
+        self.reference = reference
+        bytes = UnsafeMutableRawBufferPointer(start: data, count: count)
+    }
+
+    deinit {
+        var r: UnsafeMutablePointer<AVBufferRef>? = reference
+        av_buffer_unref(&r)
+    }
 }

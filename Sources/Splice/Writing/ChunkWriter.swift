@@ -2,9 +2,10 @@ import Foundation
 import MediaCore
 import ISOBMFF
 
-/// Lays out and writes the chunks of one flush into `mdat`: in-memory bytes gathered into large
-/// writes, file-backed bytes copied file to file with adjacent ranges merged (across chunks and
-/// tracks), each chunk recorded in its track's sample table.
+/// Lays out and writes the chunks into `mdat`: in-memory bytes gathered into large writes (up to
+/// 4 MiB held), file-backed bytes copied file to file with adjacent ranges merged (across chunks,
+/// tracks and the writer's flushes, up to 16 MiB a copy), each chunk recorded in its track's
+/// sample table at the offset it will have.
 struct ChunkWriter {
     let file: OutputFile
     /// In-memory samples waiting to be written, in order: large ones as they are (written
@@ -138,7 +139,8 @@ struct ChunkWriter {
             throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
         case .file(let r):
             try flushBuffer()
-            if let current = range, current.file === r.file, current.offset + UInt64(clamping: current.length) == r.offset {
+            if let current = range, current.file === r.file, current.offset + UInt64(clamping: current.length) == r.offset,
+               current.length < 16 << 20 {
                 range = SampleBuffer.FileRange(file: r.file, offset: current.offset, length: current.length + r.length)
             } else {
                 try flushRange()

@@ -115,9 +115,15 @@ final class FormatMuxer: Muxer {
             MediaTime(value: v, timescale: scale).ticks(numerator: stream.timeBase.num, denominator: stream.timeBase.den)
         }
         var data: Data
+        var owner: PacketBuffer?
         switch s.storage {
         case .bytes(let d): data = d
-        case .file(let r): data = try r.file.readData(at: r.offset, count: r.length)
+        case .file(let r):
+            // Read straight into a packet buffer the muxer keeps by reference.
+            let buffer = try PacketBuffer(count: r.length)
+            try r.file.read(at: r.offset, into: buffer.bytes)
+            owner = buffer
+            data = buffer.bytes.count == 0 ? Data() : Data(bytesNoCopy: buffer.bytes.baseAddress!, count: buffer.bytes.count, deallocator: .none)
         case .pcm, .pixels: throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
         }
         var configuration: [UInt8]?
@@ -130,6 +136,7 @@ final class FormatMuxer: Muxer {
                 // One configuration per stream, and no filter to put the new parameter sets in
                 // band: they go in each sync sample.
                 data = Data(try nal.inBand([UInt8](data), for: stream, withParameterSets: s.isSync))
+                owner = nil
             } else if s.descriptionIndex != 1 {
                 configuration = own.extradata
             }
@@ -144,7 +151,8 @@ final class FormatMuxer: Muxer {
         do {
             try context.write(data, stream: stream.index, presentationTime: ticks(pts),
                               decodeTime: ticks(dts), duration: ticks(s.duration), isKeyFrame: s.isSync,
-                              skippedSamplesAtEnd: skipped, configuration: configuration)
+                              skippedSamplesAtEnd: skipped, configuration: configuration, owner: owner)
+            withExtendedLifetime(owner) {}
         } catch let error as MediaError where error.underlying is FFmpegError {
             // Name the sample, not libavformat's stream index and errno.
             let time = { (v: Int64) in String(format: "%.3f s", MediaTime(value: v, timescale: scale).seconds) }
@@ -207,15 +215,17 @@ final class FormatMuxer: Muxer {
         for i in streams.indices { streams[i].timeBase = context.timeBase(ofStream: streams[i].index) }
     }
 
-    /// Frames per second when the input's first samples all last the same (at least two of them,
-    /// in its timescale; a shorter last one is allowed): Matroska's `DefaultDuration`.
-    /// Variable-rate video gets none, so that readers take each frame's duration from the
+    /// Frames per second when all but one in ten (or one) of the input's first samples last the
+    /// same (at least two of them, in its timescale; the last one is not counted): Matroska's `DefaultDuration`.
+    /// A stream cut out of a longer one (an MPEG-TS segment) may start with an odd first gap;
+    /// variable-rate video gets none, so that readers take each frame's duration from the
     /// timestamps, not from a wrong default.
     private func constantFrameRate(_ input: AssetWriterInput) -> (num: Int32, den: Int32)? {
         let first = input.state.pending.prefix(64).map(\.duration)
         let durations = first.count > 2 ? first.dropLast() : first[...]
-        guard durations.count >= 2, let d = durations.first, d > 0, d <= Int64(widening: Int32.max),
-              durations.allSatisfy({ $0 == d }) else { return nil }
+        let counts = Dictionary(durations.map { ($0, 1) }, uniquingKeysWith: +)
+        guard durations.count >= 2, let (d, n) = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }),
+              n >= 2, n >= durations.count - max(1, durations.count / 10), d > 0, d <= Int64(widening: Int32.max) else { return nil }
         return (input.state.timescale, Int32(truncatingIfNeeded: d))
     }
 

@@ -17,6 +17,9 @@ final class MovieMuxer: Muxer {
     private var mdatStart: UInt64 = 0
     /// One per input.
     private var tables: [TrackTable]
+    /// Writes the chunks; what it holds back (adjacent file ranges, small samples) is written
+    /// by a later flush or at the end.
+    private var out: ChunkWriter
 
     /// Starts the file: `ftyp` (unless fast start puts it in front later), then a `free` box and a
     /// 32-bit `mdat` header, which together become a 64-bit `mdat` header if the media needs it.
@@ -30,6 +33,7 @@ final class MovieMuxer: Muxer {
         self.movieTimeScale = movieTimeScale > 0 ? movieTimeScale : 1000
         self.fastStart = fastStart
         tables = (0..<inputCount).map { _ in TrackTable(quickTimeSound: fileType.usesQuickTimeConventions) }
+        out = ChunkWriter(file: file)
         var w = BoxWriter()
         if !fastStart { ftyp.write(to: &w) }
         w.box("free") { _ in }
@@ -43,14 +47,13 @@ final class MovieMuxer: Muxer {
     }
 
     func write(_ counts: [Int], of inputs: [AssetWriterInput], session: WriterSession) throws {
-        var out = ChunkWriter(file: file)
         for (input, slice) in ChunkWriter.layout(counts, of: inputs) {
             try out.chunk(input.state.pending[slice], into: tables[input.state.index], firstDecodeTime: input.state.firstDecodeTime ?? 0)
         }
-        try out.finish()
     }
 
     func finish(_ inputs: [AssetWriterInput], session: WriterSession) throws {
+        try out.finish()
         try patchMediaDataSize()
         let builder = MovieBoxBuilder(inputs: inputs, tables: tables, groups: groups, session: session,
                                       movieTimeScale: movieTimeScale, fileType: fileType, template: template)
