@@ -276,20 +276,7 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
             p.pointee.dts = decodeTime
             p.pointee.duration = duration
             p.pointee.flags = isKeyFrame ? AV_PKT_FLAG_KEY : 0
-            if webVTTStreams.contains(stream) {
-                // A cue as WebM blocks hold it: the identifier and settings lines go to side data.
-                let bytes = buf.bindMemory(to: UInt8.self)
-                let first = bytes.firstIndex(of: 0x0A) ?? bytes.count
-                let second = bytes[min(first + 1, bytes.count)...].firstIndex(of: 0x0A) ?? bytes.count
-                let payload = min(second + 1, bytes.count)
-                for (type, range) in [(AV_PKT_DATA_WEBVTT_IDENTIFIER, 0..<first), (AV_PKT_DATA_WEBVTT_SETTINGS, min(first + 1, second)..<second)]
-                    where !range.isEmpty {
-                    guard let side = av_packet_new_side_data(p, type, range.count) else { continue }
-                    side.update(from: bytes.baseAddress! + range.lowerBound, count: range.count)
-                }
-                p.pointee.data = UnsafeMutablePointer(mutating: bytes.baseAddress.map { $0 + payload })
-                p.pointee.size = Int32(clamping: bytes.count - payload)
-            }
+            if webVTTStreams.contains(stream) { splitWebVTTCue(buf.bindMemory(to: UInt8.self), into: p) }
             if skippedSamplesAtEnd > 0, let side = av_packet_new_side_data(p, AV_PKT_DATA_SKIP_SAMPLES, 10) {
                 let n = UInt32(clamping: skippedSamplesAtEnd)
                 for i in 0..<10 { side[i] = 0 }
@@ -321,6 +308,21 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
             return r
         } }
         if r < 0 { throw failure(FFmpegError(code: r, operation: "cannot write a packet of stream \(stream)")) }
+    }
+
+    /// A cue as WebM blocks hold it: the identifier and settings lines go to side data, the
+    /// payload is the packet's data.
+    private func splitWebVTTCue(_ bytes: UnsafeBufferPointer<UInt8>, into p: UnsafeMutablePointer<AVPacket>) {
+        let first = bytes.firstIndex(of: 0x0A) ?? bytes.count
+        let second = bytes[min(first + 1, bytes.count)...].firstIndex(of: 0x0A) ?? bytes.count
+        let payload = min(second + 1, bytes.count)
+        for (type, range) in [(AV_PKT_DATA_WEBVTT_IDENTIFIER, 0..<first), (AV_PKT_DATA_WEBVTT_SETTINGS, min(first + 1, second)..<second)]
+            where !range.isEmpty {
+            guard let side = av_packet_new_side_data(p, type, range.count) else { continue }
+            side.update(from: bytes.baseAddress! + range.lowerBound, count: range.count)
+        }
+        p.pointee.data = UnsafeMutablePointer(mutating: bytes.baseAddress.map { $0 + payload })
+        p.pointee.size = Int32(clamping: bytes.count - payload)
     }
 
     /// Flushes the interleaving queue and writes the container's index and trailer.

@@ -2,10 +2,11 @@ import Foundation
 import MediaCore
 import ISOBMFF
 
-/// Lays out and writes the chunks into `mdat`: in-memory bytes gathered into large writes (up to
-/// 4 MiB held), file-backed bytes copied file to file with adjacent ranges merged (across chunks,
-/// tracks and the writer's flushes, up to 16 MiB a copy), each chunk recorded in its track's
-/// sample table at the offset it will have.
+/// Lays out and writes the chunks into `mdat`: in-memory bytes written from their own storage
+/// (up to 1 MiB held, so that they are written while still in the processor's cache), file-backed
+/// bytes copied file to file with adjacent ranges merged (across chunks, tracks and the writer's
+/// flushes, up to 16 MiB a copy), each chunk recorded in its track's sample table at the offset
+/// it will have.
 struct ChunkWriter {
     let file: OutputFile
     /// In-memory samples waiting to be written, in order: large ones as they are (written
@@ -121,7 +122,7 @@ struct ChunkWriter {
                                         isSync: s.isSync, dependency: s.dependency)
         }
         table.builder.addChunk(offset: offset, sampleCount: samples.count, descriptionIndex: samples.first!.descriptionIndex)
-        if buffered >= 4 << 20 || pieces.count >= 256 { try flushBuffer() }
+        if buffered >= 1 << 20 || pieces.count >= 256 { try flushBuffer() }
     }
 
     private mutating func queue(_ storage: SampleBuffer.Storage) throws {
