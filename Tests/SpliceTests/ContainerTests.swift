@@ -61,6 +61,9 @@ struct ContainerTests {
         // Back in Matroska: the same tracks, languages, flags and names as mkvmerge wrote, and the SRT.
         #expect(try ContainerTests.mkvmergeTracks(back) == ContainerTests.mkvmergeTracks(mkv))
         #expect(try ContainerTests.srt(of: back) == ContainerTests.srt(of: mkv))
+        // Written as mkvmerge writes Matroska: without the optional CRC-32 elements.
+        #expect(try !Tool.check("mkvinfo", [mkv.path]).stdout.contains("CRC-32"))
+        #expect(try !Tool.check("mkvinfo", [back.path]).stdout.contains("CRC-32"))
         // Matroska chapters → a QuickTime chapter track (`chap` from audio and video) → chapters.
         let chapters = try ContainerTests.chapters(mkv)
         #expect(chapters.count == 2 && chapters[1].hasSuffix("Main part"), "\(chapters)")
