@@ -155,14 +155,19 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
     private var cancelled: Bool { lock.withLock { isCancelled } }
 
     private func pump(_ i: Int, _ c: Connection) {
+        let output = c.source as? AssetReaderTrackOutput
         while c.input.isReadyForMoreMediaData && !cancelled {
-            guard let sample = c.source.copyNextSampleBuffer() else {
+            // A reader's output hands over small samples many at a time (up to 64, or 256 KiB):
+            // one lock each side for them all.
+            let samples = output.map { $0.copyNextSampleBuffers(limit: 64, bytes: 256 << 10) }
+                ?? c.source.copyNextSampleBuffer().map { [$0] } ?? []
+            guard let sample = samples.last else {
                 c.input.markAsFinished()
                 report(i, 1)
                 leave(i)
                 return
             }
-            if !c.input.append(sample) { break }
+            guard let writer = c.input.writer, writer.append(contentsOf: samples, to: c.input) else { break }
             if let d = c.duration, d > .zero, progressHandler != nil {
                 let end = sample.decodeTimeStamp + (sample.duration.isNumeric ? sample.duration : .zero) - c.start
                 report(i, max(0, min(1, end.seconds / d.seconds)))

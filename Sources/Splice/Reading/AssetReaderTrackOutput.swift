@@ -91,36 +91,64 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @
     /// The next sample in decode order, or `nil` at the end, after `cancelReading()`, or on failure
     /// (then the reader's `status` is `.failed` and its `error` says why).
     public func copyNextSampleBuffer() -> SampleBuffer? {
-        let outcome: Result<SampleBuffer?, Error> = reading.withLock {
+        copyNextSampleBuffers(limit: 1, bytes: 1).first
+    }
+
+    /// The next samples in decode order — up to `limit`, fewer once they hold `bytes` bytes —
+    /// read under one lock: what as many calls of `copyNextSampleBuffer()` hand out, for a
+    /// caller that copies many small samples. Empty at the end or on failure, as
+    /// `copyNextSampleBuffer()` returns `nil`; an end or a failure met after some samples is
+    /// told by the next call.
+    func copyNextSampleBuffers(limit: Int, bytes: Int) -> [SampleBuffer] {
+        let (samples, outcome): ([SampleBuffer], Result<Void, Error>?) = reading.withLock {
             let reader: (any SampleCursor)? = lock.withLock {
                 guard !finished, let cursor else { return nil }
                 isReading = true
                 return cursor
             }
-            guard let cursor = reader else { return .success(nil) }
-            let result = Result { try cursor.next() }
-            let (outcome, closes): (Result<SampleBuffer?, Error>, Bool) = lock.withLock {
+            guard let cursor = reader else { return ([], lock.withLock { takeTerminal() } ?? .success(())) }
+            var samples: [SampleBuffer] = [], size = 0
+            var end: Result<Void, Error>?
+            while samples.count < max(1, limit) && size < bytes {
+                do {
+                    guard let s = try cursor.next() else { end = .success(()); break }
+                    samples.append(s)
+                    size += s.totalSampleSize
+                } catch {
+                    end = .failure(error)
+                    break
+                }
+            }
+            let (kept, outcome, closes): ([SampleBuffer], Result<Void, Error>?, Bool) = lock.withLock {
                 isReading = false
                 defer { closeAfterRead = false }
                 // Stopped while the cursor read: what it made is not handed out.
-                if finished { return (.success(nil), closeAfterRead) }
-                switch result {
-                case .success(let s?): if s.decodeTimeStamp.isNumeric { last = (s.decodeTimeStamp, s.duration) }
-                case .success(nil), .failure: finished = true
+                if finished { return ([], .success(()), closeAfterRead) }
+                if let s = samples.last(where: { $0.decodeTimeStamp.isNumeric }) { last = (s.decodeTimeStamp, s.duration) }
+                if let end {
+                    finished = true
+                    // Told now when nothing else is; else by the next call.
+                    if !samples.isEmpty { terminal = end; return (samples, nil, false) }
                 }
-                return (result, false)
+                return (samples, end, false)
             }
             if closes { cursor.close() }
-            return outcome
+            return (kept, outcome)
         }
-        switch outcome {
-        case .success(let sample?):
-            return sample
-        case .success(nil):
-            reader?.outputDidFinish()
-        case .failure(let error):
-            reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"), track: track)
+        if samples.isEmpty {
+            switch outcome {
+            case .failure(let error)?: reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"), track: track)
+            case .success?, nil: reader?.outputDidFinish()
+            }
         }
-        return nil
+        return samples
+    }
+
+    /// An end or failure met after the samples of the call that met it, for the next call.
+    private var terminal: Result<Void, Error>?
+
+    private func takeTerminal() -> Result<Void, Error>? {
+        defer { terminal = nil }
+        return terminal
     }
 }

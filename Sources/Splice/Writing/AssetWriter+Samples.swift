@@ -38,6 +38,30 @@ extension AssetWriter {
         }
     }
 
+    /// Appends `samples` in order, as as many calls of `append(_:to:)` do; an input without
+    /// stages (a copy) takes the lock once for them all.
+    func append(contentsOf samples: [SampleBuffer], to input: AssetWriterInput) -> Bool {
+        guard samples.count > 1, lock.withLock({ input.state.stages.isEmpty }) else {
+            return samples.allSatisfy { append($0, to: input) }
+        }
+        let (appended, others): (Bool, Bool) = lock.withLock {
+            guard _status == .writing else {
+                if _status == .unknown { failLocked(MediaError(.invalidOperation, "a sample was appended before startWriting()")) }
+                return (false, false)
+            }
+            do {
+                var moved = false
+                for sample in samples { moved = try appendLocked(sample, to: input) || moved }
+                return (true, moved)
+            } catch {
+                failLocked(error)
+                return (false, true)
+            }
+        }
+        if others { pumpAll() }
+        return appended
+    }
+
     /// Runs `samples` through the input's stages in order — with `finishing`, each stage's held
     /// samples too — each stage outside the writer's lock when it `runsConcurrently`, else under it.
     func runStages(_ state: InputState, _ samples: [SampleBuffer], finishing: Bool) throws -> [SampleBuffer] {
