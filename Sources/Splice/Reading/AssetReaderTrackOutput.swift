@@ -96,7 +96,8 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @
 
     /// The next samples in decode order — up to `limit`, fewer once they hold `bytes` bytes —
     /// read under one lock: what as many calls of `copyNextSampleBuffer()` hand out, for a
-    /// caller that copies many small samples. Empty at the end or on failure, as
+    /// caller that copies many small samples. Only samples that refer to their file (an MP4
+    /// read without copying sample data) come more than one at a time. Empty at the end or on failure, as
     /// `copyNextSampleBuffer()` returns `nil`; an end or a failure met after some samples is
     /// told by the next call.
     func copyNextSampleBuffers(limit: Int, bytes: Int) -> [SampleBuffer] {
@@ -114,6 +115,9 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {   // settings @
                     guard let s = try cursor.next() else { end = .success(()); break }
                     samples.append(s)
                     size += s.totalSampleSize
+                    // Only samples left in their file go many at a time: reading ahead in one
+                    // demuxed stream would queue the packets of the others in memory.
+                    guard case .file = s.storage else { break }
                 } catch {
                     end = .failure(error)
                     break
