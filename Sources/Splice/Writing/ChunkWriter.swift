@@ -39,7 +39,9 @@ struct ChunkWriter {
                 while end < counts[i] && inputs[i].state.pending[end].window <= w { end += 1 }
                 return cursor[i]..<end
             }
-            runs += sourceOrder(ranges, inputs).map { runsInSourceOrder($0, inputs) } ?? runsByInput(ranges, inputs)
+            // (One input: source order is its own order.)
+            runs += inputs.count == 1 ? runsByInput(ranges, inputs)
+                : sourceOrder(ranges, inputs).map { runsInSourceOrder($0, inputs) } ?? runsByInput(ranges, inputs)
             cursor = ranges.map(\.upperBound)
         }
         return runs.map { (inputs[$0.input], $0.range) }
