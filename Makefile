@@ -70,7 +70,10 @@ players: deps-test
 	python3 scripts/players/selftest.py
 	python3 scripts/players --players $(PLAYERS)
 
-## Remux speed and memory against cp and ffmpeg (release build; media generated once into bench-media/).
+## Speed and memory against ffmpeg (release build; media generated once into bench-media/): the
+## goals table first (each job against its ffmpeg command, interleaved rounds, medians of wall and
+## CPU time and peak RSS; BENCH_ONLY=goals stops after it, BENCH_ROUNDS=n for more rounds), then
+## remux against cp, decoding, concat, smart cut, watermark and images.
 bench: deps-test
 	$(call install_missing,time)
 	$(SWIFT) build -c release

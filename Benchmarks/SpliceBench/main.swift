@@ -1,11 +1,14 @@
-// splice-bench: remux speed and memory against cp and ffmpeg, measured in the same run.
+// splice-bench: speed and memory against ffmpeg (and cp), measured in the same run.
 //
 //   make bench            (= swift build -c release && .build/release/splice-bench)
+//   BENCH_ONLY=goals make bench      (the goals table only: Goals.swift)
 //   SPLICE_BENCH_BASELINE=/other/build/splice make bench   (that build measured too, runs alternating)
 //
-// Media is generated once into bench-media/ with the ffmpeg CLI: a ~300 MB 1080p H.264 + AAC
-// MP4 (and its first half, to show memory does not grow with size) and a one-hour AAC-only M4A
-// (many small samples). Every command runs 3 times on a warm page cache; the median is shown.
+// First the goals table (Goals.swift): each job against the ffmpeg command it is measured by,
+// interleaved rounds after a warm-up, medians of wall time, CPU time and peak RSS, and peak RSS
+// against file size. Then, on a ~240 MB 1080p H.264 + AAC MP4 (and its first half) and a
+// one-hour AAC M4A generated once into bench-media/: remux against cp and ffmpeg (3 runs on a warm
+// page cache, the median shown), decoding, concat, smart cut, watermark and images.
 // RSS is the child's peak resident set (getrusage), which includes its shared libraries.
 import Foundation
 import Splice
