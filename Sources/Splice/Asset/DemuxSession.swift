@@ -9,14 +9,10 @@ final class DemuxSession: ReadSession, @unchecked Sendable {   // `cursors` unde
     private let lock = NSLock()
     private var cursors: [(trackID: Int, cursor: DemuxedSampleCursor)] = []
 
+    /// - Parameter input: the file, opened and probed.
     /// - Parameter seconds: where to start reading (see `PacketDemuxer`).
-    /// - Parameter input: the file opened and probed already, when it still stands at its start.
-    init(path: String, input: InputFormatContext?, streams: Set<Int>, from seconds: Double? = nil) throws {
-        if let input {
-            demuxer = PacketDemuxer(input: input, streams: streams, from: seconds)
-        } else {
-            demuxer = try PacketDemuxer(path: path, streams: streams, from: seconds)
-        }
+    init(input: InputFormatContext, streams: Set<Int>, from seconds: Double? = nil) {
+        demuxer = PacketDemuxer(input: input, streams: streams, from: seconds)
     }
 
     func makeCursor(for track: AssetTrack, span: MediaSpan, copiesSampleData: Bool) throws -> any SampleCursor {

@@ -14,15 +14,15 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
     let movieMetadata: [MetadataItem]
 
     /// The input opened to describe the file, still at its start: the first reader (or count)
-    /// that reads from the start takes it, so that a file is probed once, not once more per job.
-    private let opened: OpenedInput
+    /// takes it, so that a file is probed once, not once more per job.
+    private let opened: Locked<InputFormatContext?>
 
     private init(path: String, format: String, chapters: [Asset.Chapter], metadata: [MetadataItem], opened: InputFormatContext?) {
         self.path = path
         self.format = format
         self.containerChapters = chapters
         self.movieMetadata = metadata
-        self.opened = OpenedInput(opened)
+        self.opened = Locked(opened)
     }
 
     /// Opens `path` with libavformat and describes its streams.
@@ -100,10 +100,7 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
 
     /// The packets of each track's stream, counted in one pass over the file (no decoding).
     func countPackets(of tracks: [AssetTrack]) throws -> [Int: Int] {
-        let input: InputFormatContext
-        if let opened = opened.take() { input = opened } else {
-            do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
-        }
+        let input = try openInput()
         var counts: [Int: Int] = [:]
         let packet = Packet()
         while try input.read(into: packet) { counts[packet.streamIndex, default: 0] += 1 }
@@ -150,20 +147,15 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
         if timeRange != .everything, timeRange.start.seconds > 2, let origin = tracks.first?.asset?.startTime {
             from = (timeRange.start + origin).seconds - 1
         }
-        return try DemuxSession(path: path, input: opened.take(), streams: Set(tracks.compactMap { ($0.backing as? StreamBacking)?.stream.index }),
-                                from: from)
+        return DemuxSession(input: try openInput(), streams: Set(tracks.compactMap { ($0.backing as? StreamBacking)?.stream.index }), from: from)
     }
-}
 
-/// An opened input handed over once.
-private final class OpenedInput: @unchecked Sendable {   // `input` under `lock`
-    private let lock = NSLock()
-    private var input: InputFormatContext?
-
-    init(_ input: InputFormatContext?) { self.input = input }
-
-    /// The input, the first time; nil after.
-    func take() -> InputFormatContext? { lock.withLock { defer { input = nil }; return input } }
+    /// The input the asset was described from, the first time (a seek moves it where a reader
+    /// starts); the file opened again after that.
+    private func openInput() throws -> InputFormatContext {
+        if let input = opened.withLock({ (input: inout InputFormatContext?) in defer { input = nil }; return input }) { return input }
+        do { return try InputFormatContext(path: path) } catch { throw error.mediaError }
+    }
 }
 
 /// A libavformat stream: what it is, and how its packets become ISO samples.

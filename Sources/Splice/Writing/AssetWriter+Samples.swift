@@ -44,22 +44,7 @@ extension AssetWriter {
         guard samples.count > 1, lock.withLock({ input.state.stages.isEmpty }) else {
             return samples.allSatisfy { append($0, to: input) }
         }
-        let (appended, others): (Bool, Bool) = lock.withLock {
-            guard _status == .writing else {
-                if _status == .unknown { failLocked(MediaError(.invalidOperation, "a sample was appended before startWriting()")) }
-                return (false, false)
-            }
-            do {
-                var moved = false
-                for sample in samples { moved = try appendLocked(sample, to: input) || moved }
-                return (true, moved)
-            } catch {
-                failLocked(error)
-                return (false, true)
-            }
-        }
-        if others { pumpAll() }
-        return appended
+        return appendAll(samples, to: input)
     }
 
     /// Runs `samples` through the input's stages in order — with `finishing`, each stage's held
@@ -90,9 +75,14 @@ extension AssetWriter {
         do { _ = appendAll(try runStages(state, [], finishing: true), to: input) } catch { lock.withLock { failLocked(error) } }
     }
 
+    /// Appends samples past the stages (or of an input without any) under one lock.
     private func appendAll(_ samples: [SampleBuffer], to input: AssetWriterInput) -> Bool {
         let (appended, others): (Bool, Bool) = lock.withLock {
-            guard _status == .writing else { return (false, false) }
+            guard _status == .writing else {
+                // (Only a copy's batch can come before `startWriting()`; staged samples passed `append`.)
+                if _status == .unknown { failLocked(MediaError(.invalidOperation, "a sample was appended before startWriting()")) }
+                return (false, false)
+            }
             do {
                 var moved = false
                 for sample in samples { moved = try appendLocked(sample, to: input) || moved }

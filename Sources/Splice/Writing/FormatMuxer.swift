@@ -152,7 +152,6 @@ final class FormatMuxer: Muxer {
             try context.write(data, stream: stream.index, presentationTime: ticks(pts),
                               decodeTime: ticks(dts), duration: ticks(s.duration), isKeyFrame: s.isSync,
                               skippedSamplesAtEnd: skipped, configuration: configuration, owner: owner)
-            withExtendedLifetime(owner) {}
         } catch let error as MediaError where error.underlying is FFmpegError {
             // Name the sample, not libavformat's stream index and errno.
             let time = { (v: Int64) in String(format: "%.3f s", MediaTime(value: v, timescale: scale).seconds) }
