@@ -4,9 +4,9 @@
 SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 
-# Build needs FFmpeg's -dev packages; tests use the ffmpeg CLI, mediainfo and python3 (scripts/cenc-boxes) as independent tools.
+# Build needs FFmpeg's -dev packages; tests use the ffmpeg CLI, mediainfo and python3 (scripts/cenc-boxes) as independent tools, strace to count flushes.
 BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libavfilter-dev
-TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time python3 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav mpv
+TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time strace python3 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav mpv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO := Examples/Media/grouped.mp4
 

@@ -214,7 +214,7 @@ for name in ["video-1080p.mp4", "video-1080p-half.mp4", "audio-1h.m4a"] {
     shell("cat \(input) > /dev/null")
     let samples = sampleCount(input)
     let cp = median(["cp", input, out], cleanup: out)
-    // Splice flushes its output to disk (fsync) before renaming it into place; cp does not.
+    // `cp + sync`: what a flushed output (`splice --sync`) costs at the least.
     let cpSync = median(["/bin/sh", "-c", "cp \"$0\" \"$1\" && sync \"$1\"", input, out], cleanup: out)
     let ff = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", out], cleanup: out)
     let ffFast = median(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy", "-movflags", "+faststart", out], cleanup: out)

@@ -41,6 +41,8 @@ extension CommandLine {
 
         OPTIONS:
           --verbose               Show FFmpeg's messages (for files read or written through libavformat).
+          --sync                  Flush each output to disk before putting it in place (a file that
+                                  replaces another always is).
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -52,7 +54,17 @@ extension CommandLine {
         return s
     }
 
-    static func run(_ args: [String]) -> Int32 {
+    static func run(_ arguments: [String]) -> Int32 {
+        // The options of every subcommand, before or after its name.
+        var args = arguments
+        if let v = args.firstIndex(of: "--verbose") {
+            args.remove(at: v)
+            Diagnostics.showFFmpegMessages(true)
+        }
+        if let v = args.firstIndex(of: "--sync") {
+            args.remove(at: v)
+            OutputFile.syncsToDisk = true
+        }
         guard let first = args.first else {
             Terminal.error(mainHelp)
             return ExitCode.usage
@@ -75,11 +87,7 @@ extension CommandLine {
             guard let c = commands.first(where: { $0.name == first }) else {
                 return report(UsageError(message: "unknown subcommand '\(first)'"))
             }
-            var rest = Array(args.dropFirst())
-            if let v = rest.firstIndex(of: "--verbose") {
-                rest.remove(at: v)
-                Diagnostics.showFFmpegMessages(true)
-            }
+            let rest = Array(args.dropFirst())
             if rest.contains("-h") || rest.contains("--help") {
                 print(c.help, terminator: "")
                 return ExitCode.success
