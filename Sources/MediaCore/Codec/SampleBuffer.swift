@@ -130,15 +130,21 @@ public struct SampleBuffer: Sendable {
     /// Makes a sample whose bytes stay in a file until they are needed.
     public init(fileRange: FileRange, decodeTimeStamp: MediaTime, presentationTimeStamp: MediaTime, duration: MediaTime,
                 isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
-        self.init(data: Data(), decodeTimeStamp: decodeTimeStamp, presentationTimeStamp: presentationTimeStamp, duration: duration,
-                  isSync: isSync, dependency: dependency, formatDescription: formatDescription)
-        self.storage = .file(fileRange)
+        self.init(storage: .file(fileRange), decodeTimeStamp: decodeTimeStamp, presentationTimeStamp: presentationTimeStamp,
+                  duration: duration, isSync: isSync, dependency: dependency, formatDescription: formatDescription)
     }
 
     /// Makes a sample of compressed bytes held in memory.
     public init(data: Data, decodeTimeStamp: MediaTime, presentationTimeStamp: MediaTime, duration: MediaTime,
                 isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
-        self.storage = .bytes(data)
+        self.init(storage: .bytes(data), decodeTimeStamp: decodeTimeStamp, presentationTimeStamp: presentationTimeStamp,
+                  duration: duration, isSync: isSync, dependency: dependency, formatDescription: formatDescription)
+    }
+
+    /// Makes a sample whose bytes, or decoded media, are `storage`.
+    public init(storage: Storage, decodeTimeStamp: MediaTime, presentationTimeStamp: MediaTime, duration: MediaTime,
+                isSync: Bool, dependency: Dependency? = nil, formatDescription: FormatDescription) {
+        self.storage = storage
         self.decodeTimeStamp = decodeTimeStamp
         self.presentationTimeStamp = presentationTimeStamp
         self.duration = duration

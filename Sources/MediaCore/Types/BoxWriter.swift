@@ -14,13 +14,18 @@ public struct BoxWriter: Sendable {
     /// Appends one byte.
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
     /// Appends a big-endian 16-bit integer.
-    public mutating func u16(_ v: UInt16) { bytes.append(UInt8(truncatingIfNeeded: v >> 8)); bytes.append(UInt8(truncatingIfNeeded: v & 0xFF)) }
+    public mutating func u16(_ v: UInt16) { bigEndian(v) }
     /// Appends the low 24 bits of `v`, big-endian.
     public mutating func u24(_ v: UInt32) { u8(UInt8(truncatingIfNeeded: (v >> 16) & 0xFF)); u16(UInt16(truncatingIfNeeded: v & 0xFFFF)) }
     /// Appends a big-endian 32-bit integer.
-    public mutating func u32(_ v: UInt32) { u16(UInt16(truncatingIfNeeded: v >> 16)); u16(UInt16(truncatingIfNeeded: v & 0xFFFF)) }
+    public mutating func u32(_ v: UInt32) { bigEndian(v) }
     /// Appends a big-endian 64-bit integer.
-    public mutating func u64(_ v: UInt64) { u32(UInt32(truncatingIfNeeded: v >> 32)); u32(UInt32(truncatingIfNeeded: v & 0xFFFF_FFFF)) }
+    public mutating func u64(_ v: UInt64) { bigEndian(v) }
+    /// Appends `v`'s bytes, most significant first, in one append (sample tables are written
+    /// an integer at a time: a million of them in a long track).
+    private mutating func bigEndian<T: FixedWidthInteger>(_ v: T) {
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
+    }
     /// Appends a big-endian 16-bit two's-complement integer.
     public mutating func i16(_ v: Int16) { u16(UInt16(bitPattern: v)) }
     /// Appends a big-endian 32-bit two's-complement integer.

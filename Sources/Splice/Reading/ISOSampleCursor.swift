@@ -83,13 +83,12 @@ final class ISOSampleCursor: SampleCursor {
             ? .bytes(try read(s))
             : .file(SampleBuffer.FileRange(file: file, offset: s.offset, length: Int(widening: s.size)))
         var sample = SampleBuffer(
-            data: Data(),
+            storage: storage,
             decodeTimeStamp: MediaTime(value: s.decodeTime, timescale: timescale),
             presentationTimeStamp: MediaTime(value: s.presentationTime, timescale: timescale),
             duration: MediaTime(value: Int64(widening: s.duration), timescale: timescale),
             isSync: s.isSync, dependency: s.dependency.map(SampleBuffer.Dependency.init(rawValue:)),
             formatDescription: formats[Int(widening: s.descriptionIndex) - 1])
-        sample.storage = storage
         if let end = editEnd, s.presentationTime < end, s.presentationTime + Int64(widening: s.duration) > end {
             sample.trimDurationAtEnd = MediaTime(value: s.presentationTime + Int64(widening: s.duration) - end, timescale: timescale)
         }
