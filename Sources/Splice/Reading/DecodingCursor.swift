@@ -21,6 +21,8 @@ final class DecodingCursor: DecodedSampleCursor {
     private var drained = false
     /// Where the compressed samples fed so far stop being shown (an audio edit's end).
     private var presentationEnd: MediaTime?
+    /// Whether the last sample fed said how much of it is not shown (`trimDurationAtEnd`).
+    private var endIsTrimmed = false
     private var timescale: Int32 = 0
     private var frameDuration = MediaTime.invalid
     /// Where the audio converted so far ends (what the resampler gives at the end follows it).
@@ -74,6 +76,7 @@ final class DecodingCursor: DecodedSampleCursor {
         func ticks(_ t: MediaTime) -> Int64 { t.convertScale(ts).value }
         let shownEnd = sample.presentationTimeStamp + sample.duration - sample.trimDurationAtEnd
         presentationEnd = presentationEnd.map { max($0, shownEnd) } ?? shownEnd
+        endIsTrimmed = sample.trimDurationAtEnd > .zero
         if frameDuration == .invalid, sample.duration > .zero { frameDuration = sample.duration }
         let data = try sample.loadData()
         while try !decoder.send(data, presentationTime: ticks(sample.presentationTimeStamp), decodeTime: ticks(sample.decodeTimeStamp),
@@ -136,11 +139,27 @@ final class DecodingCursor: DecodedSampleCursor {
     /// Queues the part of `pcm` (shown from `time`) inside the span, cut to the sample.
     private func queueAudio(_ pcm: PCMBuffer, at time: MediaTime) throws {
         let rate = Int32(clamping: pcm.format.sampleRate)
-        let first = time.convertScale(rate, method: .nearest).value
+        let slack = Int64(widening: max(1, rate / 500))   // 2 ms
+        var first = time.convertScale(rate, method: .nearest).value
+        // Decoded (and resampled) audio is one continuous stream, but each buffer carries its
+        // packet's time: off from where the stream has got to by the resampler's delay, by
+        // rounding (940 or 941 frames for 1,024 at 48 kHz into 44.1 kHz) and by the container's
+        // precision (Matroska's milliseconds). Placed at those times, buffers overlapped or left
+        // gaps of a frame or so, and the cut at the end of what was sent dropped frames: clicks.
+        // Within 2 ms of the stream's own clock a buffer follows on.
+        if let clock = audioClock, clock.timescale == rate {
+            let offset = first.subtractingReportingOverflow(clock.value)
+            if !offset.overflow, offset.partialValue.magnitude <= slack.magnitude { first = clock.value }
+        }
         var lower = start.isNumeric ? start.convertScale(rate, method: .nearest).value : Int64.min
         var upper = first + Int64(widening: pcm.frameCount)
         if end.isNumeric { upper = min(upper, end.convertScale(rate, method: .nearest).value) }
-        if let shown = presentationEnd { upper = min(upper, shown.convertScale(rate, method: .nearest).value) }
+        // The end of what was fed cuts a trimmed end (an edit's, padding), or audio past it by
+        // more than the slack; not the rounding of packet durations (Matroska's 23 ms for 23.2).
+        if let shown = presentationEnd?.convertScale(rate, method: .nearest).value {
+            let past = upper.subtractingReportingOverflow(shown)
+            if endIsTrimmed || past.overflow || past.partialValue > slack { upper = min(upper, shown) }
+        }
         audioClock = MediaTime(value: first + Int64(widening: pcm.frameCount), timescale: rate)
         lower = max(lower, first)
         guard upper > lower else { return }
