@@ -40,6 +40,9 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
         var start: Int64 = 0
         var ended = false
         var gain: GainCurve?
+        /// A decoded buffer (from frame `first`) not queued yet: the silence before it goes in
+        /// as it is needed, a block at a time (a file's times may jump by hours).
+        var next: (first: Int64, values: [Float])?
     }
 
     /// An output mixing `audioTracks` (of the reader's asset) into PCM of `audioSettings`.
@@ -99,26 +102,39 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
     /// Pulls track `i`'s decoded samples until they reach frame `end` (or the track ends).
     private func fill(_ i: Int, through end: Int64) {
         let channels = format.channelCount
-        while !inputs[i].ended, inputs[i].start + Int64(widening: inputs[i].samples.count / channels) < end {
-            guard let sample = outputs[i].copyNextSampleBuffer(), let pcm = sample.pcmBuffer else {
-                inputs[i].ended = true
-                break
+        while inputs[i].start + Int64(widening: inputs[i].samples.count / channels) < end {
+            if inputs[i].next == nil {
+                guard !inputs[i].ended, let sample = outputs[i].copyNextSampleBuffer(), let pcm = sample.pcmBuffer else {
+                    inputs[i].ended = true
+                    break
+                }
+                let first = ((sample.presentationTimeStamp.seconds * Double(format.sampleRate)).rounded(saturating: Int64.self) ?? 0)
+                var values = [Float](repeating: 0, count: pcm.frameCount * channels)
+                pcm.withPlane(0) { raw in
+                    values.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw.prefix($0.count))) }
+                }
+                if inputs[i].samples.isEmpty, position == nil {
+                    inputs[i].start = first
+                }
+                inputs[i].next = (first, values)
             }
-            let first = ((sample.presentationTimeStamp.seconds * Double(format.sampleRate)).rounded(saturating: Int64.self) ?? 0)
-            var values = [Float](repeating: 0, count: pcm.frameCount * channels)
-            pcm.withPlane(0) { raw in
-                values.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw.prefix($0.count))) }
-            }
-            if inputs[i].samples.isEmpty, position == nil {
-                inputs[i].start = first
-            }
+            guard let next = inputs[i].next else { break }
+            var values = next.values
             let endOfQueue = inputs[i].start + Int64(widening: inputs[i].samples.count / channels)
-            if first > endOfQueue {
-                inputs[i].samples += [Float](repeating: 0, count: Int(widening: first - endOfQueue) * channels)      // a gap: silence
-            } else if first < endOfQueue {
-                values.removeFirst(min(values.count, Int(widening: endOfQueue - first) * channels))               // an overlap: the newer goes
+            let gap = next.first.subtractingReportingOverflow(endOfQueue)
+            if next.first > endOfQueue {
+                // A gap: silence, up to `end` for now (the loop stops there).
+                let needed = gap.overflow ? Int64.max : gap.partialValue
+                let now = min(needed, end - endOfQueue)
+                inputs[i].samples += [Float](repeating: 0, count: Int(widening: now) * channels)
+                if now < needed { continue }
+            } else if next.first < endOfQueue {
+                // An overlap: the newer goes.
+                let overlap = gap.overflow ? Int.max : Int(clamping: gap.partialValue.magnitude)
+                values.removeFirst(min(values.count / channels, overlap) * channels)
             }
             inputs[i].samples += values
+            inputs[i].next = nil
         }
     }
 

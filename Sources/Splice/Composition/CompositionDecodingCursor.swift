@@ -18,6 +18,9 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
     /// Where the audio handed out so far ends (audio is made continuous).
     private var audioEnd: MediaTime?
     private var pending: [SampleBuffer] = []
+    /// Silence still to hand out, up to here: made a buffer at a time when asked for (an
+    /// empty segment may last an hour: `mix --at 3000` held 576 MB of it at once).
+    private var silenceEnd: MediaTime?
     /// A scaled audio segment's speed change (pitch kept) and where its output has got to.
     private var tempo: (filter: AudioTempo, clock: MediaTime)?
     /// What the decoders of the segments already read skipped and said.
@@ -47,6 +50,7 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
     func next() throws -> SampleBuffer? {
         while true {
             if !pending.isEmpty { return pending.removeFirst() }
+            if let silence = nextSilence() { return silence }
             if let (cursor, segment) = current {
                 if let s = try cursor.next() {
                     guard tempo != nil else { return place(s, segment) }
@@ -143,23 +147,30 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
         audioEnd = at
     }
 
-    /// Audio: silence from where the audio handed out ends to `end`, in whole samples.
+    /// Audio: silence from where the audio handed out ends to `end`, in whole samples (handed
+    /// out by `nextSilence`).
     private func fillSilence(to end: MediaTime) {
-        guard mediaType == .audio, let format = silenceFormat else { return }
+        guard mediaType == .audio, silenceFormat != nil else { return }
+        silenceEnd = silenceEnd.map { max($0, end) } ?? end
+    }
+
+    /// The next buffer of silence (up to 4,096 frames), or nil when there is none to hand out.
+    private func nextSilence() -> SampleBuffer? {
+        guard let end = silenceEnd, let format = silenceFormat else { return nil }
         let rate = Int32(clamping: format.sampleRate)
-        var at = (audioEnd ?? range.start).convertScale(rate)
+        let at = (audioEnd ?? range.start).convertScale(rate)
         let stop = end.convertScale(rate).value
-        let planes = format.isPlanar ? format.channelCount : 1
-        let description = FormatDescription(parameters: CodecParameters(pcm: format), codec: "lpcm")
-        while at.value < stop {
-            let n = Int(clamping: min(stop - at.value, 4096))
-            let bytes = [UInt8](repeating: 0, count: n * format.bytesPerFrame / planes)
-            let pcm = PCMBuffer(format: format, frameCount: n,
-                                storage: OwnedStorage(planes: Array(repeating: bytes, count: planes), strides: Array(repeating: bytes.count, count: planes)))
-            pending.append(SampleBuffer(pcm: pcm, presentationTimeStamp: at, formatDescription: description))
-            at = at + MediaTime(value: Int64(widening: n), timescale: rate)
+        guard at.value < stop else {
+            silenceEnd = nil
+            return nil
         }
-        if at.value >= stop { audioEnd = at }
+        let n = Int(clamping: min(stop - at.value, 4096))
+        let planes = format.isPlanar ? format.channelCount : 1
+        let bytes = [UInt8](repeating: 0, count: n * format.bytesPerFrame / planes)
+        let pcm = PCMBuffer(format: format, frameCount: n,
+                            storage: OwnedStorage(planes: Array(repeating: bytes, count: planes), strides: Array(repeating: bytes.count, count: planes)))
+        audioEnd = at + MediaTime(value: Int64(widening: n), timescale: rate)
+        return SampleBuffer(pcm: pcm, presentationTimeStamp: at, formatDescription: FormatDescription(parameters: CodecParameters(pcm: format), codec: "lpcm"))
     }
 
     func close() {
@@ -167,5 +178,6 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
         current = nil
         segments = []
         pending = []
+        silenceEnd = nil
     }
 }
