@@ -34,8 +34,9 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
     /// Whether every output of this process is flushed to disk (`fsync`, and its directory's
     /// entry) before it is put in place, so that it survives a power loss from then on: for a
     /// program that deletes a job's inputs once it is done. Off by default: flushing costs a
-    /// remux about a fifth of its time (the bench's MKV → MP4), and a new file that a crash cuts short costs only a
-    /// rerun. Files that replace others are flushed either way. The command line's `--sync`.
+    /// remux about a fifth of its time (the bench's MKV → MP4), and a new file that a crash
+    /// cuts short costs only a rerun. Files that replace others are flushed either way. The
+    /// command line's `--sync`.
     public static var syncsToDisk: Bool {
         get { syncing.value }
         set { syncing.withLock { $0 = newValue } }
