@@ -8,7 +8,7 @@ let package = Package(
         // AVFoundation's and CoreMedia's spellings over Splice, for code ported from Apple platforms.
         .library(name: "SpliceAVFoundation", targets: ["SpliceAVFoundation"]),
         // The lower layers, for the fuzz targets in Fuzz/ (a package of its own).
-        .library(name: "SpliceInternals", targets: ["MediaCore", "ISOBMFF", "Subtitles"]),
+        .library(name: "SpliceInternals", targets: ["MediaCore", "ISOBMFF", "Matroska", "Subtitles"]),
         .executable(name: "splice", targets: ["splice"]),
     ],
     targets: [
@@ -22,9 +22,10 @@ let package = Package(
         .target(name: "CSystem"),
         .target(name: "MediaCore", dependencies: ["CSystem"]),
         .target(name: "ISOBMFF", dependencies: ["MediaCore"]),
+        .target(name: "Matroska", dependencies: ["MediaCore"]),
         .target(name: "Subtitles", dependencies: ["MediaCore"]),
         .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "FFmpegLoader", "MediaCore"]),
-        .target(name: "Splice", dependencies: ["MediaCore", "ISOBMFF", "Subtitles", "FFmpegBridge"]),
+        .target(name: "Splice", dependencies: ["MediaCore", "ISOBMFF", "Matroska", "Subtitles", "FFmpegBridge"]),
         .target(name: "SpliceAVFoundation", dependencies: ["Splice"]),
         .executableTarget(name: "splice", dependencies: ["Splice"]),
         .executableTarget(name: "splice-bench", dependencies: ["Splice"], path: "Benchmarks/SpliceBench"),

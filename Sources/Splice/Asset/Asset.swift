@@ -118,6 +118,9 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
                 } else {
                     loaded = try ISOMovieSource.load(file, salvage: salvage)
                 }
+            } else if prefix.starts(with: [0x1A, 0x45, 0xDF, 0xA3]), let native = try? MatroskaSource.load(file) {
+                // Matroska/WebM of the common shape, read natively; anything else by libavformat.
+                loaded = native
             } else {
                 loaded = try FormatSource.load(path)
             }
