@@ -32,20 +32,30 @@ final class DemuxSession: ReadSession, @unchecked Sendable {   // `cursors` unde
     /// (repeated messages once, with a count; at most 20 in all).
     func warnings() -> [String] {
         var warnings: [String] = []
-        for (trackID, cursor) in lock.withLock({ cursors }) where cursor.droppedPackets > 0 {
-            let n = cursor.droppedPackets
-            warnings.append("track \(trackID): \(n) packet\(n == 1 ? "" : "s") whose decode time went back \(n == 1 ? "was" : "were") left out")
-        }
         for (trackID, cursor) in lock.withLock({ cursors }) {
             let (n, largest) = cursor.repairs
-            guard n > 0 else { continue }
-            let by = largest < 0.001 ? "less than 1 ms" : "at most \(Int((largest * 1000).rounded())) ms"
-            warnings.append("track \(trackID): \(n) packet\(n == 1 ? " had its" : "s had their") times out of order (a repeated decode time, "
-                            + "or presentation before decode); they were put in order, moved by \(by)")
+            warnings += DemuxSession.timingWarnings(trackID: trackID, dropped: cursor.droppedPackets, repaired: n, largestRepair: largest)
         }
         let damaged = demuxer.corruptPacketCount
         if damaged > 0 { warnings.append("\(damaged) damaged packet\(damaged == 1 ? " was" : "s were") copied as read") }
         return warnings + FFmpegLog.summary(demuxer.takeMessages())
+    }
+}
+
+extension ReadSession {
+    /// What reading changed of a track's times: packets left out because their decode time went
+    /// back, and packets put in order, the largest moved by `largestRepair` seconds.
+    static func timingWarnings(trackID: Int, dropped: Int, repaired: Int, largestRepair: Double) -> [String] {
+        var warnings: [String] = []
+        if dropped > 0 {
+            warnings.append("track \(trackID): \(dropped) packet\(dropped == 1 ? "" : "s") whose decode time went back \(dropped == 1 ? "was" : "were") left out")
+        }
+        if repaired > 0 {
+            let by = largestRepair < 0.001 ? "less than 1 ms" : "at most \(Int((largestRepair * 1000).rounded())) ms"
+            warnings.append("track \(trackID): \(repaired) packet\(repaired == 1 ? " had its" : "s had their") times out of order (a repeated decode time, "
+                            + "or presentation before decode); they were put in order, moved by \(by)")
+        }
+        return warnings
     }
 }
 

@@ -13,8 +13,8 @@ import Matroska
 /// order, times in the segment's ticks, frames laced in a block timed as libavformat times them,
 /// and decode times of reordered video as libavformat derives them (the presentation times in
 /// order, a reorder delay behind).
-final class MatroskaSource: AssetSource, ReadSession, @unchecked Sendable {   // immutable after init
-    let file: ReadOnlyFile
+final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable after init
+    private let file: ReadOnlyFile
     let movieMetadata: [MetadataItem]
     var containerChapters: [Asset.Chapter]? { [] }
 
@@ -123,9 +123,10 @@ final class MatroskaSource: AssetSource, ReadSession, @unchecked Sendable {   //
                 throw MediaError(.unsupported, "track \(t.number): a picture of \(t.pixelWidth)x\(t.pixelHeight)")
             }
             (p.width, p.height) = (w, h)
-            // DisplayWidth/Height in pixels give the pixel shape, as libavformat derives it.
-            if t.displayUnit == 0, let dw = t.displayWidth, let dh = t.displayHeight, dw > 0, dh > 0, dw <= 65535, dh <= 65535, w > 0, h > 0 {
-                let (num, den) = (Int(widening: UInt32(truncatingIfNeeded: dh)) * w, Int(widening: UInt32(truncatingIfNeeded: dw)) * h)   // lint: checked (≤ 65535)
+            // DisplayWidth/Height (in pixels, centimetres, inches or as a ratio) give the pixel
+            // shape, as libavformat derives it.
+            if t.displayUnit < 4, let dw = t.displayWidth, let dh = t.displayHeight, dw > 0, dh > 0, dw <= 65535, dh <= 65535, w > 0, h > 0 {
+                let (num, den) = (h * Int(widening: UInt32(truncatingIfNeeded: dw)), w * Int(widening: UInt32(truncatingIfNeeded: dh)))   // lint: checked (≤ 65535)
                 let g = gcd(num, den)
                 p.sampleAspectRatio = (num / g, den / g)
             }
@@ -159,7 +160,20 @@ final class MatroskaSource: AssetSource, ReadSession, @unchecked Sendable {   //
 
     // MARK: Reading
 
-    func makeSession(reading tracks: [AssetTrack], timeRange: TimeRange) throws -> any ReadSession { self }
+    func makeSession(reading tracks: [AssetTrack], timeRange: TimeRange) throws -> any ReadSession {
+        MatroskaReadSession(file: file, tracks: tracks)
+    }
+}
+
+/// What one reader reads of a Matroska file: a cursor per track, and what was put in order.
+final class MatroskaReadSession: ReadSession, @unchecked Sendable {   // immutable after init
+    private let file: ReadOnlyFile
+    private let tracks: [AssetTrack]
+
+    init(file: ReadOnlyFile, tracks: [AssetTrack]) {
+        self.file = file
+        self.tracks = tracks
+    }
 
     func makeCursor(for track: AssetTrack, span: MediaSpan, copiesSampleData: Bool) throws -> any SampleCursor {
         guard let backing = track.backing as? MatroskaTrackBacking else {
@@ -168,7 +182,16 @@ final class MatroskaSource: AssetSource, ReadSession, @unchecked Sendable {   //
         return MatroskaSampleCursor(track: track, backing: backing, file: file, span: span, copiesSampleData: copiesSampleData)
     }
 
-    func warnings() -> [String] { [] }
+    /// Frames left out or put in order, said as libavformat's reading says them.
+    func warnings() -> [String] {
+        var warnings: [String] = []
+        for track in tracks {
+            guard let t = (track.backing as? MatroskaTrackBacking)?.timeline else { continue }
+            let largest = Double(t.largestRepair) / Double(max(1, track.naturalTimeScale))
+            warnings += Self.timingWarnings(trackID: track.trackID, dropped: t.droppedFrames, repaired: t.repairedFrames, largestRepair: largest)
+        }
+        return warnings
+    }
 }
 
 /// A Matroska track read natively: its frames' timeline.

@@ -7,54 +7,85 @@ import Matroska
 /// Matroska stores presentation times only. Decode times are made as libavformat makes them:
 /// with a reorder delay of `d` frames (the most any frame comes before frames shown earlier),
 /// frame `i` is decoded at the `i - d`th presentation time in order, and the first `d` frames a
-/// frame's duration apart before that. Each sample lasts until the next one's decode time; the
-/// last as long as its block says.
+/// frame's duration apart before that. Times out of order are then put in order as
+/// `PacketTimeline` puts libavformat's (a repeated time moved a tick on, a frame that goes back
+/// further left out), and each sample lasts until the next frame's decode time.
 struct MatroskaTimeline: Sendable {
     let frames: MatroskaFrames
-    let decodeTimes: [Int64]
-    let durations: [Int64]
-    let reorderDelay: Int
+    /// Each sample's frame (frames whose times go back are left out).
+    private(set) var frameIndexes: [Int] = []
+    private(set) var presentationTimes: [Int64] = []
+    private(set) var decodeTimes: [Int64] = []
+    private(set) var durations: [Int64] = []
+    private(set) var reorderDelay = 0
+    /// Frames whose times were put in order, and the largest change in ticks.
+    private(set) var repairedFrames = 0, largestRepair: Int64 = 0
+    /// Frames left out because their time went back by a frame or more.
+    private(set) var droppedFrames = 0
 
     /// - Parameter reorders: video, whose frames may be stored out of presentation order.
-    /// - Throws: `.unsupported` for frames whose times go back or repeat where they may not, or
-    ///   come before 0 (encoder delay, which libavformat's reading handles).
+    /// - Throws: `.unsupported` for frames before time 0 (encoder delay, which libavformat's
+    ///   reading handles).
     init(frames: MatroskaFrames, reorders: Bool) throws {
         self.frames = frames
         let pts = frames.times
-        let n = pts.count
         guard let lowest = pts.min(), lowest >= 0 else { throw MediaError(.unsupported, "frames before time 0") }
         var dts = pts
-        var delay = 0
-        if reorders {
-            let order = pts.indices.sorted { pts[$0] < pts[$1] || (pts[$0] == pts[$1] && $0 < $1) }
-            var rank = [Int](repeating: 0, count: n)
-            for (r, i) in order.enumerated() { rank[i] = r }
-            delay = pts.indices.map { $0 - rank[$0] }.max() ?? 0
-            for i in delay..<n { dts[i] = pts[order[i - delay]] }
-            if delay > 0 {
-                var step = max(1, frames.durations[delay])
-                for j in stride(from: delay - 1, through: 0, by: -1) {
-                    if frames.durations[j] > 0 { step = frames.durations[j] }
-                    dts[j] = dts[j + 1] - step
-                }
+        if reorders { reorderDelay = MatroskaTimeline.decodeTimes(&dts, frames: frames) }
+        putInOrder(dts: dts)
+    }
+
+    /// Decode times from presentation times (see the type); returns the reorder delay.
+    private static func decodeTimes(_ dts: inout [Int64], frames: MatroskaFrames) -> Int {
+        let pts = frames.times, n = pts.count
+        let order = pts.indices.sorted { pts[$0] < pts[$1] || (pts[$0] == pts[$1] && $0 < $1) }
+        var rank = [Int](repeating: 0, count: n)
+        for (r, i) in order.enumerated() { rank[i] = r }
+        let delay = pts.indices.map { $0 - rank[$0] }.max() ?? 0
+        for i in delay..<n { dts[i] = pts[order[i - delay]] }
+        if delay > 0 {
+            var step = max(1, frames.durations[delay])
+            for j in stride(from: delay - 1, through: 0, by: -1) {
+                if frames.durations[j] > 0 { step = frames.durations[j] }
+                dts[j] = dts[j + 1] &- step
             }
         }
-        for i in 1..<max(n, 1) where dts[i] <= dts[i - 1] {
-            throw MediaError(.unsupported, "frames whose decode times repeat or go back (at frame \(i))")
-        }
-        var durations = [Int64](repeating: 0, count: n)
+        return delay
+    }
+
+    /// `PacketTimeline`'s rules, frame by frame: a decode time at or a little behind the
+    /// previous one moves a tick past it, one further behind drops the frame, a presentation time
+    /// before the decode time pulls the decode time back to it (not past the previous).
+    private mutating func putInOrder(dts raw: [Int64]) {
+        let pts = frames.times, n = raw.count
+        var last: Int64?, lastDuration: Int64 = 0
         for i in 0..<n {
-            durations[i] = i + 1 < n ? dts[i + 1] - dts[i] : frames.durations[i] > 0 ? frames.durations[i] : i > 0 ? durations[i - 1] : 0
+            var d = raw[i], p = pts[i]
+            let floor = last.map { $0 &+ 1 } ?? .min
+            if d < floor {
+                guard floor &- d <= max(lastDuration, 1) else { droppedFrames += 1; continue }
+                d = floor
+            }
+            if p < d { d = max(p, floor) }
+            p = max(p, d)
+            let moved = max(abs(d &- raw[i]), abs(p &- pts[i]))
+            if moved > 0 { repairedFrames += 1; largestRepair = max(largestRepair, moved) }
+            var duration = frames.durations[i]
+            if i + 1 < n, raw[i + 1] > d { duration = raw[i + 1] &- d }
+            if duration == 0 { duration = lastDuration }
+            frameIndexes.append(i)
+            presentationTimes.append(p)
+            decodeTimes.append(d)
+            durations.append(duration)
+            last = d
+            lastDuration = duration
         }
-        decodeTimes = dts
-        self.durations = durations
-        reorderDelay = delay
     }
 
     /// The earliest presentation time.
-    var firstPresentation: Int64 { frames.times.min() ?? 0 }
+    var firstPresentation: Int64 { presentationTimes.min() ?? 0 }
     /// Where the last sample ends, in decode time.
-    var end: Int64 { (decodeTimes.last ?? 0) + (durations.last ?? 0) }
+    var end: Int64 { (decodeTimes.last ?? 0) &+ (durations.last ?? 0) }
 }
 
 /// One Matroska track's samples: from the key frame at or before a span's start to its end,
@@ -90,13 +121,13 @@ final class MatroskaSampleCursor: SampleCursor {
     /// As `ISOSampleCursor` positions: from the last key frame at or before the first frame that
     /// ends after the span's start, to the last frame decoded before its end that is shown before it.
     private func position(at span: MediaSpan) {
-        let pts = timeline.frames.times
+        let pts = timeline.presentationTimes
         if span.start.isNumeric {
             let start = span.start.convertScale(timescale, method: .down).value
             var key = 0
             for i in pts.indices {
-                if !isVideo || timeline.frames.keyFrames[i] { key = i }
-                if pts[i] + timeline.durations[i] > start { break }
+                if !isVideo || timeline.frames.keyFrames[timeline.frameIndexes[i]] { key = i }
+                if pts[i] &+ timeline.durations[i] > start { break }
             }
             index = key
         }
@@ -112,20 +143,20 @@ final class MatroskaSampleCursor: SampleCursor {
 
     func next() throws -> SampleBuffer? {
         guard index < endIndex else { return nil }
-        let i = index
+        let i = index, f = timeline.frameIndexes[index]
         index += 1
         let frames = timeline.frames
-        let offset = frames.offsets[i], size = Int(widening: frames.sizes[i])
+        let offset = frames.offsets[f], size = Int(widening: frames.sizes[f])
         let storage: SampleBuffer.Storage = copiesSampleData
             ? .bytes(try read(offset: offset, size: size))
             : .file(SampleBuffer.FileRange(file: file, offset: offset, length: size))
         var sample = SampleBuffer(
             storage: storage,
             decodeTimeStamp: MediaTime(value: timeline.decodeTimes[i], timescale: timescale),
-            presentationTimeStamp: MediaTime(value: frames.times[i], timescale: timescale),
+            presentationTimeStamp: MediaTime(value: timeline.presentationTimes[i], timescale: timescale),
             duration: MediaTime(value: timeline.durations[i], timescale: timescale),
-            isSync: frames.keyFrames[i] || !isVideo, formatDescription: format)
-        if let padding = frames.discardPadding[i], padding > 0, sampleRate > 0 {
+            isSync: frames.keyFrames[f] || !isVideo, formatDescription: format)
+        if let padding = frames.discardPadding[f], padding > 0, sampleRate > 0 {
             // DiscardPadding in nanoseconds, counted in samples as libavformat counts it.
             let samples = (Double(padding) * Double(sampleRate) / 1e9).rounded()
             if let n = samples.rounded(saturating: Int64.self) {
