@@ -97,7 +97,7 @@ ifndef FUZZ_SEED
 FUZZ_SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$$runs,-max_total_time=$(FUZZ_SECONDS)) -seed=$(FUZZ_SEED)
-FUZZ_TARGETS := Boxes SampleTables Subtitles Writer Codecs Remux SampleEntries
+FUZZ_TARGETS := Boxes SampleTables Subtitles Writer Codecs Remux SampleEntries Matroska
 fuzz-build: deps-test
 	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 	Fuzz/seed.sh
@@ -108,7 +108,8 @@ fuzz: fuzz-build
 		corpus=Fuzz/work/$$t; mkdir -p $$corpus; runs=$(FUZZ_RUNS); [ $$t != Remux ] || runs=$$((runs / 10)); \
 		case $$t in Boxes) cp -n Fuzz/corpus/boxes/* $$corpus/ ;; SampleTables) cp -n Fuzz/corpus/tables/* $$corpus/ ;; \
 		            Subtitles) cp -n Fuzz/corpus/subtitles/* $$corpus/ ;; Codecs) cp -n Fuzz/corpus/codecs/* $$corpus/ ;; \
-		            Remux) cp -n Fuzz/corpus/remux/* $$corpus/ ;; SampleEntries) cp -n Fuzz/corpus/entries/* $$corpus/ ;; esac; \
+		            Remux) cp -n Fuzz/corpus/remux/* $$corpus/ ;; SampleEntries) cp -n Fuzz/corpus/entries/* $$corpus/ ;; \
+		            Matroska) cp -n Fuzz/corpus/matroska/* $$corpus/ ;; esac; \
 		echo "fuzzing $$t ($(FUZZ_LIMIT); FUZZ_SEED=$(FUZZ_SEED) repeats it)"; \
 		SWIFT_BACKTRACE=enable=no Fuzz/.build/release/Fuzz$$t $(FUZZ_LIMIT) -timeout=10 \
 			-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$t- $$corpus \

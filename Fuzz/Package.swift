@@ -15,6 +15,7 @@ let package = Package(
         .executableTarget(name: "FuzzCodecs", dependencies: ["FuzzSupport", .product(name: "SpliceInternals", package: "Splice")]),
         .executableTarget(name: "FuzzRemux", dependencies: ["FuzzSupport", .product(name: "Splice", package: "Splice"),
                                                             .product(name: "SpliceInternals", package: "Splice")]),
+        .executableTarget(name: "FuzzMatroska", dependencies: ["FuzzSupport", .product(name: "SpliceInternals", package: "Splice")]),
         .executableTarget(name: "FuzzSampleEntries", dependencies: ["FuzzSupport", .product(name: "SpliceInternals", package: "Splice")]),
         .executableTarget(name: "FuzzWriter", dependencies: ["FuzzSupport", .product(name: "Splice", package: "Splice"),
                                                              .product(name: "SpliceInternals", package: "Splice")]),

@@ -65,6 +65,20 @@ if [ ! -f corpus/remux/seed-tiny.mp4 ]; then
     ff -i corpus/remux/seed-tiny.mp4 -c copy corpus/remux/seed-tiny.mkv
     rm -rf "$t"
 fi
+# Seeds for FuzzMatroska (corpus/matroska, made here): the remux seed laced by mkvmerge, HEVC,
+# and block groups with BlockDuration (mkvmerge --disable-lacing of a file with AAC). Also added
+# to FuzzRemux's, so that it reads Matroska through the native reader.
+mkdir -p corpus/matroska
+if [ ! -f corpus/matroska/seed-mkvmerge.mkv ]; then
+    t=$(mktemp -d)
+    ff -f lavfi -i testsrc=size=16x16:rate=5:duration=0.4 -c:v libx265 -x265-params log-level=none:bframes=2 "$t/hevc.mp4"
+    mkvmerge -q -o corpus/matroska/seed-mkvmerge.mkv corpus/remux/seed-tiny.mp4
+    mkvmerge -q --disable-lacing -o corpus/matroska/seed-unlaced.mkv corpus/remux/seed-tiny.mp4
+    mkvmerge -q -o corpus/matroska/seed-hevc.mkv "$t/hevc.mp4"
+    cp corpus/remux/seed-tiny.mkv corpus/matroska/seed-ffmpeg.mkv
+    cp -n corpus/matroska/seed-mkvmerge.mkv corpus/matroska/seed-hevc.mkv corpus/remux/
+    rm -rf "$t"
+fi
 if [ ! -f corpus/entries/seed-avc1.bin ]; then
     python3 - corpus/remux/*.mp4 corpus/remux/*.mov corpus/remux/*.m4a <<'PY'
 import struct, sys

@@ -76,6 +76,32 @@ struct MatroskaReaderTests {
         #expect(native.source.movieMetadata.map(\.description) == other.source.movieMetadata.map(\.description))
     }
 
+    static let notSanitized = ProcessInfo.processInfo.environment["SPLICE_SANITIZER"] == nil
+
+    /// `splice remux` of an mkvmerge file (laced AAC, B-frames) into MP4, traced: the frames are
+    /// copied file to file, FFmpeg is never opened, and the copy holds the same packets and
+    /// decodes to the same pictures and sound as the source. (Not under the sanitizers, which
+    /// stop a traced process.)
+    @Test(.enabled(if: notSanitized), arguments: ["h264-bf2-mkvmerge", "hevc-mkvmerge"])
+    func remuxToMP4IsAFileToFileCopy(_ name: String) throws {
+        let source = try #require(try Self.sources.get()[name])
+        let out = Fixtures.path("mkvnative-\(name).mp4-copy.mp4")
+        let log = Fixtures.path("mkvnative-\(name).strace")
+        let r = try Tool.run("strace", ["-f", "-qq", "-e", "trace=openat,copy_file_range", "-o", log.path,
+                                        Tool.spliceBinary, "remux", source.path, out.path, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let trace = try String(contentsOf: log, encoding: .utf8)
+        #expect(!trace.contains("libavformat") && !trace.contains("libavcodec"), "FFmpeg was loaded")
+        #expect(trace.components(separatedBy: "copy_file_range(").count > 10, "frames were not copied file to file")
+        #expect(try ContainerTests.payloadHashes(out) == ContainerTests.payloadHashes(source))
+        func decoded(_ url: URL, _ stream: String) throws -> [String] {
+            try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:\(stream)", "-f", "framemd5", "-"]).stdout
+                .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+        }
+        #expect(try decoded(out, "v") == decoded(source, "v"))
+        #expect(try decoded(out, "a") == decoded(source, "a"))
+    }
+
     private func samples(of track: AssetTrack, in source: any AssetSource) throws -> [SampleBuffer] {
         let cursor = try source.makeSession(reading: [track], timeRange: .everything).makeCursor(for: track, span: .all, copiesSampleData: true)
         var all: [SampleBuffer] = []

@@ -98,8 +98,10 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     ///     read as Matroska).
     ///   - salvage: read a damaged MP4/MOV for what it still holds instead of refusing it:
     ///     a truncated download keeps every sample wholly in the file, a track that cannot be read
-    ///     is left out, a missing `mvhd` is made up; `salvageNotes` says what was done. (Other
-    ///     containers are read by libavformat, which reads damaged files as far as it can anyway.)
+    ///     is left out, a missing `mvhd` is made up; `salvageNotes` says what was done. (Matroska
+    ///     and WebM files of H.264, HEVC and AAC are read natively too; other containers, and any
+    ///     Matroska file the native reader does not take whole, damaged ones included, are read by
+    ///     libavformat, which reads damaged files as far as it can anyway.)
     /// - Throws: `MediaError` naming the file and what is wrong: `.fileNotFound`, `.invalidData`
     ///   (with the box path), `.truncated`, `.unsupported`.
     public convenience init(url: URL, salvage: Bool = false) throws {
@@ -110,6 +112,9 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
             let prefix = try file.read(at: 0, count: Int(clamping: min(file.size, 16)))
             if MovieFile.sniff(prefix) {
                 loaded = try ISOMovieSource.load(file, salvage: salvage)
+            } else if prefix.starts(with: [0x1A, 0x45, 0xDF, 0xA3]), let native = try? MatroskaSource.load(file) {
+                // Matroska/WebM of the common shape, read natively; anything else by libavformat.
+                loaded = native
             } else if Asset.isoExtensions.contains(url.pathExtension.lowercased()) {
                 // Named as an MP4/MOV but not one by its first bytes: what libavformat finds in it
                 // by its content (a Matroska file named `.mp4`), else the MP4 reader's reason.
@@ -118,9 +123,6 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
                 } else {
                     loaded = try ISOMovieSource.load(file, salvage: salvage)
                 }
-            } else if prefix.starts(with: [0x1A, 0x45, 0xDF, 0xA3]), let native = try? MatroskaSource.load(file) {
-                // Matroska/WebM of the common shape, read natively; anything else by libavformat.
-                loaded = native
             } else {
                 loaded = try FormatSource.load(path)
             }
