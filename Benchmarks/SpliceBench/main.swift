@@ -69,6 +69,7 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--transcode" {
 
 let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
 let media = root.appendingPathComponent("bench-media")
+try? FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
 let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("splice").path
 let runs = Int(ProcessInfo.processInfo.environment["BENCH_RUNS"] ?? "") ?? 3
 /// Another build of splice to compare with (`SPLICE_BENCH_BASELINE=/path/to/splice`): its runs

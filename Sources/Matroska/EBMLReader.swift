@@ -46,9 +46,9 @@ struct EBMLReader {
         if offset < windowStart || offset + wanted > windowEnd {
             // Past a large element (a video frame), the next header is read alone; among small
             // ones (laced audio, a header's children), a window's worth at once.
-            let near = !window.isEmpty && offset >= windowEnd && offset - windowEnd < UInt64(EBMLReader.windowSize)
+            let near = !window.isEmpty && offset >= windowEnd && offset - windowEnd < UInt64(clamping: EBMLReader.windowSize)
             let step = near || window.isEmpty ? EBMLReader.windowSize : 512
-            let length = min(max(wanted, UInt64(step)), size - offset)
+            let length = min(max(wanted, UInt64(clamping: step)), size - offset)
             window = try source.read(at: offset, count: Int(clamping: length))
             windowStart = offset
         }

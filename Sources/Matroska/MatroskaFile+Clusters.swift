@@ -69,7 +69,7 @@ extension MatroskaFile {
             let (total, over) = d.multipliedReportingOverflow(by: laces)
             blockDuration = over ? 0 : total / timestampScale
         }
-        guard blockDuration <= UInt64(Int64.max) / max(laces, 1) else {
+        guard blockDuration <= UInt64(clamping: Int64.max) / max(laces, 1) else {
             throw MediaError(.invalidData, "block duration out of range", location: location(block))
         }
         if laces > 1, blockDuration == 0 {
