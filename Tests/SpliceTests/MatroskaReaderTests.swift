@@ -10,7 +10,8 @@ import TestSupport
 /// for, checked with ffprobe, and the files it leaves to libavformat.
 @Suite("Matroska read natively")
 struct MatroskaReaderTests {
-    /// Sources of different shapes: B-frame depth, codec, rate, channels.
+    /// Sources of different shapes: B-frame depth, codec (H.264, HEVC, VP9, AV1; AAC, AC-3,
+    /// E-AC-3), rate, channels.
     static let sources: Result<[String: URL], Error> = Result {
         let shapes: [(String, [String])] = [
             ("h264-bf2", ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25", "-f", "lavfi", "-i", "sine=f=440:r=48000",
@@ -22,10 +23,16 @@ struct MatroskaReaderTests {
             ("hevc", ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30000/1001", "-f", "lavfi", "-i", "sine=f=440:r=48000",
                       "-t", "2", "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "bframes=4:log-level=error",
                       "-c:a", "aac", "-b:a", "96k"]),
+            ("vp9-ac3", ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25", "-f", "lavfi", "-i", "sine=f=440:r=48000",
+                         "-t", "2", "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "25",
+                         "-c:a", "ac3", "-b:a", "128k"]),
+            ("av1-eac3", ["-f", "lavfi", "-i", "testsrc2=s=160x120:r=25", "-f", "lavfi", "-i", "sine=f=440:r=48000",
+                          "-t", "1", "-c:v", "libaom-av1", "-cpu-used", "8", "-g", "12",
+                          "-c:a", "eac3", "-b:a", "96k"]),
         ]
         var made: [String: URL] = [:]
         for (name, args) in shapes {
-            let mp4 = Fixtures.path("mkvnative-\(name).mp4")
+            let mp4 = Fixtures.path("mkvnative-\(name).\(name.hasPrefix("h") ? "mp4" : "mkv")")
             try Tool.ffmpeg(args + [mp4.path])
             let merged = Fixtures.path("mkvnative-\(name)-mkvmerge.mkv")
             try Tool.check("mkvmerge", ["-q", "-o", merged.path, mp4.path])
@@ -38,7 +45,8 @@ struct MatroskaReaderTests {
         return made
     }
 
-    static let names = ["h264-bf2-mkvmerge", "h264-bf2-ffmpeg", "h264-bf3-ntsc-mkvmerge", "h264-bf3-ntsc-ffmpeg", "hevc-mkvmerge", "hevc-ffmpeg"]
+    static let names = ["h264-bf2-mkvmerge", "h264-bf2-ffmpeg", "h264-bf3-ntsc-mkvmerge", "h264-bf3-ntsc-ffmpeg", "hevc-mkvmerge", "hevc-ffmpeg",
+                        "vp9-ac3-mkvmerge", "vp9-ac3-ffmpeg", "av1-eac3-mkvmerge", "av1-eac3-ffmpeg"]
 
     @Test("the same tracks and samples as libavformat reads", arguments: names)
     func sameAsLibavformat(_ name: String) throws {

@@ -99,7 +99,7 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     ///   - salvage: read a damaged MP4/MOV for what it still holds instead of refusing it:
     ///     a truncated download keeps every sample wholly in the file, a track that cannot be read
     ///     is left out, a missing `mvhd` is made up; `salvageNotes` says what was done. (Matroska
-    ///     and WebM files of H.264, HEVC and AAC are read natively too; other containers, and any
+    ///     and WebM files of H.264, HEVC, VP9, AV1, AAC, AC-3 and E-AC-3 are read natively too; other containers, and any
     ///     Matroska file the native reader does not take whole, damaged ones included, are read by
     ///     libavformat, which reads damaged files as far as it can anyway.)
     /// - Throws: `MediaError` naming the file and what is wrong: `.fileNotFound`, `.invalidData`

@@ -24,8 +24,10 @@ final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable af
     }
 
     /// Codecs read natively, by Matroska codec ID: FFmpeg's names. Their frames are the very
-    /// bytes an MP4 sample holds.
-    static let codecs: [String: String] = ["V_MPEG4/ISO/AVC": "h264", "V_MPEGH/ISO/HEVC": "hevc", "A_AAC": "aac"]
+    /// bytes an MP4 sample holds, and their sample entries are libavformat's. (Not MP3: its
+    /// `esds` states the bit rate, which libavformat reads from the frames.)
+    static let codecs: [String: String] = ["V_MPEG4/ISO/AVC": "h264", "V_MPEGH/ISO/HEVC": "hevc", "V_AV1": "av1", "V_VP9": "vp9",
+                                           "A_AAC": "aac", "A_AC3": "ac3", "A_EAC3": "eac3"]
 
     /// Reads the structure of the Matroska file `file`.
     /// - Throws: `.unsupported` when the file holds what only libavformat reads; the reader's
@@ -50,11 +52,11 @@ final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable af
                            source: MatroskaSource(file: file, metadata: MetadataItem.movieItems(tags: tags(of: mkv))))
     }
 
-    /// The movie's tags under the keys libavformat gives them (`title`, `creation_time`, the
-    /// global tags' names).
+    /// The movie's tags under the keys libavformat gives them (`title`, `encoder`,
+    /// `creation_time`, the global tags' names), lower-cased: the segment's information first,
+    /// then each tag in file order over any of the same name, as libavformat's dictionary takes them.
     private static func tags(of mkv: MatroskaFile) -> [String: String] {
         var tags: [String: String] = [:]
-        for t in mkv.tags where tags[t.name] == nil { tags[t.name] = t.value }
         if let title = mkv.title { tags["title"] = title }
         if let app = mkv.muxingApp { tags["encoder"] = app }
         if let date = mkv.dateUTC {
@@ -68,6 +70,7 @@ final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable af
             tags["creation_time"] = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
                                            parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(truncatingIfNeeded: fraction))   // lint: checked (0 ≤ fraction < 10⁶)
         }
+        for t in mkv.tags { tags[t.name.lowercased()] = t.value }
         return tags
     }
 
