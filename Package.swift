@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["MediaCore", "ISOBMFF"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "TestSupport"], exclude: ["Regressions"]),
-        .testTarget(name: "MatroskaTests", dependencies: ["Matroska"]),
+        .testTarget(name: "MatroskaTests", dependencies: ["Matroska", "TestSupport"]),
         .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles"], exclude: ["Regressions"]),
         .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
         .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF", "TestSupport"], exclude: ["Regressions"]),

@@ -2,37 +2,20 @@ import Foundation
 import MediaCore
 import Matroska
 import Testing
+import TestSupport
 
 /// `MatroskaFile` on files built here byte by byte: each kind of lacing, block groups, and
 /// damaged or unusual structure, which it must refuse with a clear error (never a trap).
 @Suite("Matroska structure")
 struct MatroskaFileTests {
-    /// An element: its ID's bytes, an 8-byte size, its payload.
-    static func element(_ id: UInt32, _ payload: [UInt8]) -> [UInt8] {
-        let idBytes = withUnsafeBytes(of: id.bigEndian) { Array($0) }.drop { $0 == 0 }
-        let size = UInt64(payload.count) | (1 << 56)
-        return Array(idBytes) + withUnsafeBytes(of: size.bigEndian) { Array($0) } + payload
-    }
-
-    static func uint(_ id: UInt32, _ v: UInt64) -> [UInt8] { element(id, withUnsafeBytes(of: v.bigEndian) { Array($0) }) }
+    static func element(_ id: UInt32, _ payload: [UInt8]) -> [UInt8] { EBMLBuilder.element(id, payload) }
+    static func uint(_ id: UInt32, _ v: UInt64) -> [UInt8] { EBMLBuilder.uint(id, v) }
+    static func cluster(_ time: UInt64, _ blocks: [UInt8]...) -> [UInt8] { EBMLBuilder.element(0x1F43_B675, EBMLBuilder.uint(0xE7, time) + blocks.joined()) }
+    static func blockBody(_ relative: Int16, flags: UInt8, _ body: [UInt8]) -> [UInt8] { EBMLBuilder.blockBody(relative, flags: flags, body) }
 
     /// A file of one audio track (number 1, 1 ms ticks, 20 ms frames by default) and `clusters`.
     static func file(trackExtras: [UInt8] = [], clusters: [[UInt8]], segmentExtras: [UInt8] = []) -> [UInt8] {
-        let header = element(0x1A45_DFA3, element(0x4282, Array("matroska".utf8)))
-        let track = element(0xAE, uint(0xD7, 1) + uint(0x83, 2) + element(0x86, Array("A_AAC".utf8))
-                            + element(0x63A2, [0x11, 0x90]) + uint(0x23E383, 20_000_000) + trackExtras)
-        let info = element(0x1549_A966, uint(0x2A_D7B1, 1_000_000))
-        return header + element(0x1853_8067, info + element(0x1654_AE6B, track) + segmentExtras + clusters.joined())
-    }
-
-    /// A cluster at `time` holding `blocks`.
-    static func cluster(_ time: UInt64, _ blocks: [UInt8]...) -> [UInt8] {
-        element(0x1F43_B675, uint(0xE7, time) + blocks.joined())
-    }
-
-    /// A block of track 1 at `relative` ms: the track number, time and flags, then `body`.
-    static func blockBody(_ relative: Int16, flags: UInt8, _ body: [UInt8]) -> [UInt8] {
-        [0x81, UInt8(truncatingIfNeeded: relative >> 8), UInt8(truncatingIfNeeded: relative), flags] + body
+        EBMLBuilder.file(trackExtras: uint(0x23E383, 20_000_000) + trackExtras, clusters: clusters, segmentExtras: segmentExtras)
     }
 
     static func frames(_ bytes: [UInt8]) throws -> MatroskaFrames {

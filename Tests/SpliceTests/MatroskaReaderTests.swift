@@ -110,6 +110,23 @@ struct MatroskaReaderTests {
         #expect(try decoded(out, "a") == decoded(source, "a"))
     }
 
+    /// Times no muxer writes — frames shown in reverse, lasting as long as an `Int64` can — are
+    /// refused by the native reader (counting decode times back would overflow), not trapped on.
+    @Test func hostileTimesAreRefusedNotTrapped() throws {
+        func group(_ time: Int16, _ duration: UInt64) -> [UInt8] {
+            EBMLBuilder.element(0xA0, EBMLBuilder.element(0xA1, EBMLBuilder.blockBody(time, flags: 0, [0, 0, 0, 1, 0x65]))
+                                + EBMLBuilder.uint(0x9B, duration))
+        }
+        let longest = UInt64(Int64.max)
+        let bytes = EBMLBuilder.file(type: 1, codec: "V_MPEG4/ISO/AVC", codecPrivate: [1, 0x64, 0, 0x1F, 0xFF, 0xE0, 0],
+                                     clusters: [EBMLBuilder.cluster(0, group(2, longest), group(1, longest), group(0, 1))])
+        let url = Fixtures.path("mkvnative-hostile.mkv")
+        try Data(bytes).write(to: url)
+        let error = #expect(throws: MediaError.self) { try MatroskaSource.load(try ReadOnlyFile(path: url.path)) }
+        #expect(error?.code == .unsupported && error?.message.contains("decode times") == true, "\(String(describing: error))")
+        _ = try? Asset(url: url)   // libavformat's turn: an asset or an error, never a trap
+    }
+
     private func samples(of track: AssetTrack, in source: any AssetSource) throws -> [SampleBuffer] {
         let cursor = try source.makeSession(reading: [track], timeRange: .everything).makeCursor(for: track, span: .all, copiesSampleData: true)
         var all: [SampleBuffer] = []

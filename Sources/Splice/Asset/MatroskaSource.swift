@@ -39,7 +39,7 @@ final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable af
         }
         let timescale = Int32(truncatingIfNeeded: 1_000_000_000 / mkv.timestampScale)   // lint: checked (1 ≤ scale, so ≤ 10⁹)
         var stated: MediaTime?
-        if let d = mkv.duration, d.isFinite, d > 0 {
+        if let d = mkv.duration, d.isFinite, d > 0, d * Double(mkv.timestampScale) / 1e9 < 1e9 {
             stated = MediaTime(seconds: d * Double(mkv.timestampScale) / 1e9, preferredTimescale: 1_000_000)
         }
         let tracks = try mkv.tracks.enumerated().map { i, t in

@@ -31,12 +31,12 @@ struct MatroskaTimeline: Sendable {
         let pts = frames.times
         guard let lowest = pts.min(), lowest >= 0 else { throw MediaError(.unsupported, "frames before time 0") }
         var dts = pts
-        if reorders { reorderDelay = MatroskaTimeline.decodeTimes(&dts, frames: frames) }
+        if reorders { reorderDelay = try MatroskaTimeline.decodeTimes(&dts, frames: frames) }
         putInOrder(dts: dts)
     }
 
     /// Decode times from presentation times (see the type); returns the reorder delay.
-    private static func decodeTimes(_ dts: inout [Int64], frames: MatroskaFrames) -> Int {
+    private static func decodeTimes(_ dts: inout [Int64], frames: MatroskaFrames) throws -> Int {
         let pts = frames.times, n = pts.count
         let order = pts.indices.sorted { pts[$0] < pts[$1] || (pts[$0] == pts[$1] && $0 < $1) }
         var rank = [Int](repeating: 0, count: n)
@@ -47,7 +47,9 @@ struct MatroskaTimeline: Sendable {
             var step = max(1, frames.durations[delay])
             for j in stride(from: delay - 1, through: 0, by: -1) {
                 if frames.durations[j] > 0 { step = frames.durations[j] }
-                dts[j] = dts[j + 1] &- step
+                let (t, overflow) = dts[j + 1].subtractingReportingOverflow(step)
+                guard !overflow else { throw MediaError(.unsupported, "frame durations too long to count decode times back by") }
+                dts[j] = t
             }
         }
         return delay
@@ -68,7 +70,7 @@ struct MatroskaTimeline: Sendable {
             }
             if p < d { d = max(p, floor) }
             p = max(p, d)
-            let moved = max(abs(d &- raw[i]), abs(p &- pts[i]))
+            let moved = Int64(clamping: max((d &- raw[i]).magnitude, (p &- pts[i]).magnitude))
             if moved > 0 { repairedFrames += 1; largestRepair = max(largestRepair, moved) }
             var duration = frames.durations[i]
             if i + 1 < n, raw[i + 1] > d { duration = raw[i + 1] &- d }
