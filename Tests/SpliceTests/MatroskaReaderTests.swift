@@ -11,7 +11,8 @@ import TestSupport
 @Suite("Matroska read natively")
 struct MatroskaReaderTests {
     /// Sources of different shapes: B-frame depth, codec (H.264, HEVC, VP9, AV1; AAC, AC-3,
-    /// E-AC-3), rate, channels.
+    /// E-AC-3), rate, channels; sound alone (which mkvmerge times in ticks of one sample,
+    /// 22,676 ns at 44.1 kHz, where ffmpeg's muxer keeps milliseconds).
     static let sources: Result<[String: URL], Error> = Result {
         let shapes: [(String, [String])] = [
             ("h264-bf2", ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25", "-f", "lavfi", "-i", "sine=f=440:r=48000",
@@ -29,6 +30,9 @@ struct MatroskaReaderTests {
             ("av1-eac3", ["-f", "lavfi", "-i", "testsrc2=s=160x120:r=25", "-f", "lavfi", "-i", "sine=f=440:r=48000",
                           "-t", "1", "-c:v", "libaom-av1", "-cpu-used", "8", "-g", "12",
                           "-c:a", "eac3", "-b:a", "96k"]),
+            ("aac-only", ["-f", "lavfi", "-i", "sine=f=440:r=44100", "-t", "3", "-c:a", "aac", "-b:a", "64k"]),
+            ("h264-large", ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25,noise=alls=40:allf=t", "-f", "lavfi", "-i", "sine=f=440:r=48000",
+                            "-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-c:a", "aac", "-b:a", "128k"]),
         ]
         var made: [String: URL] = [:]
         for (name, args) in shapes {
@@ -46,7 +50,8 @@ struct MatroskaReaderTests {
     }
 
     static let names = ["h264-bf2-mkvmerge", "h264-bf2-ffmpeg", "h264-bf3-ntsc-mkvmerge", "h264-bf3-ntsc-ffmpeg", "hevc-mkvmerge", "hevc-ffmpeg",
-                        "vp9-ac3-mkvmerge", "vp9-ac3-ffmpeg", "av1-eac3-mkvmerge", "av1-eac3-ffmpeg"]
+                        "vp9-ac3-mkvmerge", "vp9-ac3-ffmpeg", "av1-eac3-mkvmerge", "av1-eac3-ffmpeg", "aac-only-mkvmerge", "aac-only-ffmpeg",
+                        "h264-large-mkvmerge", "h264-large-ffmpeg"]
 
     @Test("the same tracks and samples as libavformat reads", arguments: names)
     func sameAsLibavformat(_ name: String) throws {
@@ -86,11 +91,13 @@ struct MatroskaReaderTests {
 
     static let notSanitized = ProcessInfo.processInfo.environment["SPLICE_SANITIZER"] == nil
 
-    /// `splice remux` of an mkvmerge file (laced AAC, B-frames) into MP4, traced: the frames are
-    /// copied file to file, FFmpeg is never opened, and the copy holds the same packets and
-    /// decodes to the same pictures and sound as the source. (Not under the sanitizers, which
-    /// stop a traced process.)
-    @Test(.enabled(if: notSanitized), arguments: ["h264-bf2-mkvmerge", "hevc-mkvmerge"])
+    /// `splice remux` of Matroska into MP4, traced: FFmpeg is never opened, frames of 64 KiB and
+    /// more (lossless video) are copied file to file one call each, and smaller ones a block
+    /// header apart are read in runs of up to 1 MiB rather than copied one call each; the copy
+    /// holds the same packets and decodes to the same pictures and sound as the source. (Not
+    /// under the sanitizers, which stop a traced process.)
+    @Test(.enabled(if: notSanitized), arguments: ["h264-bf2-mkvmerge", "h264-bf2-ffmpeg", "hevc-mkvmerge", "aac-only-mkvmerge",
+                                                  "aac-only-ffmpeg", "h264-large-ffmpeg"])
     func remuxToMP4IsAFileToFileCopy(_ name: String) throws {
         let source = try #require(try Self.sources.get()[name])
         let out = Fixtures.path("mkvnative-\(name).mp4-copy.mp4")
@@ -100,13 +107,17 @@ struct MatroskaReaderTests {
         #expect(r.status == 0, "\(r.stderr)")
         let trace = try String(contentsOf: log, encoding: .utf8)
         #expect(!trace.contains("libavformat") && !trace.contains("libavcodec"), "FFmpeg was loaded")
-        #expect(trace.components(separatedBy: "copy_file_range(").count > 10, "frames were not copied file to file")
+        let copies = trace.components(separatedBy: "copy_file_range(").count - 1
+        // 25 lossless pictures of over 100 KB each copied on their own; 50 to 130 small frames
+        // (2 to 9 KB pictures, AAC) in a few runs (a key frame or a cluster's headers break one).
+        #expect(name.hasSuffix("large-ffmpeg") ? copies >= 25 : copies < 20, "\(copies) copies")
+        let hasVideo = !name.hasPrefix("aac")
         #expect(try ContainerTests.payloadHashes(out) == ContainerTests.payloadHashes(source))
         func decoded(_ url: URL, _ stream: String) throws -> [String] {
             try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:\(stream)", "-f", "framemd5", "-"]).stdout
                 .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
         }
-        #expect(try decoded(out, "v") == decoded(source, "v"))
+        if hasVideo { #expect(try decoded(out, "v") == decoded(source, "v")) }
         #expect(try decoded(out, "a") == decoded(source, "a"))
     }
 

@@ -34,16 +34,19 @@ final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable af
     ///   errors for a damaged file.
     static func load(_ file: ReadOnlyFile) throws -> LoadedAsset {
         let mkv = try MatroskaFile(file: file)
-        guard 1_000_000_000 % mkv.timestampScale == 0 else {
-            throw MediaError(.unsupported, "a timestamp scale of \(mkv.timestampScale) ns, which does not divide a second")
+        // A tick is TimestampScale ns: num/den seconds in lowest terms (mkvmerge gives sound-only
+        // files a tick of one sample, 22,674 ns at 44.1 kHz), as libavformat's time base.
+        let g = gcd(mkv.timestampScale, 1_000_000_000)
+        let timescale = Int32(truncatingIfNeeded: 1_000_000_000 / g)   // lint: checked (≤ 10⁹)
+        guard let tick = Int64(exactly: mkv.timestampScale / g) else {
+            throw MediaError(.unsupported, "a timestamp scale of \(mkv.timestampScale) ns")
         }
-        let timescale = Int32(truncatingIfNeeded: 1_000_000_000 / mkv.timestampScale)   // lint: checked (1 ≤ scale, so ≤ 10⁹)
         var stated: MediaTime?
         if let d = mkv.duration, d.isFinite, d > 0, d * Double(mkv.timestampScale) / 1e9 < 1e9 {
             stated = MediaTime(seconds: d * Double(mkv.timestampScale) / 1e9, preferredTimescale: 1_000_000)
         }
         let tracks = try mkv.tracks.enumerated().map { i, t in
-            try makeTrack(t, id: i + 1, timescale: timescale, duration: stated, file: file)
+            try makeTrack(t, id: i + 1, timescale: timescale, tick: tick, duration: stated, file: file)
         }
         let duration = stated ?? tracks.map(\.timeRange.end).max() ?? .zero
         let starts = tracks.compactMap { ($0.backing as? MatroskaTrackBacking)?.timeline.firstPresentation }
@@ -75,8 +78,9 @@ final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable af
     }
 
     /// The track of `t`, lasting the segment's `duration` when it states one (as libavformat's
-    /// streams do), else until its last frame ends.
-    private static func makeTrack(_ t: MatroskaTrack, id: Int, timescale: Int32, duration stated: MediaTime?,
+    /// streams do), else until its last frame ends; its times in units of 1/`timescale` s, `tick`
+    /// of them a tick.
+    private static func makeTrack(_ t: MatroskaTrack, id: Int, timescale: Int32, tick: Int64, duration stated: MediaTime?,
                                   file: ReadOnlyFile) throws -> AssetTrack {
         if let what = t.unsupported { throw MediaError(.unsupported, "track \(t.number): \(what)") }
         let mediaType: MediaType
@@ -87,7 +91,7 @@ final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable af
         }
         guard let codecName = codecs[t.codecID] else { throw MediaError(.unsupported, "track \(t.number): codec \(t.codecID)") }
         guard t.frames.count > 0 else { throw MediaError(.unsupported, "track \(t.number) has no frames") }
-        let timeline = try MatroskaTimeline(frames: t.frames, reorders: mediaType == .video)
+        let timeline = try MatroskaTimeline(frames: t.frames, reorders: mediaType == .video, tick: tick)
         var p = try parameters(of: t, mediaType: mediaType, codecName: codecName)
         p.reorderDelay = timeline.reorderDelay
         let needsFirst = CodecRegistry.entry(named: codecName)?.firstPacket
@@ -148,7 +152,7 @@ final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable af
         return p
     }
 
-    private static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? max(a, 1) : gcd(b, a % b) }
+    private static func gcd<T: BinaryInteger>(_ a: T, _ b: T) -> T { b == 0 ? max(a, 1) : gcd(b, a % b) }
 
     /// Frames per second from `DefaultDuration`: over 1 or 1001 when that is exact to a
     /// hundredth of a frame (25, 30000/1001), else over 1000.

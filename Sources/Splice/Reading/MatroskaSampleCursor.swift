@@ -23,16 +23,29 @@ struct MatroskaTimeline: Sendable {
     /// Frames left out because their time went back by a frame or more.
     private(set) var droppedFrames = 0
 
-    /// - Parameter reorders: video, whose frames may be stored out of presentation order.
+    /// - Parameters:
+    ///   - reorders: video, whose frames may be stored out of presentation order.
+    ///   - tick: the time units in a tick: the timeline's times are ticks × `tick`.
     /// - Throws: `.unsupported` for frames before time 0 (encoder delay, which libavformat's
-    ///   reading handles).
-    init(frames: MatroskaFrames, reorders: Bool) throws {
+    ///   reading handles), or times that do not fit in those units.
+    init(frames: MatroskaFrames, reorders: Bool, tick: Int64 = 1) throws {
         self.frames = frames
         let pts = frames.times
         guard let lowest = pts.min(), lowest >= 0 else { throw MediaError(.unsupported, "frames before time 0") }
         var dts = pts
         if reorders { reorderDelay = try MatroskaTimeline.decodeTimes(&dts, frames: frames) }
         putInOrder(dts: dts)
+        if tick != 1 {
+            func scaled(_ values: [Int64]) throws -> [Int64] {
+                try values.map {
+                    let (v, overflow) = $0.multipliedReportingOverflow(by: tick)
+                    guard !overflow else { throw MediaError(.unsupported, "a time of \($0) ticks does not fit") }
+                    return v
+                }
+            }
+            (presentationTimes, decodeTimes, durations) = (try scaled(presentationTimes), try scaled(decodeTimes), try scaled(durations))
+            largestRepair = largestRepair.multipliedReportingOverflow(by: tick).overflow ? .max : largestRepair * tick
+        }
     }
 
     /// Decode times from presentation times (see the type); returns the reorder delay.

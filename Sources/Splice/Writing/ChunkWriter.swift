@@ -6,7 +6,9 @@ import ISOBMFF
 /// (up to 1 MiB held, so that they are written while still in the processor's cache), file-backed
 /// bytes copied file to file with adjacent ranges merged (across chunks, tracks and the writer's
 /// flushes, up to 16 MiB a copy), each chunk recorded in its track's sample table at the offset
-/// it will have.
+/// it will have. Small file-backed samples a few bytes apart (Matroska's unlaced audio, a block
+/// header between each) are read in one piece of up to 1 MiB and written without the gaps,
+/// rather than copied one call each.
 struct ChunkWriter {
     let file: OutputFile
     /// In-memory samples waiting to be written, in order: large ones as they are (written
@@ -15,7 +17,11 @@ struct ChunkWriter {
     private var small = Data()
     private var buffered = 0
     private var range: SampleBuffer.FileRange?
+    /// When `range` spans small samples with gaps between them: the samples' places in it.
+    private var parts: [(offset: UInt64, length: Int)] = []
     private var queued: UInt64 = 0
+    /// The largest gap, sample and span gathered that way.
+    static let maximumGap: UInt64 = 256, maximumGatheredSample = 64 << 10, maximumGathered = 1 << 20
 
     init(file: OutputFile) { self.file = file }
 
@@ -142,21 +148,49 @@ struct ChunkWriter {
             throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
         case .file(let r):
             try flushBuffer()
-            if let current = range, current.file === r.file, current.offset + UInt64(clamping: current.length) == r.offset,
-               current.length < 16 << 20 {
-                range = SampleBuffer.FileRange(file: r.file, offset: current.offset, length: current.length + r.length)
-            } else {
+            if !extend(with: r) {
                 try flushRange()
                 range = r
             }
         }
     }
 
+    /// Adds `r` to the pending range when it follows on (up to 16 MiB a copy), or when it and the
+    /// range's samples are small and lie a few bytes apart (up to 1 MiB, gathered).
+    private mutating func extend(with r: SampleBuffer.FileRange) -> Bool {
+        guard let current = range, current.file === r.file else { return false }
+        let end = current.offset + UInt64(clamping: current.length)
+        let span = r.offset >= end ? r.offset - end + UInt64(clamping: current.length + r.length) : .max
+        if r.offset == end, parts.isEmpty ? current.length < 16 << 20 : span <= ChunkWriter.maximumGathered {
+            range = SampleBuffer.FileRange(file: r.file, offset: current.offset, length: current.length + r.length)
+            if !parts.isEmpty { parts.append((r.offset, r.length)) }
+            return true
+        }
+        guard r.offset > end, r.offset - end <= ChunkWriter.maximumGap, span <= ChunkWriter.maximumGathered,
+              r.length < ChunkWriter.maximumGatheredSample, !parts.isEmpty || current.length < ChunkWriter.maximumGatheredSample else { return false }
+        if parts.isEmpty { parts = [(current.offset, current.length)] }
+        parts.append((r.offset, r.length))
+        range = SampleBuffer.FileRange(file: r.file, offset: current.offset, length: Int(clamping: span))
+        return true
+    }
+
     private mutating func flushRange() throws {
         guard let r = range else { return }
         range = nil
-        try file.append(from: r.file, offset: r.offset, length: r.length)
-        queued -= UInt64(clamping: r.length)
+        if parts.isEmpty {
+            try file.append(from: r.file, offset: r.offset, length: r.length)
+            queued -= UInt64(clamping: r.length)
+            return
+        }
+        let span = try r.file.readData(at: r.offset, count: r.length)
+        var samples = Data(capacity: parts.reduce(0) { $0 + $1.length })
+        for p in parts {
+            let from = Int(clamping: p.offset - r.offset)
+            samples.append(span[(span.startIndex + from)..<(span.startIndex + from + p.length)])
+        }
+        parts.removeAll(keepingCapacity: true)
+        try file.write(gathering: [samples])
+        queued -= UInt64(clamping: samples.count)
     }
 
     private mutating func flushBuffer() throws {
