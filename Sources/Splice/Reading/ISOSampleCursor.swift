@@ -5,24 +5,26 @@ import ISOBMFF
 /// One MP4/MOV track's samples, read through its sample tables: from the sync sample at or
 /// before a time range's start to its end, each sample's bytes read from a window of up to
 /// 4 MiB along its chunk (or left in the file, for a writer to copy file to file).
+/// Its per-sample state is `@exclusivity(unchecked)`: one thread at a time reads a cursor (under its
+/// output's reading lock); see "Access checks on the sample path" in docs/design-notes.md.
 final class ISOSampleCursor: SampleCursor {
-    private var iterator: SampleIterator
+    @exclusivity(unchecked) private var iterator: SampleIterator
     private let file: ReadOnlyFile
     private let trackID: Int
     private let timescale: Int32
     private let formats: [FormatDescription]
     private let copiesSampleData: Bool
-    private var endDecodeTime: Int64 = .max
+    @exclusivity(unchecked) private var endDecodeTime: Int64 = .max
     /// How many samples are left to give, when the span ends: up to the last one, in decode
     /// order, presented before its end (those decoded before the end but shown after it are
     /// not needed, and would keep a cut's media from joining the next one's).
-    private var remaining: Int = .max
+    @exclusivity(unchecked) private var remaining: Int = .max
     /// Where a one-segment edit list ends the media (audio only): samples past it are trimmed.
-    private var editEnd: Int64?
+    @exclusivity(unchecked) private var editEnd: Int64?
     /// Why the track cannot be read in decode order (fragments whose decode times go back).
     private let timingProblem: String?
-    private var window = Data()
-    private var windowStart: UInt64 = 0
+    @exclusivity(unchecked) private var window = Data()
+    @exclusivity(unchecked) private var windowStart: UInt64 = 0
     /// Largest single read: chunks bigger than this are read in pieces.
     static let maximumRead: UInt64 = 4 << 20
 

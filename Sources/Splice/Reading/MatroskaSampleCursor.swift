@@ -105,6 +105,8 @@ struct MatroskaTimeline: Sendable {
 
 /// One Matroska track's samples: from the key frame at or before a span's start to its end,
 /// each frame's bytes read from the file (or left there, for a writer to copy file to file).
+/// Its per-sample state is `@exclusivity(unchecked)`: one thread at a time reads a cursor (under its
+/// output's reading lock); see "Access checks on the sample path" in docs/design-notes.md.
 final class MatroskaSampleCursor: SampleCursor {
     private let timeline: MatroskaTimeline
     private let file: ReadOnlyFile
@@ -113,10 +115,10 @@ final class MatroskaSampleCursor: SampleCursor {
     private let isVideo: Bool
     private let sampleRate: Int
     private let copiesSampleData: Bool
-    private var index = 0
-    private var endIndex: Int
-    private var window = Data()
-    private var windowStart: UInt64 = 0
+    @exclusivity(unchecked) private var index = 0
+    @exclusivity(unchecked) private var endIndex: Int
+    @exclusivity(unchecked) private var window = Data()
+    @exclusivity(unchecked) private var windowStart: UInt64 = 0
     /// Frames smaller than this are read through a window of `windowSize` bytes (laced audio
     /// lies together); larger ones are read alone.
     static let windowSize = 64 << 10

@@ -10,6 +10,8 @@
 /// a writer session that starts at the range start hides them with its edit list.
 import MediaCore
 
+/// Its per-sample state is `@exclusivity(unchecked)`: one thread at a time reads a cursor (under its
+/// output's reading lock); see "Access checks on the sample path" in docs/design-notes.md.
 final class TimelineCursor: SampleCursor {
     /// One span of media shown on the timeline: a non-empty edit, clipped to the read range.
     struct Piece {
@@ -25,14 +27,14 @@ final class TimelineCursor: SampleCursor {
     }
 
     private let trackID: Int
-    private var pieces: [Piece]
+    @exclusivity(unchecked) private var pieces: [Piece]
     /// Why the track cannot be handed out on the timeline (thrown by the first `next()`).
-    private var refusal: MediaError?
+    @exclusivity(unchecked) private var refusal: MediaError?
     private let open: (MediaSpan) throws -> any SampleCursor
     /// The piece being read: its cursor and filter (a class, so that a sample costs no copy of them).
     private final class Reading {
         let cursor: any SampleCursor
-        var filter: RangeFilter
+        @exclusivity(unchecked) var filter: RangeFilter
         let piece: Piece
         let isShifted: Bool
         init(cursor: any SampleCursor, piece: Piece, preroll: Int) {
@@ -42,13 +44,13 @@ final class TimelineCursor: SampleCursor {
             filter = RangeFilter(span: piece.media, keepsTaken: piece.dwell != nil, preroll: preroll)
         }
     }
-    private var current: Reading?
+    @exclusivity(unchecked) private var current: Reading?
     /// Packets handed out before a piece's first one that a decoder needs to start cleanly (AAC: 1).
     private let preroll: Int
     /// How much media those packets span (AAC: 1024 samples a packet).
-    private var prerollSpan = MediaTime.zero
-    private var ready: [SampleBuffer] = []
-    private var lastDecodeTime: MediaTime?
+    @exclusivity(unchecked) private var prerollSpan = MediaTime.zero
+    @exclusivity(unchecked) private var ready: [SampleBuffer] = []
+    @exclusivity(unchecked) private var lastDecodeTime: MediaTime?
 
     /// - Parameter open: a media-time cursor for a span of media, positioned at the sync sample
     ///   before its start where the source can (`RangeFilter` cuts what it hands out).

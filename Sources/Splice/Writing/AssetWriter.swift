@@ -61,17 +61,19 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
     @Guarded public var metadata: [MetadataItem] = []
 
     let lock = NSLock()
-    var _status: Status = .unknown
+    // What the sample path touches is `@exclusivity(unchecked)` (used under `lock`): see
+    // "Access checks on the sample path" in docs/design-notes.md.
+    @exclusivity(unchecked) var _status: Status = .unknown
     private var _error: MediaError?
-    var _inputs: [AssetWriterInput] = []
+    @exclusivity(unchecked) var _inputs: [AssetWriterInput] = []
     private var _groups: [AssetWriterInputGroup] = []
     /// What a copied MP4/MOV movie keeps (see `copyMovieStructure(of:)`).
     private var template = MovieTemplate()
     private var file: OutputFile?
-    var muxer: (any Muxer)?
-    var interleaver = Interleaver(inputs: [])
-    var session = WriterSession(start: .zero)
-    var sessionStarted = false
+    @exclusivity(unchecked) var muxer: (any Muxer)?
+    @exclusivity(unchecked) var interleaver = Interleaver(inputs: [])
+    @exclusivity(unchecked) var session = WriterSession(start: .zero)
+    @exclusivity(unchecked) var sessionStarted = false
 
     /// Makes a writer for `outputURL`; `fileType` defaults to the one its extension names.
     /// - Throws: `.unsupported` when no file type is given and the extension names none Splice

@@ -82,7 +82,7 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings @Guarde
     /// The ID of the track this input copies or re-encodes, which messages name it by.
     var sourceTrackID: Int?
     /// What the writer keeps of this input while writing: touched only under the writer's lock.
-    var state = InputState(index: 0)
+    @exclusivity(unchecked) var state = InputState(index: 0)
 
     /// Makes an input for `mediaType` samples.
     /// - Parameters:

@@ -6,13 +6,15 @@ import ISOBMFF
 /// What an `AssetWriter` keeps of one input while it writes, guarded by the writer's lock: the
 /// request plumbing, the timing of what was appended, the samples waiting for their chunk, and
 /// the input's transform stages.
+/// Its per-sample state is `@exclusivity(unchecked)`: it is used under the writer's lock; see
+/// "Access checks on the sample path" in docs/design-notes.md.
 final class InputState {
     /// The input's position among the writer's inputs (its track is `index + 1`).
     let index: Int
     /// How messages name the input's track: its source track's ID when it copies one, else its
     /// position in the output ("track 3").
     let label: String
-    var isFinished = false
+    @exclusivity(unchecked) var isFinished = false
 
     // The request block and the queue it runs on (see `AssetWriter.pump`).
     var requestQueue: DispatchQueue?
@@ -22,38 +24,38 @@ final class InputState {
 
     /// The timescale the samples are stored in: the input's `mediaTimeScale`, else the first
     /// sample's (0 until then).
-    var timescale: Int32 = 0
-    var firstDecodeTime: Int64?
-    var lastDecodeTime: Int64?
+    @exclusivity(unchecked) var timescale: Int32 = 0
+    @exclusivity(unchecked) var firstDecodeTime: Int64?
+    @exclusivity(unchecked) var lastDecodeTime: Int64?
     /// The latest presentation end (time + duration − trimmed end) of the samples so far.
-    var presentationEnd: Int64?
-    var earliestPresentation: Int64?
+    @exclusivity(unchecked) var presentationEnd: Int64?
+    @exclusivity(unchecked) var earliestPresentation: Int64?
     /// The first sample's format (what a libavformat stream is declared with when there is no hint).
-    var firstFormat: FormatDescription?
+    @exclusivity(unchecked) var firstFormat: FormatDescription?
 
     /// Samples waiting for their chunk, in decode order.
-    var pending: [PendingSample] = []
+    @exclusivity(unchecked) var pending: [PendingSample] = []
     /// Bytes held in memory by `pending`.
-    var pendingBytes = 0
+    @exclusivity(unchecked) var pendingBytes = 0
     /// The latest interleaving window a sample of this input fell in.
-    var frontier: Int64 = -1
+    @exclusivity(unchecked) var frontier: Int64 = -1
 
     /// Video samples before the session start, held until a sample shown after it arrives:
     /// only those from the last sync sample before the start are kept (nil once one has).
-    var preroll: RangeFilter?
-    var prerollDecided = false
+    @exclusivity(unchecked) var preroll: RangeFilter?
+    @exclusivity(unchecked) var prerollDecided = false
 
     /// The stages samples go through before they are queued, in order (`SampleStage`).
-    var stages: [any SampleStage] = []
+    @exclusivity(unchecked) var stages: [any SampleStage] = []
     /// Runs this input's stages one at a time (taken before the writer's lock, never inside it).
     let stageLock = NSLock()
     /// The timescale stages make new samples in: the input's `mediaTimeScale`, else the first
     /// appended sample's (0 until then).
-    var stageTimescale: Int32 = 0
+    @exclusivity(unchecked) var stageTimescale: Int32 = 0
     /// Whether the stages have been asked for what they hold (once, at the input's end).
-    var stagesFinished = false
+    @exclusivity(unchecked) var stagesFinished = false
     /// The text stage among them: tx3g ↔ the container's text packets (passes other samples).
-    var text: TextConversion?
+    @exclusivity(unchecked) var text: TextConversion?
 
     init(index: Int, sourceTrackID: Int? = nil) {
         self.index = index

@@ -5,6 +5,8 @@ import ISOBMFF
 /// Writes MP4/MOV/M4A/M4V natively: `ftyp`, one `mdat` that grows as chunks are written, then
 /// the `moov` built from each track's sample table — after `mdat`, or (fast start) inserted in
 /// front of it without a second pass over the media.
+/// Its per-sample state is `@exclusivity(unchecked)`: it is used under the writer's lock; see
+/// "Access checks on the sample path" in docs/design-notes.md.
 final class MovieMuxer: Muxer {
     private let file: OutputFile
     private let fileType: FileType
@@ -14,12 +16,12 @@ final class MovieMuxer: Muxer {
     private let groups: [AssetWriterInputGroup]
     private let movieTimeScale: Int32
     private let fastStart: Bool
-    private var mdatStart: UInt64 = 0
+    @exclusivity(unchecked) private var mdatStart: UInt64 = 0
     /// One per input.
-    private var tables: [TrackTable]
+    @exclusivity(unchecked) private var tables: [TrackTable]
     /// Writes the chunks; what it holds back (adjacent file ranges, small samples) is written
     /// by a later flush or at the end.
-    private var out: ChunkWriter
+    @exclusivity(unchecked) private var out: ChunkWriter
 
     /// Starts the file: `ftyp` (unless fast start puts it in front later), then a `free` box and a
     /// 32-bit `mdat` header, which together become a 64-bit `mdat` header if the media needs it.
@@ -94,14 +96,15 @@ final class MovieMuxer: Muxer {
     }
 }
 
-/// The sample table being built for one track, and its sample descriptions.
+/// The sample table being built for one track, and its sample descriptions (per-sample state:
+/// `@exclusivity(unchecked)`, as `MovieMuxer`'s).
 final class TrackTable {
-    var builder = SampleTableBuilder()
-    private var entryIndex: [Data: UInt32] = [:]
+    @exclusivity(unchecked) var builder = SampleTableBuilder()
+    @exclusivity(unchecked) private var entryIndex: [Data: UInt32] = [:]
     /// Entries by what a decoder needs of them (type, configuration, size, rate, channels).
-    private var decodingIndex: [String: UInt32] = [:]
-    private var entryCount: UInt32 = 0
-    private var last: (format: FormatDescription, index: UInt32)?
+    @exclusivity(unchecked) private var decodingIndex: [String: UInt32] = [:]
+    @exclusivity(unchecked) private var entryCount: UInt32 = 0
+    @exclusivity(unchecked) private var last: (format: FormatDescription, index: UInt32)?
     /// Whether AAC entries not copied from an MP4/MOV track are written as QuickTime writes them.
     private let quickTimeSound: Bool
 
