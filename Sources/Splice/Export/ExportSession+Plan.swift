@@ -101,6 +101,7 @@ extension ExportSession {
         let pixels: PixelBuffer.PixelFormat = tenBit ? .yuv420p10le : .yuv420p
         var decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
         decoded.size = videoSize
+        decoded.decoderThreadCount = VideoOutputSettings.decoderThreadsBesideEncoder
         var settings = VideoEncodingSettings(codec: codec, quality: .crf(crf ?? recipe.crf), pixelFormat: pixels)
         switch codec {
         case .h264, .hevc: settings.preset = recipe.speed

@@ -38,7 +38,9 @@ public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unche
         self.videoTracks = videoTracks
         self.videoSettings = videoSettings
         let format = AssetReaderVideoCompositionOutput.renderFormat(videoSettings)
-        outputs = videoTracks.map { AssetReaderTrackOutput(track: $0, outputSettings: .video(VideoOutputSettings(pixelFormat: format))) }
+        var decoded = VideoOutputSettings(pixelFormat: format)
+        decoded.decoderThreadCount = videoSettings?.decoderThreadCount ?? 0
+        outputs = videoTracks.map { AssetReaderTrackOutput(track: $0, outputSettings: .video(decoded)) }
     }
 
     deinit { cursor?.close() }
