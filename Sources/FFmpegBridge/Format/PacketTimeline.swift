@@ -11,8 +11,8 @@ public struct PacketTimeline: Sendable {
     let format: FormatDescription
     private var pending: [PacketDemuxer.Entry] = []
     private var ended = false
-    private var lastDecodeTime: Int64?
-    private var lastDuration: Int64 = 0
+    /// The order rules, and the previous sample's decode time and duration.
+    private var order: TimestampOrder
     private var lastCompositionOffset: Int64 = 0
 
     /// Encoder delay in samples: a first timestamp that is this delay rounded to the time base
@@ -27,22 +27,22 @@ public struct PacketTimeline: Sendable {
         self.timeBase = timeBase
         self.conversion = conversion
         self.format = format
+        order = TimestampOrder(allowsRepeatedDecodeTimes: format.mediaType.isLegible)
     }
 
     /// Packets dropped because their decode time went back by a frame or more (damaged input).
-    public private(set) var droppedPackets = 0
+    public var droppedPackets: Int { order.dropped }
     /// Packets whose times were put in order: a decode time repeated or a little behind the
     /// previous one, or a presentation time before the decode time (real HLS segments have both).
-    public private(set) var repairedPackets = 0
+    public var repairedPackets: Int { order.repaired }
     /// The largest change made to a repaired packet's times, in seconds.
-    public private(set) var largestRepair = 0.0
+    public var largestRepair: Double { Double(order.largestRepair) * Double(timeBase.num) / Double(max(1, timeBase.den)) }
 
     /// The next sample of the stream, or nil at its end.
     public mutating func next(from demuxer: PacketDemuxer) throws -> SampleBuffer? {
         while true {
             guard let sample = try nextInOrder(from: demuxer) else { return nil }
             if let s = sample { return s }
-            droppedPackets += 1
         }
     }
 
@@ -67,15 +67,14 @@ public struct PacketTimeline: Sendable {
         // Subtitle packets last as long as they say; other samples last until the next one.
         if format.mediaType.isLegible && duration > 0 {
         } else if let next = pending.first?.decodeTime, next > dts {
-            duration = next - dts
+            duration = next.subtractingSaturating(dts)
         }
         // A subtitle without a duration lasts until the next one (Matroska's rule for a block
         // without BlockDuration); the last one keeps none rather than the one before it's.
         let isLastCue = format.mediaType.isLegible && pending.isEmpty
-        if duration == 0 && !isLastCue { duration = lastDuration }
-        lastDuration = duration
-        lastDecodeTime = dts
-        lastCompositionOffset = pts - dts
+        if duration == 0 && !isLastCue { duration = order.lastDuration }
+        order.lastDuration = duration
+        lastCompositionOffset = pts.subtractingSaturating(dts)
         let data = conversion == .none ? e.data : Data(conversion.apply([UInt8](e.data)))
         var decodeTime = try time(dts), presentationTime = try time(pts), sampleDuration = try time(duration)
         if first, initialPadding > 0, dts == pts, let rate = format.sampleRate, rate >= 1, rate <= Double(Int32.max) {
@@ -98,29 +97,16 @@ public struct PacketTimeline: Sendable {
         return sample
     }
 
-    /// The packet's decode and presentation times, put in order as `ffmpeg` does when it writes:
-    /// a decode time at or a little behind the previous one moves one tick past it, and a
-    /// presentation time before the decode time takes the median of the two and that floor.
-    /// Nil for a packet whose decode time goes back by a frame or more (dropped). Subtitle cues
-    /// may start together (overlapping cues): theirs may repeat.
+    /// The packet's decode and presentation times, put in order (`TimestampOrder`, `ffmpeg`'s
+    /// rules when it writes); nil for a packet whose decode time goes back by a frame or more
+    /// (dropped). Subtitle cues may start together (overlapping cues): theirs may repeat.
     private mutating func inOrder(_ e: PacketDemuxer.Entry) -> (dts: Int64, pts: Int64)? {
-        var dts = e.decodeTime!
+        let dts = e.decodeTime!
         // A packet without a presentation time (MPEG-PS writes one per PES packet, not per frame)
         // keeps the previous packet's distance between the two.
-        var pts = e.presentationTime ?? dts + lastCompositionOffset
-        let floor = lastDecodeTime.map { $0 + (format.mediaType.isLegible ? 0 : 1) } ?? Int64.min
-        if dts < floor {
-            guard floor - dts <= max(lastDuration, 1) else { return nil }
-            dts = floor
-        }
-        if pts < dts { dts = max(pts, floor) }
-        pts = max(pts, dts)
-        let moved = max(abs(dts - e.decodeTime!), abs(pts - (e.presentationTime ?? pts)))
-        if moved > 0 {
-            repairedPackets += 1
-            largestRepair = max(largestRepair, Double(moved) * Double(timeBase.num) / Double(max(1, timeBase.den)))
-        }
-        return (dts, pts)
+        let pts = e.presentationTime ?? dts.addingSaturating(lastCompositionOffset)
+        return order.place(decodeTime: dts, presentationTime: pts, statedPresentationTime: e.presentationTime != nil)
+            .map { ($0.decodeTime, $0.presentationTime) }
     }
 
     /// Packets before the first with a decode time get times counted back from it, one
@@ -131,7 +117,7 @@ public struct PacketTimeline: Sendable {
         var step = max(1, pending[k].duration)
         for j in stride(from: k - 1, through: 0, by: -1) where pending[j].decodeTime == nil {
             if pending[j].duration > 0 { step = pending[j].duration }
-            t -= step
+            t = t.subtractingSaturating(step)
             pending[j].decodeTime = t
         }
     }
@@ -139,15 +125,15 @@ public struct PacketTimeline: Sendable {
     /// At the end, packets still without a decode time take their presentation time (or
     /// follow the previous packet).
     private mutating func finishDecodeTimes() throws {
-        if reordersFrames, lastDecodeTime == nil, !pending.isEmpty, pending.allSatisfy({ $0.decodeTime == nil && $0.presentationTime == nil }) {
+        if reordersFrames, order.lastDecodeTime == nil, !pending.isEmpty, pending.allSatisfy({ $0.decodeTime == nil && $0.presentationTime == nil }) {
             throw MediaError(.unsupported, "stream \(stream) has B-frames but no timestamps (a raw elementary stream): the order in which its frames are shown is unknown without decoding them")
         }
-        var previous = lastDecodeTime.map { $0 + lastDuration }
+        var previous = order.lastDecodeTime.map { $0.addingSaturating(order.lastDuration) }
         for j in pending.indices {
             if pending[j].decodeTime == nil {
                 pending[j].decodeTime = pending[j].presentationTime ?? previous ?? 0
             }
-            previous = pending[j].decodeTime! + pending[j].duration
+            previous = pending[j].decodeTime!.addingSaturating(pending[j].duration)
         }
     }
 

@@ -96,3 +96,17 @@ extension BinaryFloatingPoint {
         return T(r)   // lint: checked (in range above)
     }
 }
+
+extension Int64 {
+    /// `self + other`, held at `Int64.min` or `Int64.max` where it would overflow (times from a file).
+    @inlinable public func addingSaturating(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    /// `self − other`, held at `Int64.min` or `Int64.max` where it would overflow.
+    @inlinable public func subtractingSaturating(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : difference
+    }
+}

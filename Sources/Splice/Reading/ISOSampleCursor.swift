@@ -23,8 +23,7 @@ final class ISOSampleCursor: SampleCursor {
     @exclusivity(unchecked) private var editEnd: Int64?
     /// Why the track cannot be read in decode order (fragments whose decode times go back).
     private let timingProblem: String?
-    @exclusivity(unchecked) private var window = Data()
-    @exclusivity(unchecked) private var windowStart: UInt64 = 0
+    @exclusivity(unchecked) private var window = FileWindow()
     /// Largest single read: chunks bigger than this are read in pieces.
     static let maximumRead: UInt64 = 4 << 20
 
@@ -101,14 +100,6 @@ final class ISOSampleCursor: SampleCursor {
 
     /// The sample's bytes, from a window of up to 4 MiB read at once along its chunk.
     private func read(_ s: SampleInfo) throws -> Data {
-        let size = UInt64(widening: s.size)
-        if s.offset < windowStart || s.offset + size > windowStart + UInt64(clamping: window.count) {
-            let want = max(size, min(s.contiguousBytes, ISOSampleCursor.maximumRead))
-            let length = min(want, file.size - s.offset)
-            window = try file.readData(at: s.offset, count: Int(clamping: length))
-            windowStart = s.offset
-        }
-        let from = Int(clamping: s.offset - windowStart)
-        return window.subdata(in: from..<(from + Int(clamping: size)))
+        try window.read(file, at: s.offset, size: Int(widening: s.size), span: min(s.contiguousBytes, ISOSampleCursor.maximumRead))
     }
 }

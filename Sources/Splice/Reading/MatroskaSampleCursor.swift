@@ -7,9 +7,9 @@ import Matroska
 /// Matroska stores presentation times only. Decode times are made as libavformat makes them:
 /// with a reorder delay of `d` frames (the most any frame comes before frames shown earlier),
 /// frame `i` is decoded at the `i - d`th presentation time in order, and the first `d` frames a
-/// frame's duration apart before that. Times out of order are then put in order as
-/// `PacketTimeline` puts libavformat's (a repeated time moved a tick on, a frame that goes back
-/// further left out), and each sample lasts until the next frame's decode time.
+/// frame's duration apart before that. Times out of order are then put in order by the rules
+/// libavformat's packets are put in order by (`TimestampOrder`), and each sample lasts until
+/// the next frame's decode time.
 struct MatroskaTimeline: Sendable {
     let frames: MatroskaFrames
     /// Each sample's frame (frames whose times go back are left out).
@@ -68,33 +68,23 @@ struct MatroskaTimeline: Sendable {
         return delay
     }
 
-    /// `PacketTimeline`'s rules, frame by frame: a decode time at or a little behind the
-    /// previous one moves a tick past it, one further behind drops the frame, a presentation time
-    /// before the decode time pulls the decode time back to it (not past the previous).
+    /// Puts the times in order (`TimestampOrder`, the rules `PacketTimeline` applies to
+    /// libavformat's packets); each sample lasts until the next frame's decode time.
     private mutating func putInOrder(dts raw: [Int64]) {
         let pts = frames.times, n = raw.count
-        var last: Int64?, lastDuration: Int64 = 0
+        var order = TimestampOrder()
         for i in 0..<n {
-            var d = raw[i], p = pts[i]
-            let floor = last.map { $0 &+ 1 } ?? .min
-            if d < floor {
-                guard floor &- d <= max(lastDuration, 1) else { droppedFrames += 1; continue }
-                d = floor
-            }
-            if p < d { d = max(p, floor) }
-            p = max(p, d)
-            let moved = Int64(clamping: max((d &- raw[i]).magnitude, (p &- pts[i]).magnitude))
-            if moved > 0 { repairedFrames += 1; largestRepair = max(largestRepair, moved) }
+            guard let (d, p) = order.place(decodeTime: raw[i], presentationTime: pts[i]) else { continue }
             var duration = frames.durations[i]
             if i + 1 < n, raw[i + 1] > d { duration = raw[i + 1] &- d }
-            if duration == 0 { duration = lastDuration }
+            if duration == 0 { duration = order.lastDuration }
+            order.lastDuration = duration
             frameIndexes.append(i)
             presentationTimes.append(p)
             decodeTimes.append(d)
             durations.append(duration)
-            last = d
-            lastDuration = duration
         }
+        (repairedFrames, droppedFrames, largestRepair) = (order.repaired, order.dropped, order.largestRepair)
     }
 
     /// The earliest presentation time.
@@ -117,8 +107,7 @@ final class MatroskaSampleCursor: SampleCursor {
     private let copiesSampleData: Bool
     @exclusivity(unchecked) private var index = 0
     @exclusivity(unchecked) private var endIndex: Int
-    @exclusivity(unchecked) private var window = Data()
-    @exclusivity(unchecked) private var windowStart: UInt64 = 0
+    @exclusivity(unchecked) private var window = FileWindow()
     /// Frames smaller than this are read through a window of `windowSize` bytes (laced audio
     /// lies together); larger ones are read alone.
     static let windowSize = 64 << 10
@@ -188,13 +177,6 @@ final class MatroskaSampleCursor: SampleCursor {
     /// A frame's bytes: small ones through a window read at once.
     private func read(offset: UInt64, size: Int) throws -> Data {
         guard size < MatroskaSampleCursor.windowSize / 4 else { return try file.readData(at: offset, count: size) }
-        let end = offset + UInt64(clamping: size)
-        if offset < windowStart || end > windowStart + UInt64(clamping: window.count) {
-            let length = min(UInt64(clamping: MatroskaSampleCursor.windowSize), file.size - offset)
-            window = try file.readData(at: offset, count: Int(clamping: max(length, UInt64(clamping: size))))
-            windowStart = offset
-        }
-        let from = Int(clamping: offset - windowStart)
-        return window.subdata(in: from..<(from + size))
+        return try window.read(file, at: offset, size: size, span: UInt64(clamping: MatroskaSampleCursor.windowSize))
     }
 }
