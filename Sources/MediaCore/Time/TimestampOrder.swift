@@ -24,6 +24,9 @@ public struct TimestampOrder: Sendable {
     /// The largest change made to a repaired frame's times, in ticks.
     public private(set) var largestRepair: Int64 = 0
 
+    /// Rules for one track, from its first frame.
+    /// - Parameter allowsRepeatedDecodeTimes: whether frames may share a decode time (subtitle
+    ///   cues that start together); else each decode time must be a tick past the previous one.
     public init(allowsRepeatedDecodeTimes: Bool = false) {
         step = allowsRepeatedDecodeTimes ? 0 : 1
     }
