@@ -76,7 +76,7 @@ struct MatroskaTimeline: Sendable {
         for i in 0..<n {
             guard let (d, p) = order.place(decodeTime: raw[i], presentationTime: pts[i]) else { continue }
             var duration = frames.durations[i]
-            if i + 1 < n, raw[i + 1] > d { duration = raw[i + 1] &- d }
+            if i + 1 < n, raw[i + 1] > d { duration = raw[i + 1].subtractingSaturating(d) }
             if duration == 0 { duration = order.lastDuration }
             order.lastDuration = duration
             frameIndexes.append(i)
