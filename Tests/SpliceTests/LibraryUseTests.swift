@@ -39,7 +39,7 @@ struct LibraryUseTests {
     }
 
     @Test func writerRefusesInputsAndGroupsItCannotTake() throws {
-        let url = Fixtures.path("misuse.mp4")
+        let url = Fixtures.path("refused-inputs.mp4")
         let writer = try AssetWriter(outputURL: url, fileType: .mp4)
         let stray = AssetWriterInput(mediaType: .audio, outputSettings: nil)
         let group = AssetWriterInputGroup(inputs: [stray], defaultInput: stray)
@@ -87,7 +87,7 @@ struct LibraryUseTests {
 
     @Test func theFeedingLoopEndsWhenWritingIsCancelled() throws {
         let asset = try LibraryUseTests.asset()
-        let url = Fixtures.path("cancelled.mp4")
+        let url = Fixtures.path("feeding-cancelled.mp4")
         try? FileManager.default.removeItem(at: url)
         let writer = try AssetWriter(outputURL: url, fileType: .mp4)
         let videoInput = AssetWriterInput(mediaType: .video, outputSettings: nil)

@@ -34,9 +34,9 @@ struct VideoCompositionTests {
     static func frames(_ url: URL, filter: String? = nil) throws -> [[UInt8]] {
         var args = ["-v", "error", "-i", url.path, "-map", "0:v:0"]
         if let filter { args += ["-vf", filter] }
-        let raw = Fixtures.path(url.deletingPathExtension().lastPathComponent + "-\(abs((filter ?? "").hashValue)).yuv")
-        try Tool.check("ffmpeg", args + ["-y", "-f", "rawvideo", "-pix_fmt", "yuv420p", raw.path])
-        let data = try Data(contentsOf: raw)
+        // Straight from ffmpeg's output: tests running in parallel decode the same source, and a
+        // shared scratch file would be rewritten under a reader.
+        let data = try Tool.check("ffmpeg", args + ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]).stdoutData
         let size = try frameSize(url, filter: filter)
         let bytes = size.width * size.height * 3 / 2
         let all = data.withUnsafeBytes { Array($0.bindMemory(to: UInt8.self)) }
