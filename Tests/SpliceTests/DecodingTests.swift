@@ -15,7 +15,9 @@ struct DecodingTests {
     /// 4:4:4 format), one `Data` each.
     static func ffmpegFrames(_ url: URL, width: Int, height: Int, format: PixelBuffer.PixelFormat) throws -> [Data] {
         // Through a file: megabytes of frames are slow to take from a pipe as text.
-        let raw = Fixtures.path(url.lastPathComponent + ".\(format.rawValue).raw")
+        // A file of this call's own: tests running in parallel may decode the same movie.
+        let raw = Fixtures.path(url.lastPathComponent + "-\(UUID().uuidString).\(format.rawValue).raw")
+        defer { try? FileManager.default.removeItem(at: raw) }
         try Tool.ffmpeg(["-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", format.rawValue, raw.path])
         let data = try Data(contentsOf: raw)
         let size = (0..<format.planeCount).reduce(0) { let p = format.planeSize($1, width: width, height: height); return $0 + p.rowBytes * p.rows }

@@ -21,9 +21,11 @@ public enum Fixtures {
 
     public static func path(_ name: String) -> URL { directory.appendingPathComponent(name) }
 
+    /// Writes a small text fixture. Atomically: fixtures made in parallel write the same
+    /// inputs (`inputs(size:)`), and a reader must never see one half-rewritten.
     public static func write(_ name: String, _ text: String) throws -> URL {
         let url = path(name)
-        try Data(text.utf8).write(to: url)
+        try Data(text.utf8).write(to: url, options: .atomic)
         return url
     }
 
