@@ -32,7 +32,7 @@ extension SmartVideoSource {
                 // (the pictures come at the composition's times: the output's)
                 let reader = try AssetReader(asset: transitions.asset)
                 reader.timeRange = range
-                let output = AssetReaderVideoCompositionOutput(videoTracks: transitions.tracks, videoSettings: VideoOutputSettings(pixelFormat: settings.pixelFormat))
+                let output = AssetReaderVideoCompositionOutput(videoTracks: transitions.tracks, videoSettings: Self.decoding(settings.pixelFormat))
                 output.videoComposition = transitions.composition
                 try reader.add(output)
                 guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read the transition's clips") }
@@ -53,9 +53,7 @@ extension SmartVideoSource {
             let reader = try AssetReader(asset: asset)
             // (from two frames earlier: the frame on screen at the range's start may begin before it)
             reader.timeRange = TimeRange(start: max(.zero, range.start - source.frameDuration - source.frameDuration), end: range.end)
-            var decoded = VideoOutputSettings(pixelFormat: settings.pixelFormat)
-            decoded.decoderThreadCount = 1
-            let output = AssetReaderTrackOutput(track: track, outputSettings: .video(decoded))
+            let output = AssetReaderTrackOutput(track: track, outputSettings: .video(Self.decoding(settings.pixelFormat)))
             try reader.add(output)
             guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read \(asset.url.lastPathComponent)") }
             self.reader = reader
@@ -63,6 +61,14 @@ extension SmartVideoSource {
         }
 
         deinit { reader?.cancelReading() }
+
+        /// How a piece's frames are decoded: one decoder thread. A piece is a few frames around a
+        /// cut or a transition, and frame threads would only delay the first and hold pictures.
+        static func decoding(_ pixelFormat: PixelBuffer.PixelFormat) -> VideoOutputSettings {
+            var decoded = VideoOutputSettings(pixelFormat: pixelFormat)
+            decoded.decoderThreadCount = 1
+            return decoded
+        }
 
         /// The next packets (at least one unless done), and whether the piece is done.
         func step(_ source: SmartVideoSource) throws -> ([(SampleBuffer, NALConfiguration?, Bool)], Bool) {
