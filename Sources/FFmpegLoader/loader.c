@@ -112,6 +112,7 @@ enum { UTIL = 0, CODEC = 1, FORMAT = 2, RESAMPLE = 3, SCALE = 4, FILTER = 5 };
 
 STUB(UTIL, int, av_strerror, (int errnum, char *errbuf, size_t errbuf_size), (errnum, errbuf, errbuf_size))
 VOID_STUB(UTIL, av_log_set_level, (int level), (level))
+STUB(UTIL, int, av_log_get_level, (void), ())
 STUB(UTIL, int, av_timecode_init, (AVTimecode *tc, AVRational rate, int flags, int frame_start, void *log_ctx),
      (tc, rate, flags, frame_start, log_ctx))
 STUB(UTIL, char *, av_timecode_make_string, (const AVTimecode *tc, char *buf, int framenum), (tc, buf, framenum))
@@ -122,6 +123,12 @@ STUB(FORMAT, int, avformat_open_input,
      (AVFormatContext **ps, const char *url, const AVInputFormat *fmt, AVDictionary **options), (ps, url, fmt, options))
 STUB(FORMAT, int, avformat_find_stream_info, (AVFormatContext *ic, AVDictionary **options), (ic, options))
 VOID_STUB(FORMAT, avformat_close_input, (AVFormatContext **s), (s))
+STUB(FORMAT, int, avio_open, (AVIOContext **s, const char *url, int flags), (s, url, flags))
+STUB(FORMAT, int, avio_closep, (AVIOContext **s), (s))
+STUB(FORMAT, int, av_probe_input_buffer2,
+     (AVIOContext *pb, const AVInputFormat **fmt, const char *url, void *logctx, unsigned int offset, unsigned int max_probe_size),
+     (pb, fmt, url, logctx, offset, max_probe_size))
+STUB(FORMAT, const AVInputFormat *, av_find_input_format, (const char *short_name), (short_name))
 STUB(UTIL, void *, av_malloc, (size_t size), (size))
 STUB(UTIL, void *, av_mallocz, (size_t size), (size))
 STUB(UTIL, AVBufferRef *, av_buffer_ref, (const AVBufferRef *buf), (buf))
@@ -269,6 +276,10 @@ static void *log_root(void *avcl) {
 static void log_callback(void *avcl, int level, const char *fmt, va_list vl) {
     void (*handler)(void *, void *, int, const char *) = __atomic_load_n(&log_handler, __ATOMIC_ACQUIRE);
     if (!handler) return;
+    // libavutil calls the callback at every level; its own default callback drops what is above
+    // the set level, and so must this one, before formatting: a damaged movie can make a demuxer
+    // trace millions of lines.
+    if (level > av_log_get_level()) return;
     char line[1024];
     int prefix = 1;
     av_log_format_line2(avcl, level, fmt, vl, line, sizeof line, &prefix);

@@ -47,6 +47,22 @@ struct FormatContextTests {
         #expect(streams[2].metadata.title == "Commentary" && !streams[2].metadata.isDefault)
     }
 
+    /// Probing names the demuxer an open would use, reading no more than the file's first bytes;
+    /// an input opened with that name reads as one probed; what no demuxer knows is refused.
+    @Test func probingNamesTheDemuxerWithoutOpening() throws {
+        let mkv = try Self.matroska.get()
+        let named = Fixtures.path("bridge-probe.bin")
+        try? FileManager.default.removeItem(at: named)
+        try FileManager.default.copyItem(at: mkv, to: named)
+        #expect(try InputFormatContext.probe(path: mkv.path) == "matroska,webm")
+        #expect(try InputFormatContext.probe(path: named.path) == "matroska,webm")
+        let opened = try InputFormatContext(path: named.path, format: "matroska,webm")
+        #expect(opened.formatName == "matroska,webm" && opened.streams.count == 3)
+        let text = try Fixtures.write("bridge-probe.txt", "")
+        #expect(throws: FFmpegError.self) { try InputFormatContext.probe(path: text.path) }
+        #expect(throws: FFmpegError.self) { try InputFormatContext.probe(path: Fixtures.path("nowhere.bin").path) }
+    }
+
     @Test func timelinesHandOutEveryPacketInDecodeOrder() throws {
         let url = try Self.matroska.get()
         let input = try InputFormatContext(path: url.path)

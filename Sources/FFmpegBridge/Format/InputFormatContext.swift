@@ -48,19 +48,42 @@ public final class InputFormatContext: @unchecked Sendable {   // confined: used
     public let log = FFmpegLog.Sink()
 
     /// Opens `path` and reads its stream information.
+    /// - Parameter format: the demuxer to read it with (a `formatName`, as `probe(path:)` gives
+    ///   it); when nil, libavformat probes the file.
     /// - Throws: `FFmpegError` from `avformat_open_input` or `avformat_find_stream_info`.
-    public init(path: String) throws(FFmpegError) {
+    public init(path: String, format: String? = nil) throws(FFmpegError) {
         self.path = path
         try FFmpegLibraries.load()
         _ = FFmpegLog.installed
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         try FFmpegLog.routing(to: log) { () throws(FFmpegError) in
-            try check(avformat_open_input(&ctx, path, nil, nil), "cannot open")
+            // A format's name lists its aliases ("matroska,webm"); libavformat finds it by the first.
+            let demuxer = format.flatMap { $0.split(separator: ",").first }.flatMap { av_find_input_format(String($0)) }
+            try check(avformat_open_input(&ctx, path, demuxer, nil), "cannot open")
             FFmpegLog.register(ctx, to: log)
             FFmpegLog.register(ctx?.pointee.pb, to: log)
             self.context = ctx
             try check(avformat_find_stream_info(ctx, nil), "cannot read stream information")
         }
+    }
+
+    /// The demuxer libavformat would open `path` with (its `formatName`: `mov,mp4,m4a,3gp,3g2,mj2`,
+    /// `matroska,webm`, …), found as `avformat_open_input` finds it — from the file's first bytes
+    /// and its name — without reading the file's header.
+    /// - Throws: `FFmpegError` when the file cannot be opened or no demuxer recognises it.
+    public static func probe(path: String) throws(FFmpegError) -> String {
+        try FFmpegLibraries.load()
+        _ = FFmpegLog.installed
+        var io: UnsafeMutablePointer<AVIOContext>?
+        try check(avio_open(&io, path, AVIO_FLAG_READ), "cannot open")
+        defer { avio_closep(&io) }
+        var format: UnsafePointer<AVInputFormat>?
+        // (what probing says is dropped: the open that follows says it again, to its own sink)
+        _ = try FFmpegLog.routing(to: FFmpegLog.Sink()) { () throws(FFmpegError) in
+            try check(av_probe_input_buffer2(io, &format, path, nil, 0, 0), "cannot recognise the format")
+        }
+        guard let name = format?.pointee.name else { throw FFmpegError(code: splice_averror_invaliddata(), operation: "cannot recognise the format") }
+        return String(cString: name)
     }
 
     deinit {

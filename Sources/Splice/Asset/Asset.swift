@@ -115,16 +115,23 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
             } else if prefix.starts(with: [0x1A, 0x45, 0xDF, 0xA3]), let native = try? MatroskaSource.load(file) {
                 // Matroska/WebM of the common shape, read natively; anything else by libavformat.
                 loaded = native
-            } else if Asset.isoExtensions.contains(url.pathExtension.lowercased()) {
-                // Named as an MP4/MOV but not one by its first bytes: what libavformat finds in it
-                // by its content (a Matroska file named `.mp4`), else the MP4 reader's reason.
-                if let other = try? FormatSource.load(path), !other.format.contains("mov") {
-                    loaded = other
-                } else {
-                    loaded = try ISOMovieSource.load(file, salvage: salvage)
-                }
             } else {
-                loaded = try FormatSource.load(path)
+                // Not MP4/MOV by its first bytes: what libavformat finds in it by its content.
+                // What it takes for MP4/MOV (a damaged first box) is still read by the MP4 reader,
+                // or refused with its reason: libavformat's MOV demuxer sizes its index by the
+                // file's own counts (a 2.5 KB file once took 280 MB). A file named as an MP4/MOV
+                // that libavformat cannot read gets the MP4 reader's reason too.
+                let probed = try? InputFormatContext.probe(path: path)
+                let named = Asset.isoExtensions.contains(url.pathExtension.lowercased())
+                if probed.map({ $0.contains("mov") }) ?? named {
+                    loaded = try ISOMovieSource.load(file, salvage: salvage)
+                } else if named, let other = try? FormatSource.load(path, format: probed) {
+                    loaded = other   // (a Matroska file named `.mp4`)
+                } else if named {
+                    loaded = try ISOMovieSource.load(file, salvage: salvage)
+                } else {
+                    loaded = try FormatSource.load(path, format: probed)
+                }
             }
         } catch let error as MediaError {
             throw error.inFile(path)

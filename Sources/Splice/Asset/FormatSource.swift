@@ -26,9 +26,11 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
     }
 
     /// Opens `path` with libavformat and describes its streams.
-    static func load(_ path: String) throws -> LoadedAsset {
+    /// - Parameter format: the demuxer to read it with (`InputFormatContext.probe(path:)`'s
+    ///   answer); when nil, libavformat probes the file.
+    static func load(_ path: String, format: String? = nil) throws -> LoadedAsset {
         let input: InputFormatContext
-        do { input = try InputFormatContext(path: path) } catch { throw error.mediaError }
+        do { input = try InputFormatContext(path: path, format: format) } catch { throw error.mediaError }
         let streams = input.streams
         let first = firstPackets(of: input, for: streams.filter(needsFirstPacket).map(\.index))
         var start: MediaTime?
@@ -154,7 +156,7 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
     /// starts); the file opened again after that.
     private func openInput() throws -> InputFormatContext {
         if let input = opened.withLock({ (input: inout InputFormatContext?) in defer { input = nil }; return input }) { return input }
-        do { return try InputFormatContext(path: path) } catch { throw error.mediaError }
+        do { return try InputFormatContext(path: path, format: format) } catch { throw error.mediaError }
     }
 }
 
