@@ -31,6 +31,12 @@ struct HostileInputTests {
     /// Sanitizer builds are several times slower and bigger; the limits scale with them.
     static let slack: Double = ProcessInfo.processInfo.environment["SPLICE_SANITIZER"] != nil ? 5 : 1
 
+    /// A run on hostile input costs under 10 s of CPU time and 200 MB (times `slack`).
+    static func expectWithinLimits(_ r: Run, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(r.seconds < 10 * slack, "\(what): \(r.seconds) s", sourceLocation: sourceLocation)
+        #expect(r.peakKB > 0 && Double(r.peakKB) < 200_000 * slack, "\(what): \(r.peakKB) KB", sourceLocation: sourceLocation)
+    }
+
     static func expectRefused(_ url: URL, status: Int32 = 65, allowSuccess: Bool = false,
                               sourceLocation: SourceLocation = #_sourceLocation) throws {
         let output = Fixtures.path("hostile-out-\(url.lastPathComponent).mp4")
@@ -38,8 +44,7 @@ struct HostileInputTests {
             let r = try run(args)
             let ok = r.status == status || (allowSuccess && r.status == 0)
             #expect(ok, "\(url.lastPathComponent) \(args[0]): status \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
-            #expect(r.seconds < 10 * slack, "\(url.lastPathComponent): \(r.seconds) s", sourceLocation: sourceLocation)
-            #expect(r.peakKB > 0 && Double(r.peakKB) < 200_000 * slack, "\(url.lastPathComponent): \(r.peakKB) KB", sourceLocation: sourceLocation)
+            expectWithinLimits(r, url.lastPathComponent, sourceLocation: sourceLocation)
             if r.status != 0 {
                 #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.hasPrefix("error: "), "\(r.stderr)",
                         sourceLocation: sourceLocation)
