@@ -70,7 +70,8 @@ public final class InputFormatContext: @unchecked Sendable {   // confined: used
     /// The demuxer libavformat would open `path` with (its `formatName`: `mov,mp4,m4a,3gp,3g2,mj2`,
     /// `matroska,webm`, …), found as `avformat_open_input` finds it — from the file's first bytes
     /// and its name — without reading the file's header.
-    /// - Throws: `FFmpegError` when the file cannot be opened or no demuxer recognises it.
+    /// - Throws: `FFmpegError` when the file cannot be opened or no demuxer recognises it (as
+    ///   `init(path:format:)` would say it: "cannot open: …").
     public static func probe(path: String) throws(FFmpegError) -> String {
         try FFmpegLibraries.load()
         _ = FFmpegLog.installed
@@ -80,9 +81,9 @@ public final class InputFormatContext: @unchecked Sendable {   // confined: used
         var format: UnsafePointer<AVInputFormat>?
         // (what probing says is dropped: the open that follows says it again, to its own sink)
         _ = try FFmpegLog.routing(to: FFmpegLog.Sink()) { () throws(FFmpegError) in
-            try check(av_probe_input_buffer2(io, &format, path, nil, 0, 0), "cannot recognise the format")
+            try check(av_probe_input_buffer2(io, &format, path, nil, 0, 0), "cannot open")
         }
-        guard let name = format?.pointee.name else { throw FFmpegError(code: splice_averror_invaliddata(), operation: "cannot recognise the format") }
+        guard let name = format?.pointee.name else { throw FFmpegError(code: splice_averror_invaliddata(), operation: "cannot open") }
         return String(cString: name)
     }
 

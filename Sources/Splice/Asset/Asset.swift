@@ -121,16 +121,14 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
                 // or refused with its reason: libavformat's MOV demuxer sizes its index by the
                 // file's own counts (a 2.5 KB file once took 280 MB). A file named as an MP4/MOV
                 // that libavformat cannot read gets the MP4 reader's reason too.
-                let probed = try? InputFormatContext.probe(path: path)
                 let named = Asset.isoExtensions.contains(url.pathExtension.lowercased())
-                if probed.map({ $0.contains("mov") }) ?? named {
-                    loaded = try ISOMovieSource.load(file, salvage: salvage)
-                } else if named, let other = try? FormatSource.load(path, format: probed) {
-                    loaded = other   // (a Matroska file named `.mp4`)
-                } else if named {
-                    loaded = try ISOMovieSource.load(file, salvage: salvage)
+                let probed: String?
+                do { probed = try InputFormatContext.probe(path: path) } catch { if named { probed = nil } else { throw error.mediaError } }
+                if let probed, !probed.contains("mov") {
+                    do { loaded = try FormatSource.load(path, format: probed) }   // (a Matroska file named `.mp4` too)
+                    catch where named { loaded = try ISOMovieSource.load(file, salvage: salvage) }
                 } else {
-                    loaded = try FormatSource.load(path, format: probed)
+                    loaded = try ISOMovieSource.load(file, salvage: salvage)
                 }
             }
         } catch let error as MediaError {
