@@ -146,6 +146,9 @@ public struct SubtitleError: Error, Sendable, CustomStringConvertible {
     public var line: Int?
     /// What is wrong.
     public var message: String
+    /// The kind of problem: `.invalidData` for what the text says; a file that cannot be read
+    /// keeps its reason (`.fileNotFound`, `.io`, …).
+    public var code: MediaError.Code = .invalidData
 
     /// The problem `message` at `line` of `file`.
     public init(file: String, line: Int?, message: String) {
@@ -158,8 +161,8 @@ public struct SubtitleError: Error, Sendable, CustomStringConvertible {
         line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
     }
 
-    /// The same problem as a `MediaError` (`.invalidData`, at `file:line`).
+    /// The same problem as a `MediaError` (its `code`, at `file:line`).
     public var mediaError: MediaError {
-        MediaError(.invalidData, message, file: line.map { "\(file):\($0)" } ?? file)
+        MediaError(code, message, file: line.map { "\(file):\($0)" } ?? file)
     }
 }

@@ -48,7 +48,9 @@ public enum SubtitleFile {
             guard file.size <= 1 << 30 else { throw MediaError(.unsupported, "more than Splice reads (1 GiB)") }
             data = try file.readData(at: 0, count: Int(clamping: file.size))
         } catch {
-            throw SubtitleError(file: url.path, line: nil, message: (error as? MediaError)?.message ?? "cannot read the file")
+            var failure = SubtitleError(file: url.path, line: nil, message: (error as? MediaError)?.message ?? "cannot read the file")
+            failure.code = (error as? MediaError)?.code ?? .io
+            throw failure
         }
         var named: (String, String.Encoding)?
         if let encoding {
@@ -268,7 +270,8 @@ public enum SubtitleFile {
                     return line
                 }
                 .joined(separator: "\n")
-            out += text + "\n\n"
+            // (a blank line between cues; WebVTT's last cue ends with its line, as ffmpeg writes it)
+            out += text + (format == .webVTT && i == document.cues.count - 1 ? "\n" : "\n\n")
         }
         return out
     }

@@ -33,10 +33,22 @@ struct ParsedArguments {
 
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 
-    /// `-o <output>`, required.
-    func output(_ option: String = "-o") throws -> URL {
+    /// `-o <output>`, required; a movie (the default) must name a kind of file Splice writes.
+    func output(_ option: String = "-o", movie: Bool = true) throws -> URL {
         guard let path = options[option] else { throw UsageError(message: "missing \(option) <output>") }
-        return URL(fileURLWithPath: path)
+        let url = URL(fileURLWithPath: path)
+        if movie { _ = try Self.movieType(of: url) }
+        return url
+    }
+
+    /// The kind of movie `url` names by its extension; an extension Splice does not write is a
+    /// usage error (exit 64), like any other wrong argument.
+    static func movieType(of url: URL) throws -> FileType {
+        guard let type = FileType(pathExtension: url.pathExtension) else {
+            throw UsageError(message: "cannot write '.\(url.pathExtension)' files (\(url.path)); Splice writes "
+                             + FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))
+        }
+        return type
     }
 
     /// The positionals, exactly `count` of them (`names` for the message).

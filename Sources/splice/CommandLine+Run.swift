@@ -43,6 +43,8 @@ extension CommandLine {
           --verbose               Show FFmpeg's messages (for files read or written through libavformat).
           --sync                  Flush each output to disk before putting it in place (a file that
                                   replaces another always is).
+          --quiet                 Print no summary line and no notes (warnings and errors still go
+                                  to stderr).
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -60,6 +62,10 @@ extension CommandLine {
         if let v = args.firstIndex(of: "--verbose") {
             args.remove(at: v)
             Diagnostics.showFFmpegMessages(true)
+        }
+        if let q = args.firstIndex(of: "--quiet") {
+            args.remove(at: q)
+            Terminal.isQuiet = true
         }
         if let v = args.firstIndex(of: "--sync") {
             args.remove(at: v)

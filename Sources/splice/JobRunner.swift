@@ -19,18 +19,26 @@ enum JobRunner {
     static func export(_ session: ExportSession, _ args: ParsedArguments) throws -> Int32 {
         session.replacesExistingFile = args.has("--force")
         session.shouldOptimizeForNetworkUse = args.has("--faststart")
-        for note in session.notes { Terminal.error("note: \(note)\n") }
+        for note in session.notes { Terminal.note(note) }
         let url = session.outputURL!
         let interrupted = try run(output: url, mediaSeconds: session.exportedRange.duration.seconds, json: try args.jsonProgress(),
                                   install: { session.progressHandler = $0 }, cancel: { [weak session] in session?.cancelExport() }) { try session.run() }
         if let interrupted { return interrupted }
         for warning in session.warnings { Terminal.error("warning: \(warning)\n") }
-        for line in session.cutSummary { Terminal.error("note: \(line)\n") }
+        for line in session.cutSummary { Terminal.note(line) }
+        let how = session.preset == .passthrough ? (session.audioMix == nil ? "copied" : "copied, audio mixed") : "re-encoded (\(session.preset))"
+        try summarize(url, how)
+        return ExitCode.success
+    }
+
+    /// The one line a job prints when its movie is in place: the path, what was done, how long
+    /// the movie is and its tracks, read back from the file (`extra` after them).
+    static func summarize(_ url: URL, _ how: String, _ extra: String? = nil) throws {
+        guard !Terminal.isQuiet else { return }
         let written = try Asset(url: url)
         let tracks = written.tracks.map { t in "\(t.mediaType) \(t.codecName)" + (t.naturalSize.map { " \($0)" } ?? "") }
-        let how = session.preset == .passthrough ? (session.audioMix == nil ? "copied" : "copied, audio mixed") : "re-encoded (\(session.preset))"
-        print("\(url.path): \(how), \(String(format: "%.3f", written.duration.seconds)) s, \(tracks.joined(separator: ", "))")
-        return ExitCode.success
+        Terminal.summary("\(url.path): \(how), \(String(format: "%.3f", written.duration.seconds)) s, \(tracks.joined(separator: ", "))"
+                         + (extra.map { "; \($0)" } ?? ""))
     }
 
     /// Runs `body` with a progress reporter installed and `cancel` as what a signal does.

@@ -61,7 +61,7 @@ enum RemuxCommand: Command {
         }
         let inputURL = URL(fileURLWithPath: args.positionals[0])
         let outputURL = URL(fileURLWithPath: args.positionals[1])
-        let outputType = try FileType.writing(outputURL)
+        let outputType = try ParsedArguments.movieType(of: outputURL)
         if args.flags.contains("--faststart") && !outputType.movesIndexToFront {
             throw UsageError(message: "--faststart applies to \(FileType.allCases.filter(\.movesIndexToFront).map { "." + $0.rawValue }.joined(separator: ", ")) outputs")
         }
@@ -93,6 +93,7 @@ enum RemuxCommand: Command {
             Terminal.error("warning: \(inputURL.path): \(warning)\n")
         }
         if verify { return try verified(asset, writtenURL, into: outputURL) }
+        try JobRunner.summarize(outputURL, "copied")
         return ExitCode.success
     }
 
@@ -121,7 +122,7 @@ enum RemuxCommand: Command {
             try? FileManager.default.removeItem(at: written)
             throw MediaError(.io, "cannot move the verified copy into place: \(reason)", file: output.path)
         }
-        print("verified: \(result.tracks) tracks, \(result.samples) samples identical in bytes and timing")
+        try JobRunner.summarize(output, "copied", "verified: \(result.tracks) tracks, \(result.samples) samples identical in bytes and timing")
         return ExitCode.success
     }
 }

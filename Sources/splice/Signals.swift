@@ -69,6 +69,19 @@ enum Signals {
 /// Writing to the terminal's streams without ever failing a job: a write to a closed pipe
 /// (`… 2>&1 | head -1`) is dropped, and the job goes on.
 enum Terminal {
+    /// `--quiet`: no summary line and no notes; warnings and errors still go to stderr.
+    nonisolated(unsafe) static var isQuiet = false
+
+    /// A job's one line on success, on stdout (not with `--quiet`).
+    static func summary(_ line: String) {
+        if !isQuiet { print(line) }
+    }
+
+    /// What a job decided (`note: …` on stderr; not with `--quiet`).
+    static func note(_ text: String) {
+        if !isQuiet { error("note: \(text)\n") }
+    }
+
     /// Writes `text` to stderr as it is.
     static func error(_ text: String) {
         let bytes = Array(text.utf8)

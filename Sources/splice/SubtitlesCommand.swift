@@ -96,8 +96,8 @@ enum SubtitlesCommand: Command {
             language = tag
         }
         let outputURL = URL(fileURLWithPath: outputPath)
-        guard let type = FileType(pathExtension: outputURL.pathExtension), type.holdsTextSubtitles else {
-            throw MediaError(.unsupported, "cannot write subtitles to '.\(outputURL.pathExtension)'; write .mp4, .m4v, .mov, .mkv or .webm", file: outputPath)
+        guard try ParsedArguments.movieType(of: outputURL).holdsTextSubtitles else {
+            throw UsageError(message: "cannot write subtitles to '.\(outputURL.pathExtension)' files; write .mp4, .m4v, .mov, .mkv or .webm")
         }
         try JobRunner.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: args.positionals)
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
@@ -121,6 +121,7 @@ enum SubtitlesCommand: Command {
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
         for w in warnings { Terminal.error("warning: \(w)\n") }
         try Signals.whileRunning(cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
+        try JobRunner.summarize(outputURL, "copied", "\(tracks.count) subtitle track\(tracks.count == 1 ? "" : "s") added")
         return ExitCode.success
     }
 
@@ -164,6 +165,7 @@ enum SubtitlesCommand: Command {
         let output = try OutputFile(destination: outputPath, replacing: args.flags.contains("--force"))
         try output.write(Data(SubtitleFile.render(document, format: format).utf8))
         try output.commit()
+        Terminal.summary("\(URL(fileURLWithPath: outputPath).path): \(document.cues.count) cue\(document.cues.count == 1 ? "" : "s") of track \(track.trackID) (\(track.languageCode ?? "und"))")
         return ExitCode.success
     }
 }

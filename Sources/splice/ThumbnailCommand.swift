@@ -35,7 +35,7 @@ enum ThumbnailCommand: Command {
         let args = try ParsedArguments(arguments, flags: ["--force"], options: ["--at", "-o", "--size"])
         let input = try args.positionals(1, "one <input>")[0]
         guard let at = args.options["--at"] else { throw UsageError(message: "missing --at <time>") }
-        let output = try args.output().path
+        let output = try args.output(movie: false).path
         let times = try at.split(separator: ",").map { try ParsedArguments.time(String($0), in: "--at") }
         guard ImageFileFormat(pathExtension: URL(fileURLWithPath: output).pathExtension) != nil else {
             throw UsageError(message: "the output must end in .png, .jpg or .jpeg")
@@ -49,7 +49,12 @@ enum ThumbnailCommand: Command {
         let images = try Signals.whileRunning(cancel: { cancelled.withLock { $0 = true } }) {
             try generator.writeImages(at: times, to: paths, replacing: args.has("--force"), isCancelled: { cancelled.withLock { $0 } })
         }
-        for i in images { print("\(i.path): \(i.width)x\(i.height), the frame shown from \(String(format: "%.3f", i.actualTime.seconds)) s") }
+        let shown = images.map { String(format: "%.3f", $0.actualTime.seconds) }.joined(separator: ", ")
+        if let first = images.first {
+            Terminal.summary(images.count == 1
+                ? "\(first.path): \(first.width)x\(first.height), the frame shown from \(shown) s"
+                : "\(images.map(\.path).joined(separator: ", ")): \(images.count) images \(first.width)x\(first.height), the frames shown from \(shown) s")
+        }
         return ExitCode.success
     }
 }

@@ -100,6 +100,28 @@ public struct PixelBuffer: Sendable {
         self.storage = storage
     }
 
+    /// A black picture of `width` × `height` pixels of `pixelFormat`: Y′CbCr in video range
+    /// (luma 16, chroma 128, scaled for 10 bits), RGB opaque black, gray 0.
+    public static func black(_ pixelFormat: PixelFormat, width: Int, height: Int, color: Color = .unspecified) -> PixelBuffer {
+        func plane(_ index: Int) -> ([UInt8], Int) {
+            let (rowBytes, rows) = pixelFormat.planeSize(index, width: width, height: height)
+            let pattern: [UInt8]
+            switch (pixelFormat, index) {
+            case (.yuv420p10le, 0): pattern = [64, 0]            // 16 << 2, little-endian
+            case (.yuv420p10le, _): pattern = [0, 2]             // 128 << 2
+            case (.rgba, _), (.bgra, _): pattern = [0, 0, 0, 255]
+            case (.gray, _): pattern = [0]
+            case (_, 0): pattern = [16]
+            default: pattern = [128]
+            }
+            let count = rowBytes * rows
+            return ((0..<count).map { pattern[$0 % pattern.count] }, rowBytes)
+        }
+        let planes = (0..<pixelFormat.planeCount).map(plane)
+        return PixelBuffer(pixelFormat: pixelFormat, width: width, height: height, color: color,
+                           storage: OwnedStorage(planes: planes.map(\.0), strides: planes.map(\.1)))
+    }
+
     /// Plane `index`'s rows: its bytes (stride × rows) and its stride.
     public func withPlane<R>(_ index: Int, _ body: (UnsafeRawBufferPointer, Int) throws -> R) rethrows -> R {
         precondition(index >= 0 && index < pixelFormat.planeCount, "plane \(index) of \(pixelFormat.planeCount)")

@@ -31,8 +31,15 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
     static func load(_ path: String, format: String? = nil) throws -> LoadedAsset {
         let input: InputFormatContext
         do { input = try InputFormatContext(path: path, format: format) } catch { throw error.mediaError }
-        let streams = input.streams
+        var streams = input.streams
         let first = firstPackets(of: input, for: streams.filter(needsFirstPacket).map(\.index))
+        var consumed = !first.isEmpty
+        if first.isEmpty, input.durationSeconds == nil, !streams.isEmpty, streams.allSatisfy({ $0.mediaType == .subtitle && $0.duration == nil }) {
+            // A subtitle file (SRT, WebVTT, ASS): it lasts until its last cue ends.
+            let ends = cueEnds(of: input)
+            for i in streams.indices { streams[i].duration = ends[streams[i].index] }
+            consumed = true
+        }
         var start: MediaTime?
         var end = MediaTime.zero
         var tracks: [AssetTrack] = []
@@ -61,7 +68,7 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
         return LoadedAsset(format: input.formatName, duration: duration, startTime: max(.zero, start ?? .zero),
                            tracks: tracks, source: FormatSource(path: path, format: input.formatName, chapters: chapters,
                                                               metadata: MetadataItem.movieItems(tags: input.formatTags),
-                                                              opened: first.isEmpty ? input : nil))
+                                                              opened: consumed ? nil : input))
     }
 
     private static func makeTrack(_ s: StreamInfo, firstPacket: [UInt8]?, inputDuration: Double?) -> AssetTrack {
@@ -132,6 +139,20 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
             }
         }
         return found
+    }
+
+    /// Where the last packet of each stream ends, in its time base: a subtitle file's packets,
+    /// which libavformat's subtitle demuxers hold in memory, read to the end.
+    private static func cueEnds(of input: InputFormatContext) -> [Int: Int64] {
+        var ends: [Int: Int64] = [:]
+        let packet = Packet()
+        for _ in 0..<1_000_000 {
+            guard (try? input.read(into: packet)) == true else { break }
+            guard let pts = packet.presentationTime else { continue }
+            let end = pts.addingReportingOverflow(packet.duration)
+            if !end.overflow { ends[packet.streamIndex] = max(ends[packet.streamIndex] ?? 0, end.partialValue) }
+        }
+        return ends
     }
 
     /// Container languages are ISO 639-2 already (Matroska allows B forms and BCP 47 too; keep the primary subtag).

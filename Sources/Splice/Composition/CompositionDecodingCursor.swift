@@ -5,8 +5,8 @@ import FFmpegBridge
 /// A composition track decoded: each segment's source read through its own timeline cursor and
 /// `DecodingCursor` (its own decoder: segments may differ in codec), cut to the segment, and
 /// moved (stretched, for a scaled segment) onto the composition's timeline in exact `MediaTime`
-/// arithmetic; empty segments of audio are silence, so that sound stays in step with the
-/// picture. The reader wraps it like any decoded cursor (constant rate, prefetching), and what
+/// arithmetic; empty segments of audio are silence and of video black pictures (at the size
+/// and rate of the first source's decoded pictures), so that sound and picture stay in step. The reader wraps it like any decoded cursor (constant rate, prefetching), and what
 /// its decoders skipped or said reaches the reader's warnings.
 final class CompositionDecodingCursor: DecodedSampleCursor {
     private var segments: [CompositionTrackSegment]
@@ -21,6 +21,13 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
     /// Silence still to hand out, up to here: made a buffer at a time when asked for (an
     /// empty segment may last an hour: `mix --at 3000` held 576 MB of it at once).
     private var silenceEnd: MediaTime?
+    /// Video: the black picture shown over empty segments (made when first needed), how long
+    /// each lasts, and the stretch still to show.
+    private var black: (picture: PixelBuffer, step: MediaTime)?
+    private var blackGap: TimeRange?
+    private let blackSource: AssetTrack?
+    /// The colour of the last decoded picture, which black pictures take.
+    private var lastColor: PixelBuffer.Color = .unspecified
     /// A scaled audio segment's speed change (pitch kept) and where its output has got to.
     private var tempo: (filter: AudioTempo, clock: MediaTime)?
     /// What the decoders of the segments already read skipped and said.
@@ -32,6 +39,7 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
         self.settings = settings
         self.range = timeRange == .everything ? TimeRange(start: .zero, duration: track.timeRange.duration) : timeRange
         mediaType = track.mediaType
+        blackSource = track.mediaType == .video ? segments.first(where: { !$0.isEmpty })?.sourceTrack : nil
         if case .audio(let a) = settings, let first = segments.first(where: { !$0.isEmpty })?.sourceTrack?.formatDescriptions.first {
             silenceFormat = PCMBuffer.Format(sampleFormat: a.sampleFormat, isPlanar: !a.isInterleaved,
                                              sampleRate: a.sampleRate ?? ((first.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000),
@@ -51,6 +59,7 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
         while true {
             if !pending.isEmpty { return pending.removeFirst() }
             if let silence = nextSilence() { return silence }
+            if let picture = try nextBlack() { return picture }
             if let (cursor, segment) = current {
                 if let s = try cursor.next() {
                     guard tempo != nil else { return place(s, segment) }
@@ -74,7 +83,10 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
     private func startSegment(_ segment: CompositionTrackSegment) throws {
         let shown = segment.targetRange.intersection(range)
         guard shown.duration > .zero else { return }
-        guard let source = segment.sourceRange, let track = segment.sourceTrack else { return fillSilence(to: shown.end) }
+        guard let source = segment.sourceRange, let track = segment.sourceTrack else {
+            if mediaType == .video { blackGap = shown }
+            return fillSilence(to: shown.end)
+        }
         let target = segment.targetRange
         if mediaType == .audio, segment.isScaled {
             // Faster or slower at the same pitch (libavfilter's atempo), from the segment's start.
@@ -126,6 +138,7 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
             out.decodeTimeStamp = (s.decodeTimeStamp + delta).inTimescaleIfExact(scale)
         }
         if mediaType == .audio { audioEnd = out.presentationTimeStamp + out.duration }
+        if let picture = out.imageBuffer { lastColor = picture.color }
         return out
     }
 
@@ -173,11 +186,35 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
         return SampleBuffer(pcm: pcm, presentationTimeStamp: at, formatDescription: FormatDescription(parameters: CodecParameters(pcm: format), codec: "lpcm"))
     }
 
+    /// The next black picture of an empty video segment, or nil when there is none to show.
+    private func nextBlack() throws -> SampleBuffer? {
+        guard let gap = blackGap, case .video(let v) = settings else { return nil }
+        if black == nil {
+            guard let track = blackSource, let dimensions = track.formatDescriptions.first?.dimensions else {
+                throw MediaError(.invalidOperation, "a video track without pictures cannot be decoded")
+            }
+            let size = v.size.map { ($0.width, $0.height) } ?? v.size(forSource: dimensions.width, dimensions.height)
+            let step = v.frameRate.flatMap { r in r > 0 && r.isFinite ? MediaTime(seconds: 1 / r, preferredTimescale: 90_000) : nil }
+                ?? SmartVideoSource.frameDuration(of: track)
+            black = (PixelBuffer.black(v.pixelFormat, width: size.0, height: size.1), step)
+        }
+        guard let (picture, step) = black, gap.start < gap.end else {
+            blackGap = nil
+            return nil
+        }
+        blackGap = TimeRange(start: gap.start + step, end: max(gap.start + step, gap.end))
+        var shown = picture
+        shown.color = lastColor
+        let format = FormatDescription(parameters: CodecParameters(picture: shown), codec: FourCC(shown.pixelFormat.rawValue))
+        return SampleBuffer(pixels: shown, presentationTimeStamp: gap.start, duration: min(step, gap.end - gap.start), formatDescription: format)
+    }
+
     func close() {
         current?.cursor.close()
         current = nil
         segments = []
         pending = []
         silenceEnd = nil
+        blackGap = nil
     }
 }

@@ -75,7 +75,11 @@ extension SmartVideoSource {
             while true {
                 var encoded: [SampleBuffer]
                 var done = false
-                if let picture = try nextPicture(source) {
+                if var picture = try nextPicture(source) {
+                    // (in the encoder's timescale, the first picture's: a time it rounds would be
+                    // decoded at one it does not show)
+                    picture.presentationTimeStamp = picture.presentationTimeStamp.convertScale(timescale)
+                    picture.decodeTimeStamp = picture.presentationTimeStamp
                     times.append(picture.presentationTimeStamp)
                     encoded = try stage.process(picture, timescale: timescale)
                 } else {

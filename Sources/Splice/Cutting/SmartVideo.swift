@@ -86,7 +86,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
                 between = between.dropFirst()
             }
             let layout = try SmartVideoSource.layout(of: span)
-            if !reencodes, layout.head != nil || layout.tail != nil {
+            if !reencodes, span.track != nil, layout.head != nil || layout.tail != nil {
                 throw MediaError(.invalidOperation, "a keyframe cut of \(span.track?.asset?.url.lastPathComponent ?? "a clip") falls between sync samples")
             }
             if let head = layout.head { pieces.append(.encode(head, span)) }
@@ -261,7 +261,8 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         try made.enumerated().map { k, m in
             var (s, nal, copied) = m
             guard s.decodeTimeStamp <= s.presentationTimeStamp else {
-                throw MediaError(.invalidData, "a frame is shown \((s.decodeTimeStamp - s.presentationTimeStamp).seconds) s before it can be decoded")
+                throw MediaError(.invalidData, "the frame shown at \(s.presentationTimeStamp.millisecondsText) ms of the output would be decoded "
+                                 + "\((s.decodeTimeStamp - s.presentationTimeStamp).millisecondsText) ms later", file: clipPath(of: pieces[i]))
             }
             guard let sets, let config = nal else { return try framedWhole(s) }
             let breaks = copied && first && k == 0 && i > 0
@@ -284,18 +285,25 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         }
     }
 
+    /// The file a piece is made from (nil for black pictures and transitions).
+    private func clipPath(of piece: Piece) -> String? {
+        switch piece {
+        case .encode(_, let span), .copy(_, let span): span.track?.owningAsset.url.path
+        case .compose: nil
+        }
+    }
+
     /// A black picture of the output's size and pixel format (video range).
     func blackFrame() throws -> PixelBuffer {
         guard let size = format.dimensions else { throw MediaError(.invalidData, "the video has no picture size") }
-        let (w, h) = (size.width, size.height)
-        let pixelFormat = settings?.pixelFormat ?? .yuv420p
-        let ten = pixelFormat == .yuv420p10le
-        func plane(_ index: Int, _ value: Int) -> ([UInt8], Int) {
-            let (rowBytes, rows) = pixelFormat.planeSize(index, width: w, height: h)
-            let pattern: [UInt8] = ten ? [UInt8(truncatingIfNeeded: value << 2), UInt8(truncatingIfNeeded: value >> 6)] : [UInt8(truncatingIfNeeded: value)]
-            return (Array((0..<(rowBytes * rows / pattern.count)).map { _ in pattern }.joined()), rowBytes)
-        }
-        let planes = [plane(0, 16), plane(1, 128), plane(2, 128)]
-        return PixelBuffer(pixelFormat: pixelFormat, width: w, height: h, storage: OwnedStorage(planes: planes.map(\.0), strides: planes.map(\.1)))
+        return PixelBuffer.black(settings?.pixelFormat ?? .yuv420p, width: size.width, height: size.height)
+    }
+}
+
+extension MediaTime {
+    /// Milliseconds, as an error says them: `6033.3`, `0.3`, `40`.
+    var millisecondsText: String {
+        let ms = (seconds * 10_000).rounded() / 10
+        return ms == ms.rounded() ? String(format: "%.0f", ms) : String(format: "%.1f", ms)
     }
 }

@@ -64,9 +64,13 @@ extension ExportSession {
     /// something is cut (a range, a composition) and the track can be; into a file without edit
     /// lists, a keyframe cut of video that cannot be re-encoded to match.
     func cutPlan(for track: AssetTrack, in type: FileType?) -> TrackMirror.TrackPlan? {
-        let mode = cutMode(in: type)
-        guard mode != .exact, asset.isComposition || timeRange != .everything else { return nil }
+        var mode = cutMode(in: type)
+        guard asset.isComposition || timeRange != .everything else { return nil }
         let range = timeRange == .everything ? TimeRange.everything : exportedRange
+        // A clip without picture shows black frames in every mode: an exact cut's empty edit is
+        // misplayed (held on the last picture, or the next clip pulled early), so it is cut smart.
+        if mode == .exact, track.showsBlack(in: range) { mode = .smart }
+        guard mode != .exact else { return nil }
         if track.smartCutProblem(in: range, reencoding: mode == .smart) == nil { return .smartCut(reencodes: mode == .smart) }
         // Without edit lists, what smart cut cannot re-encode gets a keyframe cut (video at sync
         // samples; Opus sound in whole packets, placed within half a packet of the picture).
@@ -187,5 +191,13 @@ extension ExportSession {
             }
         }
         return nil
+    }
+}
+
+extension AssetTrack {
+    /// Whether this composed video track has a stretch without media (a clip without picture)
+    /// in `range`, which is shown black.
+    func showsBlack(in range: TimeRange) -> Bool {
+        mediaType == .video && backing.composedSegments != nil && cutSpans(in: range).contains { $0.track == nil }
     }
 }

@@ -133,6 +133,10 @@ struct Concatenation {
             notes += problems.map { "re-encoding every clip: \($0)" }
             reencode = true
         }
+        if mode == .exact, !reencode, let video = asset.tracks(withMediaType: .video).first, video.showsBlack(in: .everything),
+           let silent = zip(clips, assets).first(where: { $1.tracks(withMediaType: .video).isEmpty }) {
+            notes.append("track \(video.trackID) is cut smart, not exact: \(silent.0.url.lastPathComponent) has no picture, and black frames are encoded for it")
+        }
         let session = ExportSession(asset: asset, preset: reencode ? options.preset : .passthrough)
         session.cutMode = mode
         session.outputURL = outputURL

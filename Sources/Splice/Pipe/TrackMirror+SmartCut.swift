@@ -44,12 +44,12 @@ extension TrackMirror {
             let inBand = !pipe.writer.fileType.startCodeCodecs.contains(spans.lazy.compactMap(\.track).first?.codecName ?? track.codecName)
             let video = try SmartVideoSource(spans: spans, reencodes: reencodes, inBand: inBand, transitions: crossfade?.transitions, failure: fail)
             (source, format) = (video, video.format)
-            pipe.cutReports.append { "track \(track.trackID) (\(kind)): \(video.counts.encoded) frames re-encoded, \(video.counts.copied) copied" }
+            pipe.cutReports.append { "track \(track.trackID) (\(kind)): \(counted(video.counts.encoded, "frame")) re-encoded, \(video.counts.copied) copied" }
         } else {
             let audio = try SmartAudioSource(spans: spans, origin: origin, reencodes: reencodes, priming: pipe.writer.fileType.hasEditLists,
                                              crossfade: crossfade?.fade, failure: fail)
             (source, format) = (audio, audio.format)
-            pipe.cutReports.append { "track \(track.trackID) (\(kind)): \(audio.counts.encoded) sound packets encoded, \(audio.counts.copied) copied" }
+            pipe.cutReports.append { "track \(track.trackID) (\(kind)): \(counted(audio.counts.encoded, "sound packet")) encoded, \(audio.counts.copied) copied" }
         }
         let input = AssetWriterInput(mediaType: track.mediaType, outputSettings: nil, sourceFormatHint: format)
         input.copyProperties(of: track)
@@ -65,3 +65,6 @@ extension TrackMirror {
         return input
     }
 }
+
+/// `n` things, in the singular for one: "1 frame", "2 frames".
+func counted(_ n: Int, _ thing: String) -> String { "\(n) \(thing)\(n == 1 ? "" : "s")" }
