@@ -51,6 +51,29 @@ struct ParsedArguments {
         return type
     }
 
+    /// `--tracks <list>` and `--exclude-tracks <list>`: track IDs and media types (`1,3`,
+    /// `audio,subtitle`), every ID one of `asset`'s tracks.
+    func trackSelection(of asset: Asset) throws -> TrackSelection {
+        do {
+            let selection = TrackSelection(including: try options["--tracks"].map(TrackSelection.items),
+                                           excluding: try options["--exclude-tracks"].map(TrackSelection.items) ?? [])
+            try selection.check(against: asset)
+            return selection
+        } catch let error as MediaError {
+            throw UsageError(message: error.message)
+        }
+    }
+
+    /// The options of `trackSelection()`, and their help.
+    static let trackOptions: Set<String> = ["--tracks", "--exclude-tracks"]
+    static let trackHelp = """
+          --tracks <list>         Keep only these tracks: IDs and media types, comma-separated
+                                  (1,3 or video,audio,subtitle or video,4; see 'splice inspect').
+          --exclude-tracks <list> Leave these tracks out (IDs or media types). A reference (tref)
+                                  to a track left out is dropped, and a group whose default track
+                                  is left out gets a new default, each said in a note.
+        """
+
     /// The positionals, exactly `count` of them (`names` for the message).
     func positionals(_ count: Int, _ names: String) throws -> [String] {
         guard positionals.count == count else { throw UsageError(message: positionals.count < count ? "expected \(names)" : "too many arguments") }

@@ -106,6 +106,10 @@ extension CommandLine {
                 var e = e
                 e.command = c.name
                 return report(e)
+            } catch var error as MediaError where error.trackID != nil && ["remux", "subtitles", "export"].contains(c.name) {
+                // (the track the output cannot hold, and how to leave it out)
+                error.message += " (leave it out: --exclude-tracks \(error.trackID!))"
+                return report(error)
             } catch {
                 return report(error)
             }

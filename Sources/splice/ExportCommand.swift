@@ -9,7 +9,7 @@ enum ExportCommand: Command {
         splice export <input> -o <output> [--preset <name>] [--range <start>,<end>] [--cut exact|smart|keyframe] [--video-codec h264|hevc|av1|vp9]
                       [--crf <n>] [--audio-codec aac|opus|flac|alac|mp3] [--audio-bitrate <rate>] [--faststart] [--force]
                       [--progress json] [--watermark <image> [--position <where>] [--margin <px>] [--opacity <0-1>]
-                      [--watermark-width <px>|<percent>%]]
+                      [--watermark-width <px>|<percent>%]] [--tracks <list>] [--exclude-tracks <list>]
                splice export --list-presets [--json]
         """
     static var help: String {
@@ -45,6 +45,7 @@ enum ExportCommand: Command {
           --audio-bitrate <rate>  The audio bit rate (128k, 192000).
           --faststart             Put the movie header first (MP4/MOV).
           --force                 Replace <output> if it exists.
+        \(ParsedArguments.trackHelp)
         \(WatermarkOptions.help)
           --progress json         One JSON object per line on stderr: {"progress":…,"speed":…,"eta":…}.
           --list-presets          List the presets (--json: as JSON).
@@ -58,11 +59,13 @@ enum ExportCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments, flags: ["--faststart", "--force", "--list-presets", "--json"],
-                                       options: Set(["-o", "--preset", "--range", "--cut", "--video-codec", "--crf", "--audio-codec", "--audio-bitrate", "--progress"]).union(Set(WatermarkOptions.options)))
+                                       options: Set(["-o", "--preset", "--range", "--cut", "--video-codec", "--crf", "--audio-codec", "--audio-bitrate", "--progress"])
+                                           .union(Set(WatermarkOptions.options)).union(ParsedArguments.trackOptions))
         if args.has("--list-presets") { return listPresets(json: args.has("--json")) }
         let input = try args.positionals(1, "<input>")[0]
         let session = ExportSession(asset: try Asset(url: URL(fileURLWithPath: input)), preset: try args.preset(default: .mediumQuality))
         session.outputURL = try args.output()
+        session.trackSelection = try args.trackSelection(of: session.asset)
         if let range = try args.range("--range") { session.timeRange = range }
         let mode = try args.cutMode()
         if let mode {

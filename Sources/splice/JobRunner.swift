@@ -19,11 +19,13 @@ enum JobRunner {
     static func export(_ session: ExportSession, _ args: ParsedArguments) throws -> Int32 {
         session.replacesExistingFile = args.has("--force")
         session.shouldOptimizeForNetworkUse = args.has("--faststart")
+        let announced = session.notes.count
         for note in session.notes { Terminal.note(note) }
         let url = session.outputURL!
         let interrupted = try run(output: url, mediaSeconds: session.exportedRange.duration.seconds, json: try args.jsonProgress(),
                                   install: { session.progressHandler = $0 }, cancel: { [weak session] in session?.cancelExport() }) { try session.run() }
         if let interrupted { return interrupted }
+        for note in session.notes.dropFirst(announced) { Terminal.note(note) }
         for warning in session.warnings { Terminal.error("warning: \(warning)\n") }
         for line in session.cutSummary { Terminal.note(line) }
         let how = session.preset == .passthrough ? (session.audioMix == nil ? "copied" : "copied, audio mixed") : "re-encoded (\(session.preset))"
@@ -37,7 +39,7 @@ enum JobRunner {
         guard !Terminal.isQuiet else { return }
         let written = try Asset(url: url)
         let tracks = written.tracks.map { t in "\(t.mediaType) \(t.codecName)" + (t.naturalSize.map { " \($0)" } ?? "") }
-        Terminal.summary("\(url.path): \(how), \(String(format: "%.3f", written.duration.seconds)) s, \(tracks.joined(separator: ", "))"
+        Terminal.summary("\(url.relativePath): \(how), \(String(format: "%.3f", written.duration.seconds)) s, \(tracks.joined(separator: ", "))"
                          + (extra.map { "; \($0)" } ?? ""))
     }
 

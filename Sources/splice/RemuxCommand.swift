@@ -9,7 +9,7 @@ import Glibc
 enum RemuxCommand: Command {
     static let name = "remux"
     static let abstract = "Copy a movie into a new file, losing nothing."
-    static let usage = "splice remux <input> <output> [--faststart] [--force] [--verify] [--salvage] [--verbose]"
+    static let usage = "splice remux <input> <output> [--tracks <list>] [--exclude-tracks <list>] [--faststart] [--force] [--verify] [--salvage] [--verbose]"
     static let help = """
         OVERVIEW: \(abstract)
 
@@ -46,6 +46,7 @@ enum RemuxCommand: Command {
           --verify                Read the output back and compare every sample with the input
                                   (MP4/MOV to MP4/MOV).
           --salvage               Copy what a damaged MP4/MOV still holds (see above).
+        \(ParsedArguments.trackHelp)
           --verbose               Show FFmpeg's messages.
           -h, --help              Show help information.
 
@@ -55,7 +56,7 @@ enum RemuxCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force", "--verify", "--salvage"])
+        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force", "--verify", "--salvage"], options: ParsedArguments.trackOptions)
         guard args.positionals.count == 2 else {
             throw UsageError(message: args.positionals.count < 2 ? "expected <input> and <output>" : "too many arguments")
         }
@@ -67,6 +68,7 @@ enum RemuxCommand: Command {
         }
         try JobRunner.checkOutput(outputURL, force: args.has("--force"), inputs: [inputURL.path])
         let asset = try Asset(url: inputURL, salvage: args.flags.contains("--salvage"))
+        let selection = try args.trackSelection(of: asset)
         for note in asset.salvageNotes + asset.timingNotes {
             Terminal.error("warning: \(inputURL.path): \(note)\n")
         }
@@ -78,7 +80,8 @@ enum RemuxCommand: Command {
         let verify = args.flags.contains("--verify")
         let writtenURL = verify ? outputURL.deletingLastPathComponent().appendingPathComponent(
             ".\(outputURL.deletingPathExtension().lastPathComponent).verifying-\(getpid()).\(outputURL.pathExtension)") : outputURL
-        let pipe = try SamplePipe.mirroring(asset, to: writtenURL, fileType: outputType)
+        if verify, !selection.keepsEverything { throw UsageError(message: "--verify compares every track; it cannot be used with --tracks or --exclude-tracks") }
+        let pipe = try SamplePipe.mirroring(asset, to: writtenURL, fileType: outputType, keeping: selection)
         pipe.writer.shouldOptimizeForNetworkUse = args.flags.contains("--faststart")
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
 
@@ -86,6 +89,7 @@ enum RemuxCommand: Command {
                                             install: { pipe.progressHandler = $0 }, cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
         if let interrupted { return interrupted }
 
+        for note in pipe.notes { Terminal.note(note) }
         for warning in pipe.warnings + pipe.writer.warnings {
             Terminal.error("warning: \(warning)\n")
         }

@@ -8,7 +8,7 @@ enum SubtitlesCommand: Command {
     static let usage = """
         splice subtitles add <input> <subtitle>... -o <output> [--language <code>] [--name <name>]
                                  [--forced] [--default] [--format tx3g|wvtt] [--encoding <name>]
-                                 [--keep-late-cues] [--force]
+                                 [--keep-late-cues] [--tracks <list>] [--exclude-tracks <list>] [--force]
                splice subtitles extract <input> -o <output.srt|.vtt|.ass> [--track <id>] [--force]
         """
     static let help = """
@@ -56,6 +56,7 @@ enum SubtitlesCommand: Command {
                                   shift_jis, gb18030, …). Default: UTF-8 or UTF-16 (by BOM); a file
                                   that is not UTF-8 is read as Windows-1252, with a warning.
           --force                 Replace <output> if it exists.
+        \(ParsedArguments.trackHelp)
 
         OPTIONS (extract):
           -o <output>             The subtitle file to write (.srt, .vtt or .ass).
@@ -79,7 +80,7 @@ enum SubtitlesCommand: Command {
 
     static func add(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments, flags: ["--forced", "--default", "--force", "--keep-late-cues"],
-                                       options: ["-o", "--output", "--language", "--name", "--format", "--encoding"])
+                                       options: Set(["-o", "--output", "--language", "--name", "--format", "--encoding"]).union(ParsedArguments.trackOptions))
         guard let outputPath = args.options["-o"] ?? args.options["--output"] else { throw UsageError(message: "missing -o <output>") }
         guard args.positionals.count >= 2 else { throw UsageError(message: "expected <input> and at least one <subtitle>") }
         let mp4Format: SubtitleTrackFormat
@@ -117,10 +118,11 @@ enum SubtitlesCommand: Command {
             track.sourceName = path
             tracks.append(track)
         }
-        let (pipe, warnings) = try SamplePipe.addingSubtitles(tracks, to: asset, outputURL: outputURL)
+        let (pipe, warnings) = try SamplePipe.addingSubtitles(tracks, to: asset, outputURL: outputURL, keeping: try args.trackSelection(of: asset))
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
         for w in warnings { Terminal.error("warning: \(w)\n") }
         try Signals.whileRunning(cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
+        for note in pipe.notes { Terminal.note(note) }
         try JobRunner.summarize(outputURL, "copied", "\(tracks.count) subtitle track\(tracks.count == 1 ? "" : "s") added")
         return ExitCode.success
     }
@@ -165,7 +167,7 @@ enum SubtitlesCommand: Command {
         let output = try OutputFile(destination: outputPath, replacing: args.flags.contains("--force"))
         try output.write(Data(SubtitleFile.render(document, format: format).utf8))
         try output.commit()
-        Terminal.summary("\(URL(fileURLWithPath: outputPath).path): \(document.cues.count) cue\(document.cues.count == 1 ? "" : "s") of track \(track.trackID) (\(track.languageCode ?? "und"))")
+        Terminal.summary("\(outputPath): \(document.cues.count) cue\(document.cues.count == 1 ? "" : "s") of track \(track.trackID) (\(track.languageCode ?? "und"))")
         return ExitCode.success
     }
 }

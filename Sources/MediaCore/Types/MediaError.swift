@@ -34,6 +34,9 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
     public var location: String?
     /// The cause underneath: an `Errno`, or libav's error.
     public var underlying: (any Error & Sendable)?
+    /// The source track the error is about, when it is about one that the output cannot hold
+    /// (so that a caller can say how to leave it out: the CLI's `--exclude-tracks`).
+    public var trackID: Int?
 
     /// An error of kind `code` saying `message`, about `file` at `location`, caused by `underlying`.
     public init(_ code: Code, _ message: String, file: String? = nil, location: String? = nil,

@@ -10,6 +10,7 @@ extension ExportSession {
     /// - Parameter type: the file written (the output's by default; nil when it cannot be told).
     func plan(for track: AssetTrack, in type: FileType?? = nil) -> TrackMirror.TrackPlan {
         let type = type ?? outputType
+        if !trackSelection.includes(track) { return .leaveOut }
         if let crossfade = smartCrossfade {
             return [crossfade.videoTrackID, crossfade.audioTrackID].contains(track.trackID) ? .smartCrossfade(crossfade) : .leaveOut
         }
@@ -130,8 +131,9 @@ extension ExportSession {
     /// (`mixing(_:under:)` mixes the music and the original only, keeping the other tracks.)
     var mixedTracks: [AssetTrack] {
         guard let mix = audioMix else { return [] }
-        if let only = mixedTrackIDs { return asset.tracks(withMediaType: .audio).filter { only.contains($0.trackID) } }
-        return asset.tracks(withMediaType: .audio).filter { $0.isEnabled || mix.parameters(forTrackID: $0.trackID) != nil }
+        let kept = asset.tracks(withMediaType: .audio).filter(trackSelection.includes)
+        if let only = mixedTrackIDs { return kept.filter { only.contains($0.trackID) } }
+        return kept.filter { $0.isEnabled || mix.parameters(forTrackID: $0.trackID) != nil }
     }
 
     /// One line per `audioMix` parameters that name no audio track of the asset (AVFoundation
@@ -161,8 +163,11 @@ extension ExportSession {
     }
 
     /// Why `type` cannot hold what this export writes, or nil when it can.
-    func problem(writing type: FileType) -> String? {
-        if preset == .appleM4A, type != .m4a { return "it writes .m4a files" }
+    func problem(writing type: FileType) -> String? { trackProblem(writing: type)?.reason }
+
+    /// Why `type` cannot hold what this export writes, and the track it is about (nil for the preset).
+    func trackProblem(writing type: FileType) -> (reason: String, trackID: Int?)? {
+        if preset == .appleM4A, type != .m4a { return ("it writes .m4a files", nil) }
         var codecs: [(String, AssetTrack)] = []
         for track in asset.tracks where !track.backing.isAttachment {
             switch plan(for: track, in: type) {
@@ -181,13 +186,13 @@ extension ExportSession {
                 if track.mediaType.isLegible || ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) { continue }
                 let copied = track.codecName == codec
                 if copied, track.formatDescriptions.first?.sampleEntry == nil, let problem = track.backing.isoProblem {
-                    return "track \(track.trackID) (\(codec)): \(problem)"
+                    return ("track \(track.trackID) (\(codec)): \(problem)", track.trackID)
                 }
-                if !copied, !type.canHold(codec) { return "track \(track.trackID): \(codec)" }
+                if !copied, !type.canHold(codec) { return ("track \(track.trackID): \(codec)", track.trackID) }
             } else if track.mediaType.isLegible {
-                if !type.holdsTextSubtitles { return "track \(track.trackID) is \(track.mediaType) text, which \(type.rawValue) files cannot hold" }
+                if !type.holdsTextSubtitles { return ("track \(track.trackID) is \(track.mediaType) text, which \(type.rawValue) files cannot hold", track.trackID) }
             } else if !type.canHold(codec) {
-                return "track \(track.trackID) would be \(codec), which \(type.rawValue) files cannot hold"
+                return ("track \(track.trackID) would be \(codec), which \(type.rawValue) files cannot hold", track.trackID)
             }
         }
         return nil

@@ -107,6 +107,10 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// `passthrough` only: audio the output container cannot hold (PCM from a WAV into MP4) is
     /// encoded (AAC at 192 kb/s, or `audioCodec`) instead of failing the export.
     @Guarded public var encodesAudioTheContainerCannotHold: Bool = false
+    /// The tracks exported (every track by default): the others are left out, `tref`s to them
+    /// dropped, and a group whose default track is left out gets a new one (said in `notes`).
+    /// An audio mix mixes only tracks kept.
+    @Guarded public var trackSelection: TrackSelection = .all
     /// What the job that made the session decided, and why, before it runs (every clip
     /// re-encoded, cuts moved to sync samples, audio encoded that the container cannot hold).
     @Guarded public internal(set) var notes: [String] = []
@@ -289,10 +293,13 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         }()
         try OutputFile.checkDestination(outputURL.path, replacing: replacesExistingFile, inputs: inputFiles.map(\.path))
         try checkTracks(for: fileType)
-        if let reason = problem(writing: fileType) {
-            throw MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
+        if let (reason, trackID) = trackProblem(writing: fileType) {
+            var error = MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
+            error.trackID = trackID
+            throw error
         }
         try checkRange()
+        try trackSelection.check(against: asset)
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
         writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse && fileType.movesIndexToFront
@@ -307,6 +314,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         }
         notes += asset.notes + cutNotes(in: fileType) + audioMixNotes
         var mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
+        mirror.selection = trackSelection
         if fileType.holdsSoundOnly, preset != .appleM4A {
             notes += asset.tracks(withMediaType: .video).map { "track \($0.trackID) (video) is left out: .\(fileType.rawValue) files hold sound only" }
         }
@@ -321,6 +329,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         }
         try mirror.checkWritable(to: fileType)
         try pipe.mirror(asset, with: mirror)
+        self.notes += pipe.notes
         pipe.progressHandler = { [weak self] fraction in self?.advance(to: fraction) }
         let cancelled: Bool = lock.withLock {
             self.pipe = pipe

@@ -61,16 +61,20 @@ extension SamplePipe {
     /// of the same language.
     /// - Returns: the pipe and warnings (cues past the movie's end, clipped or kept as each
     ///   track's `keepsLateCues` says; markup the track's format cannot hold, one per track).
+    /// - Parameter keeping: the source's tracks copied (every track by default; see `mirroring`).
     public static func addingSubtitles(_ tracks: [NewSubtitleTrack], to asset: Asset, outputURL: URL,
-                                       fileType: FileType? = nil) throws -> (pipe: SamplePipe, warnings: [String]) {
+                                       fileType: FileType? = nil, keeping selection: TrackSelection = .all) throws -> (pipe: SamplePipe, warnings: [String]) {
+        try selection.check(against: asset)
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
         guard writer.fileType.holdsTextSubtitles else {
             throw MediaError(.unsupported, "\(writer.fileType.rawValue) files carry no text subtitles; write them to .mp4, .m4v, .mov, .mkv or .webm", file: outputURL.path)
         }
-        try TrackMirror(asset: asset).checkWritable(to: writer.fileType)
+        var mirror = TrackMirror(asset: asset)
+        mirror.selection = selection
+        try mirror.checkWritable(to: writer.fileType)
         let pipe = SamplePipe(reader: reader, writer: writer)
-        let mirrored = try pipe.mirrorTracks(asset)
+        let mirrored = try pipe.mirrorTracks(asset, keeping: selection)
         var warnings: [String] = []
         let videoSize = asset.tracks(withMediaType: .video).first?.formatDescriptions.first?.dimensions
 
@@ -91,7 +95,7 @@ extension SamplePipe {
         } else if !added.isEmpty {
             groups.append(AssetWriterInputGroup(inputs: added.map(\.1), defaultInput: newDefault))
         }
-        for g in groups { try writer.add(g) }
+        for g in groups where !g.inputs.isEmpty { try writer.add(g) }
 
         // forc: from a full subtitle track of the same language (source or new) to the forced one.
         for (track, input) in added where track.isForced {

@@ -74,6 +74,9 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
     @Guarded public var sessionEndTime: MediaTime? = nil
     /// What the pipe set up could not carry into the output (chapters a container has no place for).
     @Guarded public internal(set) var warnings: [String] = []
+    /// What the pipe set up decided that changes the structure copied: references dropped to
+    /// tracks left out, new default tracks of groups (`TrackSelection`).
+    @Guarded public internal(set) var notes: [String] = []
     /// The audio mixes it feeds (for their clipping counts): set while the pipe is made, before it runs.
     var mixes: [AssetReaderAudioMixOutput] = []
     /// What each smart cut re-encoded and copied, read after the run.

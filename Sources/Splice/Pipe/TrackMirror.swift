@@ -13,6 +13,8 @@ struct TrackMirror {
     /// The part of the asset copied: `.everything` keeps each track's media and edit list as
     /// they are; a range reads on the asset's timeline, cut frame-exactly by the writer's session.
     var timeRange: TimeRange = .everything
+    /// The tracks copied (`TrackSelection`); the others are left out, and so are the `tref`s to them.
+    var selection: TrackSelection = .all
 
     init(asset: Asset) { self.asset = asset }
 
@@ -50,7 +52,7 @@ struct TrackMirror {
     /// left out, and the timecodes to carry.
     private func leaveOutWhatTheTargetCannotHold(_ pipe: SamplePipe) -> (left: [AssetTrack], timecodes: [(track: AssetTrack, timecode: String)]) {
         var timecodes: [(track: AssetTrack, timecode: String)] = []
-        for track in asset.tracks where track.backing.isAttachment {
+        for track in asset.tracks where track.backing.isAttachment && selection.includes(track) {
             pipe.warnings.append("track \(track.trackID) (\(track.codecName)\(track.name.map { ", " + $0 } ?? "")) is left out: attachments and data streams are not copied")
         }
         let type = pipe.writer.fileType
@@ -76,8 +78,8 @@ struct TrackMirror {
         return CodecMapping.codecParameters(sampleEntry: [UInt8](entry), mediaType: track.mediaType) == nil
     }
 
-    /// The tracks a mirror copies: all of them, but the attachments (fonts, covers) of libavformat sources.
-    var copiedTracks: [AssetTrack] { asset.tracks.filter { !$0.backing.isAttachment } }
+    /// The tracks a mirror copies: the selected ones, but the attachments (fonts, covers) of libavformat sources.
+    var copiedTracks: [AssetTrack] { asset.tracks.filter { !$0.backing.isAttachment && selection.includes($0) } }
 
     /// Checks that every copied track can be written to `fileType`.
     /// - Throws: `.unsupported` naming the track, its codec and why (what MP4 holds, or what could
@@ -87,8 +89,10 @@ struct TrackMirror {
         if fileType.holdsSoundOnly, let video = copiedTracks.first(where: { track in
             if case .leaveOut = plan(track) { false } else { track.mediaType == .video }
         }) {
-            throw MediaError(.unsupported, "track \(video.trackID) is video, and .\(fileType.rawValue) files hold sound only: export it "
-                             + "(the video is left out) or write .mkv or .mp4", file: asset.filePath(of: video))
+            var error = MediaError(.unsupported, "track \(video.trackID) is video, and .\(fileType.rawValue) files hold sound only: export it "
+                                   + "(the video is left out) or write .mkv or .mp4", file: asset.filePath(of: video))
+            error.trackID = video.trackID
+            throw error
         }
         // A file that keeps boxes needs a sample entry for every track; other muxers say what they refuse.
         guard fileType.keepsBoxes else { return }
@@ -97,8 +101,10 @@ struct TrackMirror {
             guard let format = track.formatDescriptions.first, format.sampleEntry == nil,
                   SubtitlePacketFormat(codecName: format.codecName ?? "") == nil else { continue }
             let reason = track.backing.isoProblem ?? "no ISO sample description"
-            throw MediaError(.unsupported, "track \(track.trackID) (\(track.codecName)) cannot be written to \(fileType.rawValue): \(reason)",
-                             file: asset.filePath(of: track))
+            var error = MediaError(.unsupported, "track \(track.trackID) (\(track.codecName)) cannot be written to \(fileType.rawValue): \(reason)",
+                                   file: asset.filePath(of: track))
+            error.trackID = track.trackID
+            throw error
         }
     }
 
@@ -176,17 +182,28 @@ struct TrackMirror {
             ordered.append(input)
         }
         carryTimecodes(leftOut.timecodes, into: inputs)
-        let groups = self.groups(inputs)
+        var notes: [String] = []
+        let groups = self.groups(inputs, notes: &notes)
+        pipe.notes += notes
         if writer.fileType.chapters == .track, !asset.isISOBMFF, !asset.chapters.isEmpty {
             ordered.append(try addChapterTrack(to: pipe, referredToBy: ordered))
         }
+        // (references to a track left out are dropped: one note per track and type)
+        var dropped: [String: [Int]] = [:]
         for track in asset.tracks {
             guard let input = inputs[track.trackID] else { continue }
             for type in track.availableTrackAssociationTypes {
                 for id in track.associations[type] ?? [] {
-                    if let target = inputs[id] { input.addTrackAssociation(withTrackOf: target, type: type) }
+                    if let target = inputs[id] {
+                        input.addTrackAssociation(withTrackOf: target, type: type)
+                    } else if let target = asset.track(withTrackID: id), !selection.includes(target) {
+                        dropped["'\(type.rawValue)' references to track \(id)", default: []].append(track.trackID)
+                    }
                 }
             }
+        }
+        for (what, from) in dropped.sorted(by: { $0.key < $1.key }) {
+            pipe.notes.append("\(what) (from track\(from.count == 1 ? "" : "s") \(from.map(String.init).joined(separator: ", "))) are dropped: it is left out")
         }
         return SamplePipe.Mirrored(inputs: ordered, inputsByTrackID: inputs, groups: groups)
     }
@@ -293,7 +310,7 @@ struct TrackMirror {
                 pipe.warnings.append("\(asset.chapters.count) chapters are left out: \(pipe.writer.fileType.rawValue) files have no chapters")
             }
         }
-        let tracks = ChapterTrack.tracks(of: asset)
+        let tracks = ChapterTrack.tracks(of: asset).filter(selection.includes)
         for track in tracks {
             if pipe.writer.fileType.chapters == .list {
                 do {
@@ -311,11 +328,19 @@ struct TrackMirror {
     /// The source's groups as writer groups; for Matroska sources, the default flags become
     /// groups the way players expect them: the audio tracks one group with its default (else
     /// first) track enabled, the subtitle tracks another with its default track enabled, or none.
-    private func groups(_ inputs: [Int: AssetWriterInput]) -> [AssetWriterInputGroup] {
+    ///
+    /// A group whose tracks are all left out (or mixed into another's place) has no inputs, and is
+    /// not added; one whose default track is left out gets its first kept track as its default.
+    private func groups(_ inputs: [Int: AssetWriterInput], notes: inout [String]) -> [AssetWriterInputGroup] {
         var groups = asset.trackGroups.map { group in
-            AssetWriterInputGroup(inputs: group.trackIDs.compactMap { inputs[$0] },
-                                  defaultInput: group.defaultTrack.flatMap { inputs[$0.trackID] },
-                                  preferredAlternateGroup: group.alternateGroup)
+            let members = group.trackIDs.compactMap { inputs[$0] }
+            var defaultInput = group.defaultTrack.flatMap { inputs[$0.trackID] }
+            if defaultInput == nil, let old = group.defaultTrack, !selection.includes(old), let first = members.first,
+               let id = group.trackIDs.first(where: { inputs[$0] === first }) {
+                defaultInput = first
+                notes.append("group \(group.alternateGroup): track \(id) is its default track, as track \(old.trackID) is left out")
+            }
+            return AssetWriterInputGroup(inputs: members, defaultInput: defaultInput, preferredAlternateGroup: group.alternateGroup)
         }
         guard !asset.isISOBMFF, !asset.isComposition else { return groups }
         for type in [MediaType.audio, .subtitle] {
@@ -356,12 +381,17 @@ extension SamplePipe {
     /// pipe.progressHandler = { print(Int($0 * 100), "%") }
     /// try pipe.run()
     /// ```
-    public static func mirroring(_ asset: Asset, to outputURL: URL, fileType: FileType? = nil) throws -> SamplePipe {
+    /// - Parameter keeping: the tracks copied (every track by default); `tref`s to the others are
+    ///   dropped and groups get new default tracks, each said in `notes`.
+    public static func mirroring(_ asset: Asset, to outputURL: URL, fileType: FileType? = nil, keeping tracks: TrackSelection = .all) throws -> SamplePipe {
+        try tracks.check(against: asset)
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
-        try TrackMirror(asset: asset).checkWritable(to: writer.fileType)
+        var mirror = TrackMirror(asset: asset)
+        mirror.selection = tracks
+        try mirror.checkWritable(to: writer.fileType)
         let pipe = SamplePipe(reader: reader, writer: writer)
-        try pipe.mirror(asset)
+        try pipe.mirror(asset, with: mirror)
         return pipe
     }
 
@@ -371,7 +401,7 @@ extension SamplePipe {
     @discardableResult
     public func mirror(_ asset: Asset) throws -> [AssetWriterInput] {
         let m = try mirrorTracks(asset)
-        for g in m.groups { try writer.add(g) }
+        for g in m.groups where !g.inputs.isEmpty { try writer.add(g) }
         return m.inputs
     }
 
@@ -382,18 +412,21 @@ extension SamplePipe {
         public var inputs: [AssetWriterInput]
         /// The inputs by the source track's ID.
         public var inputsByTrackID: [Int: AssetWriterInput]
-        /// One per `Asset.trackGroups` entry, in the same order.
+        /// One per `Asset.trackGroups` entry, in the same order; without inputs when none of
+        /// its tracks is copied (such a group is not added to the writer).
         public var groups: [AssetWriterInputGroup]
     }
 
     /// Mirrors `asset` under `mirror`'s plan and range (an export), groups included.
     func mirror(_ asset: Asset, with mirror: TrackMirror) throws {
         let m = try mirror.apply(to: self)
-        for g in m.groups { try writer.add(g) }
+        for g in m.groups where !g.inputs.isEmpty { try writer.add(g) }
     }
 
     /// Like `mirror(_:)`, but returns the groups instead of adding them to the writer.
-    public func mirrorTracks(_ asset: Asset) throws -> Mirrored {
-        try TrackMirror(asset: asset).apply(to: self)
+    public func mirrorTracks(_ asset: Asset, keeping tracks: TrackSelection = .all) throws -> Mirrored {
+        var mirror = TrackMirror(asset: asset)
+        mirror.selection = tracks
+        return try mirror.apply(to: self)
     }
 }

@@ -178,7 +178,13 @@ final class FormatMuxer: Muxer {
             guard let format = input.state.firstFormat ?? input.sourceFormatHint else {
                 throw MediaError(.invalidOperation, "\(input.state.label) has no samples and no format hint")
             }
-            let codec = try codecParameters(input, format: format, track: input.state.label)
+            let codec: CodecParameters
+            do {
+                codec = try codecParameters(input, format: format, track: input.state.label)
+            } catch var error as MediaError {
+                error.trackID = error.trackID ?? input.sourceTrackID
+                throw error
+            }
             var metadata = StreamMetadata()
             metadata.isDefault = assignments[ObjectIdentifier(input)]?.enabled ?? input.marksOutputTrackAsEnabled
             let forcedTarget = inputs.contains { other in other.associations.contains { $0.type == .forcedSubtitlesOnly && $0.input === input } }
