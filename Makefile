@@ -34,9 +34,12 @@ demo: build
 	.build/debug/splice inspect $(DEMO)
 
 ## The four articles' jobs in AVFoundation's spelling (Examples/) built as a package that depends on Splice
-## by path, run, and their outputs checked with ffprobe, ffmpeg and mediainfo.
+## by path, run, and their outputs checked with ffprobe, ffmpeg and mediainfo; then every Swift block of
+## README.md, docs/ and the DocC catalogs: manifests evaluated, programs built and run on generated media
+## (their outputs decoded by ffmpeg; the README's mix measured), fragments compiled (scripts/check-docs).
 examples: deps-test
 	scripts/check-examples
+	scripts/check-docs
 
 ## The API reference: every public symbol of Splice, MediaCore, Subtitles and SpliceAVFoundation
 ## documented (scripts/doc-coverage), the DocC catalogs built with docc, warnings as errors, into
