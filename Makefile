@@ -8,7 +8,6 @@ export PATH := $(PATH):/opt/swift/usr/bin
 BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libavfilter-dev
 TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time strace python3 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav mpv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEMO := Examples/Media/grouped.mp4
 
 .PHONY: demo test lint docs examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
 
@@ -29,9 +28,10 @@ deps-test:
 build: deps-build
 	$(SWIFT) build
 
-## Build, then show the track structure of the bundled sample movie.
+## Build, then Splice's main jobs on the bundled sample movie (scripts/demo): inspect it, add a subtitle
+## track into its subtitle group, remux it losslessly with --verify, trim it smart — outputs in .build/demo/.
 demo: build
-	.build/debug/splice inspect $(DEMO)
+	scripts/demo
 
 ## The four articles' jobs in AVFoundation's spelling (Examples/) built as a package that depends on Splice
 ## by path, run, and their outputs checked with ffprobe, ffmpeg and mediainfo; then every Swift block of

@@ -9,11 +9,13 @@ struct DemoSampleTests {
     static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Examples/Media/grouped.mp4").standardized
 
-    /// Regenerates the sample: `SPLICE_WRITE_DEMO_SAMPLE=1 swift test --filter DemoSampleTests`.
+    /// Regenerates the sample: `SPLICE_WRITE_DEMO_SAMPLE=1 swift test --filter DemoSampleTests`. (4:2:0: an RGB
+    /// test pattern encoded without a pixel format would be H.264 High 4:4:4, which few players and no
+    /// smart cut take.)
     @Test(.enabled(if: ProcessInfo.processInfo.environment["SPLICE_WRITE_DEMO_SAMPLE"] != nil))
     func writeSample() throws {
         try Fixtures.makeGrouped(DemoSampleTests.sample, size: "160x120",
-                                 extra: ["-b:v", "60k", "-b:a:0", "24k", "-b:a:1", "24k", "-b:a:2", "64k", "-ac", "1"])
+                                 extra: ["-pix_fmt", "yuv420p", "-b:v", "60k", "-b:a:0", "24k", "-b:a:1", "24k", "-b:a:2", "64k", "-ac", "1"])
     }
 
     @Test func sampleHasGroupsAndAssociations() throws {

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from media import FPS, make_clip, ffmpeg, tone_index
 
-# Clip ids: 1-3 clips with sound, 4 a clip without sound, 5 a WAV.
-CLIPS = {1: "a.mp4", 2: "b.mp4", 3: "c.mp4", 4: "v.mp4", 5: "w.wav"}
+# Clip ids: 1-3 clips with sound, 4 a clip without sound, 5 a WAV, 6 sound only in the clips' AAC.
+CLIPS = {1: "a.mp4", 2: "b.mp4", 3: "c.mp4", 4: "v.mp4", 5: "w.wav", 6: "s.m4a"}
 
 
 # A transition's segment: both clips' pictures and sound at once, not judged frame by frame.
@@ -105,6 +105,15 @@ class Job:
                 codes |= {(clip, n) for n in range(first, end)}
         return codes
 
+    def black_spans(self):
+        """[(start, end)] of the stretches without picture, shown black."""
+        out, origin = [], 0.0
+        for s in self.segments:
+            if s.video is None:
+                out.append((origin, origin + s.seconds))
+            origin += s.seconds
+        return out
+
     def blends(self):
         """[(start, end)] of the transitions."""
         out, origin = [], 0.0
@@ -152,6 +161,13 @@ def concat_job(name, title, ranges, silent=()):
     return Job(name, title, segments, splice_concat(ranges))
 
 
+def black_job(name, title, sound_clip):
+    """A clip's 1-3 s, then 2 s of a sound-only file: black pictures under its sound."""
+    ranges = [(1, 1.0, 3.0), (sound_clip, 0.0, 2.0)]
+    segments = [Segment(2.0, (1, 1.0), (1, 1.0)), Segment(2.0, None, (sound_clip, 0.0))]
+    return Job(name, title, segments, splice_concat(ranges), players=("ffmpeg", "gstreamer", "mpv"))
+
+
 def make_reference(ranges, codecs=("-c:v", "libx264", "-preset", "fast", "-crf", "18", "-bf", "2", "-g", "48", "-c:a", "aac", "-b:a", "96k")):
     """ffmpeg re-encoding each range into one plain file: what a right file looks like."""
     def make(job, media, splice, out):
@@ -189,6 +205,8 @@ def jobs():
         concat_job("concat2", "concat of two clips cut mid-GOP", [(1, 1.5, 4.0), (2, 2.5, 5.0)]),
         trim,
         concat_job("gap", "concat with a clip without sound in the middle", [(1, 0.5, 2.5), (4, 0.0, 2.0), (3, 1.0, 3.0)], silent={4}),
+        black_job("black", "concat of a clip and a sound-only AAC file (black picture)", 6),
+        black_job("black-wav", "concat of a clip and a WAV (black picture; all re-encoded)", 5),
         merge,
         remux,
         reference,
@@ -301,4 +319,4 @@ def make_media(media: Path) -> None:
                 name = WEBM_CLIPS[clip]
             path = folder / name
             if not path.exists():
-                make_clip(path, clip, sound=clip != 4, picture=clip != 5, codec=codec)
+                make_clip(path, clip, sound=clip != 4, picture=clip not in (5, 6), codec=codec)

@@ -28,8 +28,15 @@ def picture_problems(job, playback) -> list:
     blended = job.blend_codes()
     frames = [(t, code) for t, code in playback.frames
               if code in when or not (code in blended or any(a <= t < b for a, b in blends))]
+    # (a stretch without picture is black: its pictures read as clip 0's frame 0, and at least
+    # one must show there)
+    black = job.black_spans()
+    def is_black(t, code):
+        return code == (0, 0) and any(a - HALF_FRAME <= t < b + HALF_FRAME for a, b in black)
+    blacks = [t for t, code in frames if is_black(t, code)]
+    frames = [(t, code) for t, code in frames if not is_black(t, code)]
     shown = [(t, code) for t, code in frames if code is not None]
-    problems = []
+    problems = [f"no black picture over {_at(a)}-{_at(b)}" for a, b in black if not any(a - HALF_FRAME <= t < b for t in blacks)]
     unreadable = len(frames) - len(shown)
     if unreadable:
         problems.append(f"{unreadable} unreadable pictures")

@@ -59,7 +59,9 @@ def make_clip(path: Path, clip: int, seconds: float = 6, sound: bool = True, pic
     False. `codec` "hevc": 10-bit x265 with its defaults (open GOPs) but 2 s GOPs; "vp9" and
     "av1" (libvpx-vp9, SVT-AV1): WebM with Opus (the path's suffix says .webm)."""
     if not picture:
-        ffmpeg("-f", "lavfi", "-i", _tone_source(clip, seconds), "-c:a", "pcm_s16le", str(path))
+        # (a WAV, or sound-only AAC like the clips' own when the path says .m4a)
+        codec_args = ["-c:a", "aac", "-b:a", "96k"] if path.suffix == ".m4a" else ["-c:a", "pcm_s16le"]
+        ffmpeg("-f", "lavfi", "-i", _tone_source(clip, seconds), *codec_args, str(path))
         return
     args = ["-f", "lavfi", "-i", f"testsrc2=s={WIDTH}x{HEIGHT}:r={FPS}:d={seconds}"]
     if sound:
@@ -114,7 +116,7 @@ class ToneReader:
     WINDOW = 320
     HOP = 160
 
-    def __init__(self, clips: int = 5):
+    def __init__(self, clips: int = 6):
         count = clips * STEPS_PER_CLIP
         t = np.arange(self.WINDOW) / ANALYSIS_RATE
         freqs = np.array([tone_frequency(i) for i in range(count)])

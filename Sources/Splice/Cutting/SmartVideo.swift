@@ -55,6 +55,23 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     private var ready: [SampleBuffer] = []
     /// Frames encoded and packets copied so far.
     private(set) var counts = (encoded: 0, copied: 0)
+    /// Frames encoded so far of each piece (by its index).
+    private var encodedByPiece: [Int: Int] = [:]
+
+    /// What was re-encoded and copied, for the cut's summary: "15 frames re-encoded (10 at the
+    /// start, 5 at the end), 30 copied" for a cut of one clip; the totals for joins.
+    var summary: String {
+        lock.withLock {
+            var where_ = ""
+            if counts.encoded > 0, counts.copied > 0, let copy = pieces.firstIndex(where: { if case .copy = $0 { true } else { false } }),
+               pieces.filter({ if case .copy = $0 { true } else { false } }).count == 1 {
+                let start = encodedByPiece.filter { $0.key < copy }.values.reduce(0, +)
+                let end = encodedByPiece.filter { $0.key > copy }.values.reduce(0, +)
+                where_ = " (\(start) at the start, \(end) at the end)"
+            }
+            return "\(counted(counts.encoded, "frame")) re-encoded\(where_), \(counts.copied) copied"
+        }
+    }
 
     /// - Parameter inBand: one description for the track, every sync sample carrying its
     ///   parameter sets (`avc3`/`hev1`; in Matroska the first's record as codec private data).
@@ -198,6 +215,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
                         let (made, done) = try encoding!.step(self)
                         ready = try framed(made, piece: next, first: encoding!.handedOut == made.count).reversed()
                         counts.encoded += made.count
+                        encodedByPiece[next, default: 0] += made.count
                         if done {
                             encoding = nil
                             // The encoder's pictures go back to the system: the next piece's encoder

@@ -44,7 +44,7 @@ extension TrackMirror {
             let inBand = !pipe.writer.fileType.startCodeCodecs.contains(spans.lazy.compactMap(\.track).first?.codecName ?? track.codecName)
             let video = try SmartVideoSource(spans: spans, reencodes: reencodes, inBand: inBand, transitions: crossfade?.transitions, failure: fail)
             (source, format) = (video, video.format)
-            pipe.cutReports.append { "track \(track.trackID) (\(kind)): \(counted(video.counts.encoded, "frame")) re-encoded, \(video.counts.copied) copied" }
+            pipe.cutReports.append { "track \(track.trackID) (\(kind)): \(video.summary)" }
         } else {
             let audio = try SmartAudioSource(spans: spans, origin: origin, reencodes: reencodes, priming: pipe.writer.fileType.hasEditLists,
                                              crossfade: crossfade?.fade, failure: fail)
