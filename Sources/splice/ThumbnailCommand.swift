@@ -52,8 +52,8 @@ enum ThumbnailCommand: Command {
         let shown = images.map { String(format: "%.3f", $0.actualTime.seconds) }.joined(separator: ", ")
         if let first = images.first {
             Terminal.summary(images.count == 1
-                ? "\(first.path): \(first.width)x\(first.height), the frame shown from \(shown) s"
-                : "\(images.map(\.path).joined(separator: ", ")): \(images.count) images \(first.width)x\(first.height), the frames shown from \(shown) s")
+                ? "\(paths[0]): \(first.width)x\(first.height), the frame shown from \(shown) s"
+                : "\(paths.joined(separator: ", ")): \(images.count) images \(first.width)x\(first.height), the frames shown from \(shown) s")
         }
         return ExitCode.success
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The players a file is judged in, each decoding its first video stream to raw I420 frames:
-/// ffmpeg, GStreamer (`decodebin`) and mpv (its encoding mode, frames as shown).
+/// ffmpeg, GStreamer (`decodebin`) and mpv (its encoding mode, frames as shown; subtitles not drawn).
 public enum Player: String, CaseIterable, Sendable, CustomStringConvertible {
     case ffmpeg, gstreamer, mpv
 
@@ -29,7 +29,7 @@ public enum Player: String, CaseIterable, Sendable, CustomStringConvertible {
         case .mpv:
             let nut = out.appendingPathExtension("nut")
             defer { try? FileManager.default.removeItem(at: nut) }
-            try Tool.check("mpv", ["--no-config", "--really-quiet", "--no-audio", "--o=\(nut.path)", "--of=nut", "--ovc=rawvideo", url.path])
+            try Tool.check("mpv", ["--no-config", "--really-quiet", "--no-audio", "--sid=no", "--o=\(nut.path)", "--of=nut", "--ovc=rawvideo", url.path])
             try Tool.ffmpeg(["-i", nut.path, "-f", "rawvideo", "-pix_fmt", "yuv420p", out.path])
         }
         return try Data(contentsOf: out)

@@ -16,7 +16,8 @@ enum ChapterTrack {
         try tracks(of: asset).first.map(chapters(of:)) ?? []
     }
 
-    /// The chapters of a chapter track: one per non-empty sample, on the movie timeline.
+    /// The chapters of a chapter track: one per non-empty sample, on the movie timeline and
+    /// cut to it (a composition of part of a movie shows part of its chapters).
     /// - Throws: why the track's samples cannot be read.
     static func chapters(of track: AssetTrack) throws -> [Asset.Chapter] {
         guard let asset = track.asset else { return [] }
@@ -27,8 +28,9 @@ enum ChapterTrack {
         var result: [Asset.Chapter] = []
         while let s = output.copyNextSampleBuffer() {
             let title = TX3G.decode(try s.data).text
-            if !title.isEmpty {
-                result.append(Asset.Chapter(title: title, timeRange: TimeRange(start: s.presentationTimeStamp, duration: s.duration)))
+            let start = max(.zero, s.presentationTimeStamp), end = min(s.presentationTimeStamp + s.duration, asset.duration)
+            if !title.isEmpty, start < end {
+                result.append(Asset.Chapter(title: title, timeRange: TimeRange(start: start, end: end)))
             }
         }
         if reader.status == .failed { throw reader.error ?? MediaError(.io, "cannot read the chapter track") }

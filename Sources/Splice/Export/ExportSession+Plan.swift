@@ -57,7 +57,9 @@ extension ExportSession {
                            .audio(AudioEncodingSettings(codec: codec, sampleRate: audioSampleRate, channelCount: audioChannelCount,
                                                         bitRate: [.flac, .alac].contains(codec) ? nil : target)))
         default:
-            return preset == .appleM4A && !ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) ? .leaveOut : .copy
+            // (a sound-only file keeps the sound, and the chapters where it has a chapter track)
+            let soundOnly = preset == .appleM4A || type?.holdsSoundOnly == true
+            return soundOnly && !ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) ? .leaveOut : .copy
         }
     }
 
@@ -180,10 +182,13 @@ extension ExportSession {
             case .compose: continue
             }
         }
+        let chapters = ChapterTrack.tracks(of: asset)
         for (codec, track) in codecs {
+            // (a chapter track becomes the file's chapters, or is left out with a warning)
+            if chapters.contains(where: { $0 === track }) { continue }
             if type.keepsBoxes {
-                // (a copied track keeps its sample entry; text and chapters become tx3g)
-                if track.mediaType.isLegible || ChapterTrack.tracks(of: asset).contains(where: { $0 === track }) { continue }
+                // (a copied track keeps its sample entry; text becomes tx3g)
+                if track.mediaType.isLegible { continue }
                 let copied = track.codecName == codec
                 if copied, track.formatDescriptions.first?.sampleEntry == nil, let problem = track.backing.isoProblem {
                     return ("track \(track.trackID) (\(codec)): \(problem)", track.trackID)

@@ -316,7 +316,9 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         var mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
         mirror.selection = trackSelection
         if fileType.holdsSoundOnly, preset != .appleM4A {
-            notes += asset.tracks(withMediaType: .video).map { "track \($0.trackID) (video) is left out: .\(fileType.rawValue) files hold sound only" }
+            let chapters = ChapterTrack.tracks(of: asset)
+            notes += asset.tracks.filter { t in t.mediaType != .audio && trackSelection.includes(t) && !chapters.contains { $0 === t } }
+                .map { "track \($0.trackID) (\($0.mediaType)) is left out: .\(fileType.rawValue) files hold sound only" }
         }
         if let composition = videoComposition {
             if asset.tracks(withMediaType: .video).isEmpty {

@@ -123,6 +123,8 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
             throw writer.error ?? MediaError(.io, "cannot start writing", file: writer.outputURL.path)
         }
         writer.startSession(atSourceTime: sessionStartTime)
+        // (known from the start: what is written before the samples, chapters, is cut to it too)
+        if let end = sessionEndTime { writer.endSession(atSourceTime: end) }
         let connections = lock.withLock { () -> [Connection] in
             progress = Array(repeating: 0, count: self.connections.count)
             left = Array(repeating: false, count: self.connections.count)

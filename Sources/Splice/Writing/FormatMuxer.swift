@@ -197,8 +197,11 @@ final class FormatMuxer: Muxer {
             metadata.timecode = input.timecodeTag
             let scale = input.writtenTimescale(fallback: 1000)
             input.state.timescale = scale
-            let index = try context.addStream(codec, metadata: metadata, timeBase: (1, scale),
-                                              frameRate: input.mediaType == .video ? input.frameRateHint ?? constantFrameRate(input) : nil)
+            let rate = input.mediaType == .video ? input.frameRateHint ?? constantFrameRate(input) : nil
+            // AVI counts video time in frames, an index entry a tick: in a finer time base its
+            // muxer writes empty frames between the real ones (1,725 of them in 3 s at 1/600).
+            let timeBase = fileType == .avi ? rate.map { ($0.den, $0.num) } ?? (1, scale) : (1, scale)
+            let index = try context.addStream(codec, metadata: metadata, timeBase: timeBase, frameRate: rate)
             // Presentation on the movie timeline: the first edit's shift, less the session start.
             var shift = MediaTime.zero - session.start
             if let first = input.segments?.first(where: { !$0.isEmpty }), let source = first.source {
@@ -207,12 +210,14 @@ final class FormatMuxer: Muxer {
             let lead = max(input.presentationLead.convertScale(scale).value, -(input.state.pending.map(\.compositionOffset).min() ?? 0))
             streams.append(Stream(index: index, timeBase: (1, 1), shift: shift.convertScale(scale).value, lead: max(0, lead)))
         }
-        if !chapters.isEmpty {
-            try context.setChapters(chapters.map { c in
-                (c.title, (c.timeRange.start - session.start).convertScale(1000).value,
-                 (c.timeRange.end - session.start).convertScale(1000).value)
-            }, timescale: 1000)
+        // Chapters on the session's timeline: cut to it (a trim keeps what it shows of each),
+        // those wholly outside left out.
+        let shown = chapters.compactMap { c -> (String, Int64, Int64)? in
+            let start = max(c.timeRange.start, session.start), end = min(c.timeRange.end, session.end ?? c.timeRange.end)
+            guard start < end || (c.timeRange.isEmpty && start == c.timeRange.start) else { return nil }
+            return (c.title, (start - session.start).convertScale(1000).value, (end - session.start).convertScale(1000).value)
         }
+        if !shown.isEmpty { try context.setChapters(shown, timescale: 1000) }
         context.setFormatTags(metadata.compactMap { item in
             MetadataItem.movieKeys.first { $0.common == item.commonKey }.map { ($0.tag, item.value) }
         })
