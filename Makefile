@@ -9,7 +9,7 @@ BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswr
 TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time strace python3 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav mpv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint docs examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
+.PHONY: demo test install lint docs examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
 
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -52,6 +52,15 @@ docs: deps-build
 lint:
 	scripts/lint
 	scripts/lint-selftest
+
+## An optimized `splice` in $(PREFIX)/bin (default /usr/local; `make install PREFIX=~/.local` needs no root).
+## It runs where the Swift toolchain's runtime is (it links /opt/swift's libraries, as every Swift program here).
+PREFIX ?= /usr/local
+install: deps-build
+	$(SWIFT) build -c release --product splice
+	install -d "$(PREFIX)/bin"
+	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/splice" "$(PREFIX)/bin/splice"
+	@echo "installed $(PREFIX)/bin/splice"
 
 ## Build and run the whole test suite.
 test: deps-test

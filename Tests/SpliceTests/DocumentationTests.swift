@@ -38,6 +38,37 @@ struct DocumentationTests {
         }
     }
 
+    /// The README's first steps print what the README shows: each `$ splice …` of the first
+    /// console block after "## First steps", run in a folder of its own beside the examples, its
+    /// stderr and then its stdout (a terminal's order: notes come before the summary) compared.
+    @Test func readmeFirstStepsAreTrue() throws {
+        let readme = try String(contentsOf: Self.repo.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## First steps").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```\n").dropFirst().first)
+        var steps: [(command: String, output: String)] = []
+        for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("$ splice ") {
+                steps.append((String(line.dropFirst(2)), ""))
+            } else if !steps.isEmpty {
+                steps[steps.count - 1].output += line + "\n"
+            }
+        }
+        #expect(steps.count >= 4)
+        let folder = Fixtures.path("readme-first-steps")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try? FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("Examples"), withDestinationURL: Self.repo.appendingPathComponent("Examples"))
+        for (command, expected) in steps {
+            let arguments = command.split(separator: " ").dropFirst().map(String.init)
+            let r = try Tool.run(Tool.spliceBinary, arguments, directory: folder)
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+            var shown = r.stderr + r.stdout
+            while shown.hasSuffix("\n\n") { shown.removeLast() }
+            var wanted = expected
+            while wanted.hasSuffix("\n\n") { wanted.removeLast() }
+            #expect(shown == wanted, "README.md: '\(command)' prints\n\(shown)")
+        }
+    }
+
     /// Every `[text](target)` that is not a web address or an anchor names a file that exists.
     @Test func linksResolve() throws {
         let docs = Self.repo.appendingPathComponent("docs")

@@ -30,7 +30,6 @@ struct SubtitleFormatsTests {
         00:00:02.500 --> 00:00:03.000 position:80% size:50%
         <c.yellow>Third</c>
 
-
         """
 
     static let ass = """
@@ -185,6 +184,6 @@ struct SubtitleFormatsTests {
         #expect(try SubtitleCLITests.ffmpegCues(mp4, subtitle: 0).map(\.2) == ["Top line", "Bottom"])
         let vtt = try Fixtures.write("formats-line0.vtt", "WEBVTT\n\n00:00:00.500 --> 00:00:01.500 line:0\nTop\n\n00:00:02.000 --> 00:00:03.000\nBottom\n")
         let (fromVTT, _) = try Self.add(vtt, to: try Self.movie("mp4"), "formats-line0.mp4")
-        #expect(try Self.extract(fromVTT, "vtt").0 == "WEBVTT\n\n00:00:00.500 --> 00:00:01.500 line:0\nTop\n\n00:00:02.000 --> 00:00:03.000\nBottom\n\n")
+        #expect(try Self.extract(fromVTT, "vtt").0 == "WEBVTT\n\n00:00:00.500 --> 00:00:01.500 line:0\nTop\n\n00:00:02.000 --> 00:00:03.000\nBottom\n")
     }
 }

@@ -12,8 +12,9 @@ public enum Tool {
     /// Runs `executable` (a path, or a name looked up in PATH) with `arguments`.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                    timeout: TimeInterval = 120) throws -> Result {
+                    timeout: TimeInterval = 120, directory: URL? = nil) throws -> Result {
         let process = Process()
+        if let directory { process.currentDirectoryURL = directory }
         if executable.contains("/") {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments

@@ -121,7 +121,7 @@ public struct AssetReport: Encodable, Sendable {
         enum CodingKeys: String, CodingKey { case alternateGroup, tracks, defaultTrack }
     }
 
-    /// The file's path.
+    /// The file's path, as the asset was opened with it.
     public var file: String
     /// The container (`mp4`, `mov`, or libavformat's demuxer name).
     public var format: String
@@ -136,7 +136,7 @@ public struct AssetReport: Encodable, Sendable {
 
     /// The report of `asset` (samples are counted by reading the file where the container does not say).
     public init(asset: Asset) {
-        file = asset.url.path
+        file = asset.url.relativePath
         format = asset.format
         duration = AssetReport.seconds(asset.duration)
         // (Counted by reading the file where the container does not say; unknown if that fails.)
