@@ -315,11 +315,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         notes += asset.notes + cutNotes(in: fileType) + audioMixNotes
         var mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
         mirror.selection = trackSelection
-        if fileType.holdsSoundOnly, preset != .appleM4A {
-            let chapters = ChapterTrack.tracks(of: asset)
-            notes += asset.tracks.filter { t in t.mediaType != .audio && trackSelection.includes(t) && !chapters.contains { $0 === t } }
-                .map { "track \($0.trackID) (\($0.mediaType)) is left out: .\(fileType.rawValue) files hold sound only" }
-        }
+        notes += soundOnlyNotes(in: fileType)
         if let composition = videoComposition {
             if asset.tracks(withMediaType: .video).isEmpty {
                 guard composition.duration > .zero else {
@@ -348,6 +344,14 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
             _warnings = notes + pipe.warnings + writer.warnings + reader.warnings + clipping
             _cutSummary = cuts
         }
+    }
+
+    /// The tracks a sound-only file leaves out (all but the sound and the chapters), one line each.
+    private func soundOnlyNotes(in fileType: FileType) -> [String] {
+        guard fileType.holdsSoundOnly, preset != .appleM4A else { return [] }
+        let chapters = ChapterTrack.tracks(of: asset)
+        return asset.tracks.filter { t in t.mediaType != .audio && trackSelection.includes(t) && !chapters.contains { $0 === t } }
+            .map { "track \($0.trackID) (\($0.mediaType)) is left out: .\(fileType.rawValue) files hold sound only" }
     }
 
     /// Every file the export reads: the asset's (a composition's clips) and the video

@@ -160,52 +160,26 @@ struct TrackMirror {
         for track in copiedTracks where !chapterTracks.contains(where: { $0 === track }) {
             let plan = self.plan(track)
             if case .leaveOut = plan { continue }
-            if case .smartCrossfade(let crossfade) = plan {
-                let input = try connectSmartCrossfade(track, crossfade, to: pipe)
-                inputs[track.trackID] = input
-                ordered.append(input)
-                continue
-            }
-            if case .smartCut(let reencodes) = plan {
-                let input = try connectSmartCut(track, reencodes: reencodes, to: pipe, ranged: ranged)
-                inputs[track.trackID] = input
-                ordered.append(input)
-                continue
-            }
-            if let input = try connectCombined(plan, in: track, to: pipe, ranged: ranged) {
-                inputs[track.trackID] = input
-                ordered.append(input)
-                continue
-            }
-            let input = try connectPair(for: track, plan: plan, ranged: ranged, to: pipe)
+            let input = try connect(track, plan, to: pipe, ranged: ranged)
             inputs[track.trackID] = input
             ordered.append(input)
         }
         carryTimecodes(leftOut.timecodes, into: inputs)
-        var notes: [String] = []
-        let groups = self.groups(inputs, notes: &notes)
-        pipe.notes += notes
+        let groups = self.groups(inputs, notes: &pipe.notes)
         if writer.fileType.chapters == .track, !asset.isISOBMFF, !asset.chapters.isEmpty {
             ordered.append(try addChapterTrack(to: pipe, referredToBy: ordered))
         }
-        // (references to a track left out are dropped: one note per track and type)
-        var dropped: [String: [Int]] = [:]
-        for track in asset.tracks {
-            guard let input = inputs[track.trackID] else { continue }
-            for type in track.availableTrackAssociationTypes {
-                for id in track.associations[type] ?? [] {
-                    if let target = inputs[id] {
-                        input.addTrackAssociation(withTrackOf: target, type: type)
-                    } else if let target = asset.track(withTrackID: id), !selection.includes(target) {
-                        dropped["'\(type.rawValue)' references to track \(id)", default: []].append(track.trackID)
-                    }
-                }
-            }
-        }
-        for (what, from) in dropped.sorted(by: { $0.key < $1.key }) {
-            pipe.notes.append("\(what) (from track\(from.count == 1 ? "" : "s") \(from.map(String.init).joined(separator: ", "))) are dropped: it is left out")
-        }
+        carryAssociations(between: inputs, notes: &pipe.notes)
         return SamplePipe.Mirrored(inputs: ordered, inputsByTrackID: inputs, groups: groups)
+    }
+
+    /// The input that writes `track` as `plan` says, connected.
+    private func connect(_ track: AssetTrack, _ plan: TrackPlan, to pipe: SamplePipe, ranged: Bool) throws -> AssetWriterInput {
+        switch plan {
+        case .smartCrossfade(let crossfade): return try connectSmartCrossfade(track, crossfade, to: pipe)
+        case .smartCut(let reencodes): return try connectSmartCut(track, reencodes: reencodes, to: pipe, ranged: ranged)
+        default: return try connectCombined(plan, in: track, to: pipe, ranged: ranged) ?? connectPair(for: track, plan: plan, ranged: ranged, to: pipe)
+        }
     }
 
     /// The input of a plan that combines tracks (a mix, a composition) in `track`'s place; nil for other plans.
@@ -323,34 +297,6 @@ struct TrackMirror {
             }
         }
         return tracks
-    }
-
-    /// The source's groups as writer groups; for Matroska sources, the default flags become
-    /// groups the way players expect them: the audio tracks one group with its default (else
-    /// first) track enabled, the subtitle tracks another with its default track enabled, or none.
-    ///
-    /// A group whose tracks are all left out (or mixed into another's place) has no inputs, and is
-    /// not added; one whose default track is left out gets its first kept track as its default.
-    private func groups(_ inputs: [Int: AssetWriterInput], notes: inout [String]) -> [AssetWriterInputGroup] {
-        var groups = asset.trackGroups.map { group in
-            let members = group.trackIDs.compactMap { inputs[$0] }
-            var defaultInput = group.defaultTrack.flatMap { inputs[$0.trackID] }
-            if defaultInput == nil, let old = group.defaultTrack, !selection.includes(old), let first = members.first,
-               let id = group.trackIDs.first(where: { inputs[$0] === first }) {
-                defaultInput = first
-                notes.append("group \(group.alternateGroup): track \(id) is its default track, as track \(old.trackID) is left out")
-            }
-            return AssetWriterInputGroup(inputs: members, defaultInput: defaultInput, preferredAlternateGroup: group.alternateGroup)
-        }
-        guard !asset.isISOBMFF, !asset.isComposition else { return groups }
-        for type in [MediaType.audio, .subtitle] {
-            let members = copiedTracks.filter { $0.mediaType == type }
-            guard !members.isEmpty else { continue }
-            let chosen = members.first { $0.isDefault } ?? (type == .audio ? members.first : nil)
-            groups.append(AssetWriterInputGroup(inputs: members.compactMap { inputs[$0.trackID] },
-                                                defaultInput: chosen.flatMap { inputs[$0.trackID] }))
-        }
-        return groups
     }
 
     /// Container chapters become a QuickTime chapter track, referred to by `chap` from every
