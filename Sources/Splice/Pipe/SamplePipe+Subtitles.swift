@@ -61,7 +61,12 @@ extension SamplePipe {
     /// of the same language.
     /// - Returns: the pipe and warnings (cues past the movie's end, clipped or kept as each
     ///   track's `keepsLateCues` says; markup the track's format cannot hold, one per track).
-    /// - Parameter keeping: the source's tracks copied (every track by default; see `mirroring`).
+    /// - Parameters:
+    ///   - tracks: the subtitle tracks added.
+    ///   - asset: the movie copied.
+    ///   - outputURL: the file written.
+    ///   - fileType: the container, when not the extension's.
+    ///   - selection: the source's tracks copied (every track by default; see `mirroring`).
     public static func addingSubtitles(_ tracks: [NewSubtitleTrack], to asset: Asset, outputURL: URL,
                                        fileType: FileType? = nil, keeping selection: TrackSelection = .all) throws -> (pipe: SamplePipe, warnings: [String]) {
         try selection.check(against: asset)

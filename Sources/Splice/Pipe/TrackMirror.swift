@@ -327,8 +327,12 @@ extension SamplePipe {
     /// pipe.progressHandler = { print(Int($0 * 100), "%") }
     /// try pipe.run()
     /// ```
-    /// - Parameter keeping: the tracks copied (every track by default); `tref`s to the others are
-    ///   dropped and groups get new default tracks, each said in `notes`.
+    /// - Parameters:
+    ///   - asset: the movie copied.
+    ///   - outputURL: the file written (its extension says the container, unless `fileType` does).
+    ///   - fileType: the container, when not the extension's.
+    ///   - tracks: the tracks copied (every track by default); `tref`s to the others are
+    ///     dropped and groups get new default tracks, each said in `notes`.
     public static func mirroring(_ asset: Asset, to outputURL: URL, fileType: FileType? = nil, keeping tracks: TrackSelection = .all) throws -> SamplePipe {
         try tracks.check(against: asset)
         let reader = try AssetReader(asset: asset)

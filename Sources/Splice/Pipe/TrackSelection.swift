@@ -15,7 +15,9 @@ import MediaCore
 public struct TrackSelection: Sendable, Hashable, CustomStringConvertible {
     /// One track, or every track of a media type.
     public enum Item: Sendable, Hashable, CustomStringConvertible {
+        /// The track with this ID (as `splice inspect` shows it).
         case trackID(Int)
+        /// Every track of this media type.
         case mediaType(MediaType)
 
         /// `3`, `audio`.
