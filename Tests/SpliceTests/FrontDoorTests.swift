@@ -44,6 +44,7 @@ struct FrontDoorTests {
             streams: "video audio"),
         Job(name: "subtitles add", output: "sub.mp4", arguments: ["subtitles", "add", s, "FRENCH", "-o", "OUT"],
             streams: "video audio audio audio subtitle subtitle data subtitle"),
+        Job(name: "subtitles extract", output: "sub.srt", arguments: ["subtitles", "extract", s, "-o", "OUT"], streams: "subtitle"),
         Job(name: "thumbnail", output: "t.png", arguments: ["thumbnail", s, "--at", "1", "-o", "OUT"], streams: "video"),
         Job(name: "remux to .mp4", output: "r.mp4", arguments: ["remux", s, "OUT"], streams: "video audio audio audio subtitle subtitle data"),
         Job(name: "remux to .mov", output: "r.mov", arguments: ["remux", s, "OUT"], streams: "video audio audio audio subtitle subtitle data"),
@@ -83,8 +84,52 @@ struct FrontDoorTests {
         #expect(lines.count == 1 && lines[0].hasPrefix(out.path + ": "), "\(r.stdout)")
         let streams = try Tool.ffprobeStreams(out).compactMap { $0["codec_type"] as? String }.joined(separator: " ")
         #expect(streams == job.streams, "\(job.name): \(streams)")
-        let decoded = try Tool.run("ffmpeg", ["-v", "error", "-i", out.path, "-f", "null", "-"])
+        // (a subtitle file is read as cues: ffmpeg does not encode text to its null muxer)
+        let decoded = try Tool.run("ffmpeg", ["-v", "error", "-i", out.path, "-f", out.pathExtension == "srt" ? "srt" : "null", "-"])
         #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(job.name): \(decoded.stderr)")
+    }
+
+    /// The README's library example as a test: the sample's first sound and music, in tracks of
+    /// different alternate groups, mixed at 0.7 and 0.3 under the copied video (the group the
+    /// music's track leaves empty is not written).
+    @Test func audioMixAcrossAlternateGroups() throws {
+        let composition = MutableComposition()
+        let video = try Asset(url: Self.sample)
+        let whole = TimeRange(start: .zero, duration: video.duration)
+        let picture = try #require(composition.addMutableTrack(withMediaType: .video))
+        try picture.insertTimeRange(whole, of: video.tracks(withMediaType: .video)[0], at: .zero)
+        let voice = try #require(composition.addMutableTrack(withMediaType: .audio))
+        try voice.insertTimeRange(whole, of: video.tracks(withMediaType: .audio)[0], at: .zero)
+        voice.alternateGroup = 2
+        let music = try #require(composition.addMutableTrack(withMediaType: .audio))
+        let song = try Asset(url: URL(fileURLWithPath: try Self.media.get()["MUSIC"]!))
+        try music.insertTimeRange(TimeRange(start: .zero, duration: min(song.duration, video.duration)), of: song.tracks(withMediaType: .audio)[0], at: .zero)
+        music.alternateGroup = 1
+        var mix = MutableAudioMix()
+        var musicVolume = MutableAudioMixInputParameters(track: music)
+        musicVolume.setVolume(0.3, at: .zero)
+        var voiceVolume = MutableAudioMixInputParameters(track: voice)
+        voiceVolume.setVolume(0.7, at: .zero)
+        mix.inputParameters = [musicVolume, voiceVolume]
+        let session = try ExportSession(asset: composition, presetName: "passthrough")
+        session.audioMix = mix
+        session.outputURL = Fixtures.path("front-mixed.mov")
+        session.replacesExistingFile = true
+        try session.run()
+        let out = try #require(session.outputURL)
+        #expect(try Tool.ffprobeStreams(out).compactMap { $0["codec_type"] as? String } == ["video", "audio"])
+        let (mixed, source, tune) = (try Self.firstChannel(out), try Self.firstChannel(Self.sample), try Self.firstChannel(song.url))
+        let ratio = { (x: [Float], y: [Float], f: Double) in
+            SmartCutTests.level(x, f, at: 48000, count: 24000) / SmartCutTests.level(y, f, at: 48000, count: 24000) }
+        #expect(abs(ratio(mixed, source, 440) - 0.7) < 0.03 && abs(ratio(mixed, tune, 1000) - 0.3) < 0.03,
+                "\(ratio(mixed, source, 440)) \(ratio(mixed, tune, 1000))")
+    }
+
+    /// The first channel of a file's first sound at 48 kHz (a mono voice mixed into stereo is in
+    /// each channel at its level; a downmix to mono would sum them).
+    static func firstChannel(_ url: URL) throws -> [Float] {
+        let data = try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:a:0", "-af", "pan=mono|c0=c0", "-ar", "48000", "-f", "f32le", "-"]).stdoutData
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
     /// `--quiet` leaves out the summary and the notes, not the output.
