@@ -71,12 +71,12 @@ struct HonestMessagesTests {
         let out = Fixtures.path("honest-range.mp4")
         let e = try Self.splice(["export", clip.path, "-o", out.path, "--preset", "passthrough", "--range", "5,10"])
         #expect(e.status == 65)
-        #expect(e.stderr == "error: \(clip.path): the range ends at 10 s, past the end (6.000 s)\n", "\(e.stderr)")
+        #expect(e.stderr == "error: \(clip.path): the range ends at 10.000 s, past the end (6.000 s)\n", "\(e.stderr)")
         let c = try Self.splice(["concat", "\(clip.path)#t=5,10", "-o", out.path])
         #expect(c.status == 65)
         #expect(c.stderr.contains("the range ends at 10") && c.stderr.contains("past the end (6.000 s)"), "\(c.stderr)")
         let late = try Self.splice(["export", clip.path, "-o", out.path, "--preset", "passthrough", "--range", "7,8"])
-        #expect(late.stderr == "error: \(clip.path): the range starts at 7 s, past the end (6.000 s)\n", "\(late.stderr)")
+        #expect(late.stderr == "error: \(clip.path): the range starts at 7.000 s, past the end (6.000 s)\n", "\(late.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 

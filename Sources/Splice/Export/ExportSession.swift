@@ -227,11 +227,11 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         guard timeRange != .everything else { return }
         let duration = String(format: "%.3f s", asset.duration.seconds)
         guard timeRange.start.isNumeric, timeRange.start >= .zero, timeRange.start < asset.duration, !exportedRange.isEmpty else {
-            throw MediaError(.invalidData, "the range starts at \(timeRange.start), past the end (\(duration))", file: asset.filePath())
+            throw MediaError(.invalidData, "the range starts at \(String(format: "%.3f s", timeRange.start.seconds)), past the end (\(duration))", file: asset.filePath())
         }
         // A range that ends past the end is refused, not shortened without a word.
         guard !timeRange.end.isNumeric || timeRange.end <= asset.duration else {
-            throw MediaError(.invalidData, "the range ends at \(timeRange.end), past the end (\(duration))", file: asset.filePath())
+            throw MediaError(.invalidData, "the range ends at \(String(format: "%.3f s", timeRange.end.seconds)), past the end (\(duration))", file: asset.filePath())
         }
     }
 

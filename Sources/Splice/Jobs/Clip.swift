@@ -29,16 +29,17 @@ public struct Clip: Sendable, Hashable {
     public func timeRange(in asset: Asset) throws -> TimeRange {
         let duration = asset.duration
         let from = start ?? .zero
-        let shown = String(format: "%.3f", duration.seconds)
+        let ms = { (t: MediaTime) in String(format: "%.3f", t.seconds) }   // (to the millisecond)
+        let shown = ms(duration)
         if let end, end <= from {
-            throw MediaError(.invalidData, "the range ends (\(end.seconds) s) before it starts (\(from.seconds) s)", file: url.path)
+            throw MediaError(.invalidData, "the range ends (\(ms(end)) s) before it starts (\(ms(from)) s)", file: url.path)
         }
         guard from < duration else {
-            throw MediaError(.invalidData, "the range starts at \(from.seconds) s, past the end (\(shown) s)", file: url.path)
+            throw MediaError(.invalidData, "the range starts at \(ms(from)) s, past the end (\(shown) s)", file: url.path)
         }
         guard let end else { return TimeRange(start: from, end: duration) }
         guard end <= duration + MediaTime(value: 1, timescale: 2000) else {
-            throw MediaError(.invalidData, "the range ends at \(end.seconds) s, past the end (\(shown) s)", file: url.path)
+            throw MediaError(.invalidData, "the range ends at \(ms(end)) s, past the end (\(shown) s)", file: url.path)
         }
         return TimeRange(start: from, end: min(end, duration))
     }

@@ -22,7 +22,7 @@ extension Concatenation {
             let transitions = (k > 0 ? 1 : 0) + (k < ranges.count - 1 ? 1 : 0)
             if range.duration < fade * Int64(widening: transitions) {
                 throw MediaError(.invalidOperation, "is \(String(format: "%.3f", range.duration.seconds)) s long, too short for "
-                                 + "\(transitions) crossfade\(transitions == 1 ? "" : "s") of \(fade.seconds) s", file: clips[k].url.path)
+                                 + "\(transitions) crossfade\(transitions == 1 ? "" : "s") of \(String(format: "%.3f", fade.seconds)) s", file: clips[k].url.path)
             }
         }
         let composition = MutableComposition()
