@@ -1,6 +1,7 @@
 """The judge, shown right and wrong on made-up playbacks: a right one passes, and each way a
 player goes wrong (a clip a frame late, cut-away frames, an early end, sound 2 s early, a
-seek to the wrong frame, a frame lost beside a crossfade) is reported; a browser presenting a
+seek to the wrong frame, a frame lost beside a crossfade, a picture held where a clip without
+picture should be black) is reported; a browser presenting a
 crossfade's pictures a frame late is not. `make players` runs this first."""
 
 import sys
@@ -53,6 +54,16 @@ def main() -> int:
         "a crossfade a frame late": (fade, Playback(lagging, None, fade.duration), None),
         "a frame lost beside a crossfade": (fade, Playback(lost, None, fade.duration), "173 of 174 frames"),
         "a cut-away frame beside a crossfade": (fade, Playback(shown + [(end, (2, 11))], None, fade.duration), "1 cut-away frames"),
+    })
+    # A clip without picture: black pictures (code (0, 0)) over its stretch are right; the first
+    # clip's last picture held there instead is not.
+    black = next(j for j in jobs.jobs() if j.name == "black")
+    clip_frames = black.expected_frames()
+    blacks = [(2.0 + k / FPS, (0, 0)) for k in range(48)]
+    held = [(2.0 + k / FPS, clip_frames[-1][1]) for k in range(48)]
+    cases.update({
+        "black pictures over a clip without picture": (black, Playback(clip_frames + blacks, None, black.duration), None),
+        "a picture held over a clip without picture": (black, Playback(clip_frames + held, None, black.duration), "no black picture over 2 s-4 s"),
     })
     failed = 0
     for name, case in cases.items():
