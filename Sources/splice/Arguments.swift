@@ -139,6 +139,9 @@ struct ParsedArguments {
                                   the edit list (AVFoundation's layout, right in QuickTime).
                                   keyframe: cuts move to sync samples, nothing re-encoded (the
                                   times are printed).
+                                  Without --cut, what cannot be cut smart falls back (with edit
+                                  lists into MP4/MOV, at sync samples elsewhere), saying so; a
+                                  mode given is honoured or refused (exit 65, nothing written).
         """ + (last.map { "\n" + String(repeating: " ", count: 26) + $0 } ?? "")
     }
 

@@ -35,7 +35,7 @@ enum MergeCommand: Command {
         let args = try ParsedArguments(arguments, flags: ["--keep-original-audio", "--faststart", "--force"], options: ["-o", "--cut", "--preset"])
         let files = try args.positionals(2, "<video> and <audio>")
         let options = MergeOptions(keepsOriginalAudio: args.has("--keep-original-audio"), preset: args.options["--preset"] == nil ? nil : try args.preset(),
-                                   cut: try args.cutMode() ?? .smart)
+                                   cut: try args.cutMode())
         let session = try ExportSession.merging(try ParsedArguments.clip(files[0]), with: try ParsedArguments.clip(files[1]), to: try args.output(), options: options)
         return try JobRunner.export(session, args)
     }

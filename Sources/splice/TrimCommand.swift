@@ -39,7 +39,7 @@ enum TrimCommand: Command {
         let input = try args.positionals(1, "<input>")[0]
         guard let range = try args.range("--range") else { throw UsageError(message: "missing --range <start>,<end>") }
         let session = try ExportSession.trimming(Clip(url: URL(fileURLWithPath: input), timeRange: range), to: try args.output(),
-                                                  cutMode: try args.cutMode() ?? .smart)
+                                                  cutMode: try args.cutMode())
         return try JobRunner.export(session, args)
     }
 }

@@ -316,3 +316,54 @@ struct FrontDoorTests {
         return values.count == frames.count ? values.min() ?? 0 : 0
     }
 }
+
+/// An explicit cut mode is honoured or refused; the default falls back, saying where it cut.
+@Suite("Explicit cut modes")
+struct ExplicitCutModeTests {
+    /// MPEG-4 Part 2 video: smart cut cannot re-encode it.
+    static let source: Result<URL, Error> = Result {
+        let url = Fixtures.path("explicit-mpeg4.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=4", "-c:v", "mpeg4", "-g", "25", "-bf", "2", url.path])
+        return url
+    }
+
+    @Test(arguments: [("smart", "o.mkv", "track 1 cannot be cut smart: smart cut re-encodes H.264, HEVC, VP9 and AV1 (this is mpeg4); cut keyframe"),
+                      ("smart", "o.mp4", "track 1 cannot be cut smart: smart cut re-encodes H.264, HEVC, VP9 and AV1 (this is mpeg4); cut exact or keyframe"),
+                      ("exact", "o.mkv", "which .mkv files do not have: cut smart or keyframe")])
+    func anExplicitModeThatCannotBeHonouredIsRefused(_ mode: String, _ name: String, _ message: String) throws {
+        let out = Fixtures.path("explicit-\(mode)-\(name)")
+        let r = try Tool.splice(["trim", try Self.source.get().path, "-o", out.path, "--range", "1.3,2.5", "--cut", mode])
+        #expect(r.status == 65 && r.stderr.contains(message), "\(r.status) \(r.stderr)")
+        #expect(r.stdout.isEmpty && !FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// Without --cut the same trim into Matroska moves to the sync samples and prints where.
+    @Test func theDefaultFallsBackAndSaysWhere() throws {
+        let out = Fixtures.path("explicit-default.mkv")
+        let r = try Tool.splice(["trim", try Self.source.get().path, "-o", out.path, "--range", "1.3,2.5", "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        // "explicit-mpeg4.mp4: cut at sync samples, A–B s (…)": the output lasts B − A.
+        let kept = try #require(r.stderr.firstMatch(of: /cut at sync samples, ([0-9.]+)–([0-9.]+) s/))
+        let (a, b) = (Double(kept.1) ?? 0, Double(kept.2) ?? 0)
+        #expect(a <= 1.3 && b >= 2.5, "\(r.stderr)")
+        let duration = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out.path]).stdout
+        #expect(abs((Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - (b - a)) < 0.05, "\(duration) \(r.stderr)")
+    }
+
+    /// The library: a `cutMode` set to `.exact` for Matroska throws; left alone, it cuts smart.
+    @Test func exportSessionHonoursOrRefusesItsCutMode() throws {
+        let sample = DemoSampleTests.sample
+        let session = ExportSession(asset: try Asset(url: sample), preset: .passthrough)
+        session.outputURL = Fixtures.path("explicit-session.mkv")
+        session.replacesExistingFile = true
+        session.timeRange = TimeRange(start: MediaTime(value: 600, timescale: 1000), end: MediaTime(value: 2200, timescale: 1000))
+        session.cutMode = .exact
+        #expect(throws: MediaError.self) { try session.run() }
+        #expect((session.error?.code) == .unsupported && !FileManager.default.fileExists(atPath: session.outputURL!.path))
+        let fallback = ExportSession(asset: try Asset(url: sample), preset: .passthrough)
+        fallback.outputURL = session.outputURL
+        fallback.timeRange = session.timeRange
+        try fallback.run()
+        #expect(fallback.cutSummary.first?.hasPrefix("track 1 (smart cut)") == true, "\(fallback.cutSummary)")
+    }
+}

@@ -32,6 +32,38 @@ extension ExportSession {
         }
     }
 
+    /// A job's own choice of `cutMode`, which falls back where it cannot be followed (one the
+    /// caller sets is honoured or refused).
+    func setDefaultCutMode(_ mode: CutMode) {
+        cutMode = mode
+        cutModeIsChosen = false
+    }
+
+    /// Refuses a `cutMode` the caller chose that the export cannot follow: `.exact` into a file
+    /// without edit lists, `.smart` of a video track smart cut cannot re-encode.
+    /// - Throws: `.unsupported` saying why, naming the track.
+    func checkCutMode(in type: FileType) throws {
+        guard cutModeIsChosen, preset == .passthrough, smartCrossfade == nil, asset.isComposition || timeRange != .everything else { return }
+        let output = outputURL?.path
+        switch cutMode {
+        case .exact where !type.hasEditLists:
+            throw MediaError(.unsupported, "an exact cut keeps every packet and hides what is outside the range with edit lists, "
+                             + "which .\(type.rawValue) files do not have: cut smart or keyframe", file: output)
+        case .smart:
+            let range = timeRange == .everything ? TimeRange.everything : exportedRange
+            for track in asset.tracks(withMediaType: .video) where trackSelection.includes(track) {
+                if case .leaveOut = plan(for: track, in: type) { continue }
+                guard let problem = track.smartCutProblem(in: range) else { continue }
+                var error = MediaError(.unsupported, "track \(track.trackID) cannot be cut smart: \(problem); cut "
+                                       + (type.hasEditLists ? "exact or keyframe" : "keyframe"), file: output)
+                error.trackID = track.trackID
+                throw error
+            }
+        default:
+            break
+        }
+    }
+
     /// "clip.mp4: cut at sync samples, 1.000–4.000 s (start 0.500 s earlier, end 0.250 s later)"
     /// (an end moves earlier at an open GOP: the pictures before its sync sample need it).
     static func movedNote(from range: TimeRange, to moved: TimeRange, what: String) -> String {

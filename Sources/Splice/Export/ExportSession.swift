@@ -56,7 +56,13 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// without edit lists (Matroska, WebM, MPEG-TS) cut `.exact` smart. H.264, HEVC, VP9 and AV1
     /// video, AAC sound; other tracks are cut exactly into MP4/MOV and at sync samples or
     /// packets elsewhere (`warnings` says so; docs/smart-cut.md has the table).
-    @Guarded public var cutMode: CutMode = .exact
+    ///
+    /// A mode that is set is honoured or refused: `.exact` into a file without edit lists, or
+    /// `.smart` of video smart cut cannot re-encode, makes `export()` throw `.unsupported`
+    /// saying why, and nothing is written. Left as it is, the mode falls back as above.
+    @Guarded public var cutMode: CutMode = .exact { didSet { cutModeIsChosen = true } }
+    /// Whether `cutMode` was set by the caller (a job's default mode is not: `setDefaultCutMode`).
+    @Guarded var cutModeIsChosen = false
     /// A crossfaded concat cut smart: its plan for every track (`Concatenation.crossfading`).
     var smartCrossfade: SmartCrossfade?
     /// Put the movie header first (MP4/MOV), for playback while downloading.
@@ -299,6 +305,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
             throw error
         }
         try checkRange()
+        try checkCutMode(in: fileType)
         try trackSelection.check(against: asset)
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)

@@ -114,6 +114,8 @@ struct Concatenation {
         var reencode = options.reencode == .always
         var mode = try cutMode
         if !type.hasEditLists, !options.audioOnly, !reencode, mode == .smart, let why = smartCutProblem() {
+            // (a smart cut asked for is honoured or refused, not replaced)
+            if options.cut == .smart { throw MediaError(.unsupported, "the clips cannot be cut smart: \(why); cut keyframe, or re-encode (reencode always)") }
             // No edit lists: a clip smart cut cannot cut is copied when every cut is at a sync
             // sample, else every clip is re-encoded (auto).
             reencode = try reencodesBetweenSyncSamples(why: why)
@@ -138,7 +140,7 @@ struct Concatenation {
             notes.append("track \(video.trackID) is cut smart, not exact: \(silent.0.url.lastPathComponent) has no picture, and black frames are encoded for it")
         }
         let session = ExportSession(asset: asset, preset: reencode ? options.preset : .passthrough)
-        session.cutMode = mode
+        if options.cut == mode { session.cutMode = mode } else { session.setDefaultCutMode(mode) }
         session.outputURL = outputURL
         session.notes = notes
         if !assets[0].metadata.isEmpty { session.metadata = assets[0].metadata }   // the first clip's date, place, title

@@ -7,11 +7,12 @@ public struct MergeOptions: Sendable {
     public var keepsOriginalAudio = false
     /// Re-encode everything with this preset; nil: copy (audio the file cannot hold is encoded).
     public var preset: ExportPreset?
-    /// How a range of the video is cut into MP4/MOV when it is copied (`CutMode`; smart by default).
-    public var cut: CutMode
+    /// How a range of the video is cut when it is copied (`CutMode`); nil: smart where it can,
+    /// falling back where it cannot (a mode given is honoured, or the merge throws).
+    public var cut: CutMode?
 
     /// Options with these values (by default: the video's sound replaced, everything copied, cut smart).
-    public init(keepsOriginalAudio: Bool = false, preset: ExportPreset? = nil, cut: CutMode = .smart) {
+    public init(keepsOriginalAudio: Bool = false, preset: ExportPreset? = nil, cut: CutMode? = nil) {
         self.keepsOriginalAudio = keepsOriginalAudio
         self.preset = preset
         self.cut = cut
@@ -54,7 +55,7 @@ extension ExportSession {
         }
         composition.writesWithoutEditLists = !type.hasEditLists
         let session = ExportSession(asset: try composition.makeAsset(), preset: options.preset ?? .passthrough)
-        session.cutMode = type.hasEditLists ? options.cut : .exact
+        if let cut = options.cut { session.cutMode = cut } else { session.setDefaultCutMode(type.hasEditLists ? .smart : .exact) }
         session.encodesAudioTheContainerCannotHold = true
         session.outputURL = outputURL
         if !movie.metadata.isEmpty { session.metadata = movie.metadata }

@@ -10,11 +10,15 @@ extension ExportSession {
     /// copies every sample from the sync sample before the start and hides the extra ones with
     /// the edit list (AVFoundation's layout); `.keyframe` moves the cut to sync samples. Into
     /// other containers the cut moves to sync samples. Run it with `run()`.
+    ///
+    /// `cutMode` nil cuts smart where it can and falls back (with edit lists into MP4/MOV, at
+    /// sync samples elsewhere: `notes` and `warnings` say so); a mode given is honoured, or the
+    /// export throws `.unsupported` saying why.
     /// - Throws: `.fileNotFound`, what `Asset(url:)` throws, `.invalidData` for a range past the end.
-    public static func trimming(_ clip: Clip, to outputURL: URL, cutMode: CutMode = .smart) throws -> ExportSession {
+    public static func trimming(_ clip: Clip, to outputURL: URL, cutMode: CutMode? = nil) throws -> ExportSession {
         let asset = try clip.open()
         let session = ExportSession(asset: asset, preset: .passthrough)
-        session.cutMode = cutMode
+        if let cutMode { session.cutMode = cutMode } else { session.setDefaultCutMode(.smart) }
         session.timeRange = try clip.timeRange(in: asset)
         session.outputURL = outputURL
         return session
