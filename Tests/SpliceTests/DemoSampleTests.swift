@@ -10,8 +10,8 @@ struct DemoSampleTests {
         .appendingPathComponent("../../Examples/Media/grouped.mp4").standardized
 
     /// Regenerates the sample: `SPLICE_WRITE_DEMO_SAMPLE=1 swift test --filter DemoSampleTests`. (4:2:0: an RGB
-    /// test pattern encoded without a pixel format would be H.264 High 4:4:4, which few players and no
-    /// smart cut take.)
+    /// test pattern encoded without a pixel format would be H.264 High 4:4:4, which few players
+    /// take: the demo shows a cut of what cameras and phones record.)
     @Test(.enabled(if: ProcessInfo.processInfo.environment["SPLICE_WRITE_DEMO_SAMPLE"] != nil))
     func writeSample() throws {
         try Fixtures.makeGrouped(DemoSampleTests.sample, size: "160x120",

@@ -87,6 +87,11 @@ extension PixelBuffer.PixelFormat {
         case AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P: self = .yuv420p
         case AV_PIX_FMT_NV12: self = .nv12
         case AV_PIX_FMT_YUV420P10LE: self = .yuv420p10le
+        case AV_PIX_FMT_YUV422P10LE: self = .yuv422p10le
+        case AV_PIX_FMT_YUV444P10LE: self = .yuv444p10le
+        case AV_PIX_FMT_YUV420P12LE: self = .yuv420p12le
+        case AV_PIX_FMT_YUV422P12LE: self = .yuv422p12le
+        case AV_PIX_FMT_YUV444P12LE: self = .yuv444p12le
         case AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P: self = .yuv422p
         case AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P: self = .yuv444p
         case AV_PIX_FMT_RGBA: self = .rgba
@@ -101,6 +106,11 @@ extension PixelBuffer.PixelFormat {
         case .yuv420p: AV_PIX_FMT_YUV420P
         case .nv12: AV_PIX_FMT_NV12
         case .yuv420p10le: AV_PIX_FMT_YUV420P10LE
+        case .yuv422p10le: AV_PIX_FMT_YUV422P10LE
+        case .yuv444p10le: AV_PIX_FMT_YUV444P10LE
+        case .yuv420p12le: AV_PIX_FMT_YUV420P12LE
+        case .yuv422p12le: AV_PIX_FMT_YUV422P12LE
+        case .yuv444p12le: AV_PIX_FMT_YUV444P12LE
         case .yuv422p: AV_PIX_FMT_YUV422P
         case .yuv444p: AV_PIX_FMT_YUV444P
         case .rgba: AV_PIX_FMT_RGBA

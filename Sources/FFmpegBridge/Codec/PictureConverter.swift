@@ -45,8 +45,9 @@ public final class PictureConverter: @unchecked Sendable {   // confined: used b
             case (.rgba, _), (.bgra, _):
                 let pixel: UInt32 = pixelFormat == .rgba ? 0xFF00_0000 : 0xFF00_0000   // A in the last byte, little-endian
                 for i in 0..<(count / 4) { bytes.storeBytes(of: pixel, toByteOffset: i * 4, as: UInt32.self) }
-            case (.yuv420p10le, _):
-                let v: UInt16 = p == 0 ? (fullRange ? 0 : 64) : 512
+            case (_, _) where pixelFormat.bitDepth > 8:
+                let shift = pixelFormat.bitDepth - 8
+                let v: UInt16 = p == 0 ? (fullRange ? 0 : UInt16(16 << shift)) : UInt16(128 << shift)
                 for i in 0..<(count / 2) { bytes.storeBytes(of: v, toByteOffset: i * 2, as: UInt16.self) }
             default:
                 memset(bytes, Int32(truncatingIfNeeded: p == 0 ? (fullRange ? 0 : 16) : 128), count)

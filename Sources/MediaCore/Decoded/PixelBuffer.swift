@@ -9,6 +9,16 @@ public struct PixelBuffer: Sendable {
         case nv12
         /// Planar 10-bit Y′CbCr in 16-bit little-endian words, chroma halved both ways.
         case yuv420p10le
+        /// Planar 10-bit Y′CbCr in 16-bit little-endian words, chroma halved horizontally.
+        case yuv422p10le
+        /// Planar 10-bit Y′CbCr in 16-bit little-endian words, full chroma.
+        case yuv444p10le
+        /// Planar 12-bit Y′CbCr in 16-bit little-endian words, chroma halved both ways.
+        case yuv420p12le
+        /// Planar 12-bit Y′CbCr in 16-bit little-endian words, chroma halved horizontally.
+        case yuv422p12le
+        /// Planar 12-bit Y′CbCr in 16-bit little-endian words, full chroma.
+        case yuv444p12le
         /// Planar 8-bit Y′CbCr, chroma halved horizontally.
         case yuv422p
         /// Planar 8-bit Y′CbCr, full chroma.
@@ -23,7 +33,7 @@ public struct PixelBuffer: Sendable {
         /// The number of planes: 3 for planar Y′CbCr, 2 for NV12, 1 for packed RGB and gray.
         public var planeCount: Int {
             switch self {
-            case .yuv420p, .yuv420p10le, .yuv422p, .yuv444p: 3
+            case .yuv420p, .yuv420p10le, .yuv422p, .yuv444p, .yuv422p10le, .yuv444p10le, .yuv420p12le, .yuv422p12le, .yuv444p12le: 3
             case .nv12: 2
             case .rgba, .bgra, .gray: 1
             }
@@ -35,8 +45,9 @@ public struct PixelBuffer: Sendable {
             switch (self, index) {
             case (.yuv420p, 0), (.yuv422p, 0), (.yuv444p, 0), (.gray, 0), (.nv12, 0): return (width, height)
             case (.yuv420p, _): return (halfW, halfH)
-            case (.yuv420p10le, 0): return (width * 2, height)
-            case (.yuv420p10le, _): return (halfW * 2, halfH)
+            case (.yuv420p10le, 0), (.yuv420p12le, 0), (.yuv422p10le, 0), (.yuv422p12le, 0), (.yuv444p10le, _), (.yuv444p12le, _): return (width * 2, height)
+            case (.yuv420p10le, _), (.yuv420p12le, _): return (halfW * 2, halfH)
+            case (.yuv422p10le, _), (.yuv422p12le, _): return (halfW * 2, height)
             case (.yuv422p, _): return (halfW, height)
             case (.yuv444p, _): return (width, height)
             case (.nv12, _): return (halfW * 2, halfH)
@@ -46,7 +57,34 @@ public struct PixelBuffer: Sendable {
         }
 
         /// Whether the format has chroma subsampled by two in both directions (needs even sizes).
-        public var isSubsampled420: Bool { self == .yuv420p || self == .nv12 || self == .yuv420p10le }
+        public var isSubsampled420: Bool { chromaFormat == 1 }
+
+        /// Bits per component: 8, 10 or 12 (16-bit words hold the deeper ones).
+        public var bitDepth: Int {
+            switch self {
+            case .yuv420p10le, .yuv422p10le, .yuv444p10le: 10
+            case .yuv420p12le, .yuv422p12le, .yuv444p12le: 12
+            default: 8
+            }
+        }
+
+        /// The chroma format as H.264 and HEVC number it (`chroma_format_idc`): 0 gray, 1 4:2:0,
+        /// 2 4:2:2, 3 4:4:4 (and packed RGB).
+        public var chromaFormat: Int {
+            switch self {
+            case .gray: 0
+            case .yuv420p, .nv12, .yuv420p10le, .yuv420p12le: 1
+            case .yuv422p, .yuv422p10le, .yuv422p12le: 2
+            case .yuv444p, .yuv444p10le, .yuv444p12le, .rgba, .bgra: 3
+            }
+        }
+
+        /// The planar Y′CbCr format of this chroma format (1, 2, 3) and bit depth (8, 10, 12), if any.
+        public init?(chromaFormat: Int, bitDepth: Int) {
+            let all: [PixelFormat] = [.yuv420p, .yuv422p, .yuv444p, .yuv420p10le, .yuv422p10le, .yuv444p10le, .yuv420p12le, .yuv422p12le, .yuv444p12le]
+            guard let f = all.first(where: { $0.chromaFormat == chromaFormat && $0.bitDepth == bitDepth }) else { return nil }
+            self = f
+        }
     }
 
     /// Colour primaries, transfer and matrix (ISO/IEC 23091-2 code points, as in `colr`), and range.
@@ -106,9 +144,14 @@ public struct PixelBuffer: Sendable {
         func plane(_ index: Int) -> ([UInt8], Int) {
             let (rowBytes, rows) = pixelFormat.planeSize(index, width: width, height: height)
             let pattern: [UInt8]
+            let deep = pixelFormat.bitDepth > 8
+            let word = { (v: Int) -> [UInt8] in
+                let scaled = v << (pixelFormat.bitDepth - 8)
+                return [UInt8(truncatingIfNeeded: scaled), UInt8(truncatingIfNeeded: scaled >> 8)]
+            }
             switch (pixelFormat, index) {
-            case (.yuv420p10le, 0): pattern = [64, 0]            // 16 << 2, little-endian
-            case (.yuv420p10le, _): pattern = [0, 2]             // 128 << 2
+            case (_, 0) where deep: pattern = word(16)         // 16 and 128 scaled, little-endian
+            case (_, _) where deep: pattern = word(128)
             case (.rgba, _), (.bgra, _): pattern = [0, 0, 0, 255]
             case (.gray, _): pattern = [0]
             case (_, 0): pattern = [16]

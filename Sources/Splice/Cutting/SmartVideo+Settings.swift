@@ -7,7 +7,8 @@ import ISOBMFF
 /// bytes on every machine) and a quality well above the eye's threshold.
 extension SmartVideoSource {
     /// Why the frames of `track` cannot be re-encoded to match (a codec without an encoder
-    /// here; a profile Splice does not encode: 4:2:2, 4:4:4, HEVC's range extensions), or nil.
+    /// here; a profile the encoders do not make: lossless H.264, 12-bit H.264, HEVC's 16-bit
+    /// and monochrome range extensions), or nil.
     static func profileProblem(_ track: AssetTrack) -> String? {
         do { _ = try encodingSettings(for: track) } catch { return (error as? MediaError)?.message ?? "\(error)" }
         return nil
@@ -25,30 +26,54 @@ extension SmartVideoSource {
         }
     }
 
+    /// H.264 and HEVC in the source's profile, level, chroma format and bit depth: x264's
+    /// Baseline to High 4:4:4 (8 and 10 bits), x265's Main, Main 10 and range extensions (4:2:2
+    /// and 4:4:4, 8 to 12 bits), all read from the configuration record.
     private static func nalSettings(for track: AssetTrack) throws -> VideoEncodingSettings {
-        let record = track.formatDescriptions.first?.parameters.extradata ?? []
-        let tenBit = ExportSession.bitDepth(of: track) > 8
-        var v = VideoEncodingSettings(codec: track.codecName == "hevc" ? .hevc : .h264, quality: .crf(track.codecName == "hevc" ? 20 : 18),
-                                      pixelFormat: tenBit ? .yuv420p10le : .yuv420p)
+        let hevc = track.codecName == "hevc"
+        guard let format = track.formatDescriptions.first, let config = format.parameters.configuration,
+              let chroma = config.chromaFormat, let depth = config.bitDepth else {
+            throw MediaError(.unsupported, "its \(track.codecName) has no configuration record, which smart cut copies")
+        }
+        let profileName = config.profileName ?? "an unnamed profile"
+        guard let pixels = PixelBuffer.PixelFormat(chromaFormat: chroma, bitDepth: depth) else {
+            throw MediaError(.unsupported, "smart cut does not re-encode \(track.codecName) \(profileName) (\(depth)-bit, chroma format \(chroma))")
+        }
+        var v = VideoEncodingSettings(codec: hevc ? .hevc : .h264, quality: .crf(hevc ? 20 : 18), pixelFormat: pixels)
         v.preset = "medium"
         v.options["threads"] = "4"
-        if track.codecName == "h264", record.count > 3, record[0] == 1 {
-            let profiles: [UInt8: String] = [66: "baseline", 77: "main", 88: "main", 100: "high", 110: "high10"]
-            guard let profile = profiles[record[1]] else {
-                throw MediaError(.unsupported, "smart cut re-encodes H.264 in the Baseline, Main, High and High 10 profiles (profile_idc \(record[1]))")
+        if let avc = config as? AVCConfiguration {
+            let profiles: [Int: String] = [66: "baseline", 77: "main", 88: "main", 100: "high", 110: "high10", 122: "high422", 244: "high444"]
+            guard let profile = profiles[avc.profile], depth <= 10 else {
+                throw MediaError(.unsupported, "smart cut re-encodes H.264 in the Baseline, Main, High, High 10, High 4:2:2 and "
+                                 + "High 4:4:4 Predictive profiles at 8 and 10 bits (this is \(profileName), \(depth)-bit)")
+            }
+            guard !avc.isLossless else {
+                throw MediaError(.unsupported, "its H.264 \(profileName) is lossless (transform bypass), which smart cut does not re-encode to match")
             }
             v.profile = profile
-            v.options["level"] = "\(record[3] / 10).\(record[3] % 10)"
+            let level = avc.level ?? 0
+            v.options["level"] = "\(level / 10).\(level % 10)"
             // x264's macroblock tree gives other bytes for the same pictures when another x264
             // ran before it in the process (each cut's pieces are encoders of their own).
             v.options["x264-params"] = "mbtree=0"
-        } else if track.codecName == "hevc", record.count > 12, record[0] == 1 {
-            let profile = record[1] & 0x1F
-            guard profile == 1 || profile == 2 else {
-                throw MediaError(.unsupported, "smart cut re-encodes HEVC in the Main and Main 10 profiles (general_profile_idc \(profile))")
+        } else if let hevcConfig = config as? HEVCConfiguration {
+            let profile: String
+            switch (hevcConfig.profile, chroma, depth) {
+            case (1, 1, 8): profile = "main"
+            case (2, 1, 10): profile = "main10"
+            case (4, 1, 12): profile = "main12"
+            case (4, 2, 10): profile = "main422-10"
+            case (4, 2, 12): profile = "main422-12"
+            case (4, 3, 8): profile = "main444-8"
+            case (4, 3, 10): profile = "main444-10"
+            case (4, 3, 12): profile = "main444-12"
+            default:
+                throw MediaError(.unsupported, "smart cut re-encodes HEVC in the Main, Main 10, Main 12, Main 4:2:2 10 and 12, and Main 4:4:4 "
+                                 + "8, 10 and 12 profiles (this is \(profileName))")
             }
-            v.profile = profile == 2 ? "main10" : "main"
-            v.options["x265-params"] = "pools=4:frame-threads=2:level-idc=\(String(format: "%.1f", Double(record[12]) / 30))"
+            v.profile = profile
+            v.options["x265-params"] = "pools=4:frame-threads=2:level-idc=\(String(format: "%.1f", Double(hevcConfig.level ?? 0) / 30))"
         } else {
             throw MediaError(.unsupported, "its \(track.codecName) has no configuration record, which smart cut copies")
         }

@@ -1,0 +1,77 @@
+import Foundation
+import Splice
+import Testing
+import TestSupport
+
+/// Smart cut of the profiles cameras and editors make beyond 4:2:0: x264's High 4:2:2 and High
+/// 4:4:4 Predictive (8 and 10 bits) and x265's range extensions (Main 4:2:2 10, Main 4:4:4,
+/// Main 12), each trimmed between sync samples at both ends.
+@Suite("Smart cut of every profile the encoders make")
+struct SmartCutProfileTests {
+    struct Source: CustomTestStringConvertible, Sendable {
+        var encoder: String
+        var pixelFormat: String
+        var profile: String
+        var testDescription: String { "\(encoder) \(profile) \(pixelFormat)" }
+    }
+
+    static let sources = [
+        Source(encoder: "libx264", pixelFormat: "yuv422p10le", profile: "High 4:2:2"),
+        Source(encoder: "libx264", pixelFormat: "yuv444p", profile: "High 4:4:4 Predictive"),
+        Source(encoder: "libx264", pixelFormat: "yuv444p10le", profile: "High 4:4:4 Predictive"),
+        Source(encoder: "libx265", pixelFormat: "yuv422p10le", profile: "Rext"),
+        Source(encoder: "libx265", pixelFormat: "yuv444p", profile: "Rext"),
+        Source(encoder: "libx265", pixelFormat: "yuv420p12le", profile: "Rext"),
+    ]
+
+    /// The decoded frames' md5s, in presentation order (the stream's own pixel format).
+    static func frames(_ url: URL) throws -> [String] {
+        try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:v:0", "-f", "framemd5", "-"]).stdout
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "").trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// 4 s at 25 fps, a sync sample every second, B-frames; trimmed to 1.32–2.6 s (frames 33–64).
+    @Test(arguments: sources)
+    func aTrimKeepsTheProfile(_ source: Source) throws {
+        let name = "\(source.encoder)-\(source.pixelFormat)"
+        let input = Fixtures.path("profile-\(name).mp4"), out = Fixtures.path("profile-\(name)-cut.mp4")
+        let codec = source.encoder == "libx264"
+            ? ["-c:v", "libx264", "-preset", "fast", "-g", "25", "-bf", "2"]
+            : ["-c:v", "libx265", "-preset", "fast", "-x265-params", "keyint=25:min-keyint=25:scenecut=0:bframes=2:log-level=error", "-tag:v", "hvc1"]
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4"] + codec + ["-pix_fmt", source.pixelFormat, input.path])
+        let session = try ExportSession.trimming(Clip(url: input, start: MediaTime(value: 1320, timescale: 1000), end: MediaTime(value: 2600, timescale: 1000)),
+                                                 to: out, cutMode: .smart)
+        session.replacesExistingFile = true
+        try session.run()
+        // The source's profile, chroma format and bit depth (ffprobe).
+        let probe = { (url: URL) in try Tool.check("ffprobe", ["-v", "error", "-show_entries", "stream=profile,pix_fmt", "-of", "csv=p=0", url.path]).stdout }
+        let written = try probe(out)
+        #expect(written == "\(source.profile),\(source.pixelFormat)\n", "\(written)")
+        // Re-encoded at both ends, the frames between copied: byte-equal pictures there, SSIM ≥ 0.98 at the ends.
+        let summary = try #require(session.cutSummary.first)
+        let numbers = summary.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }   // 1, total, start, end, copied
+        #expect(numbers.count == 5 && numbers[2] > 0 && numbers[3] > 0, "\(summary)")
+        guard numbers.count == 5 else { return }
+        let (head, tail) = (numbers[2], numbers[3])
+        let (cut, whole) = (try Self.frames(out), try Self.frames(input))
+        #expect(cut.count == 32, "\(cut.count) frames")
+        guard cut.count == 32 else { return }
+        #expect(Array(cut[head..<(32 - tail)]) == Array(whole[(33 + head)..<(65 - tail)]), "the copied frames differ from the source's")
+        #expect(try SmartCutTests.ssim(out, 0, Double(head) * 0.04, input, 1.32) >= 0.98)
+        #expect(try SmartCutTests.ssim(out, Double(32 - tail) * 0.04, 1.28, input, 1.32 + Double(32 - tail) * 0.04) >= 0.98)
+        // Decoded without a word by ffmpeg and GStreamer.
+        let decoded = try Tool.run("ffmpeg", ["-v", "error", "-i", out.path, "-f", "null", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
+        let gst = try Tool.run("gst-launch-1.0", ["-q", "filesrc", "location=\(out.path)", "!", "decodebin", "!", "fakesink"])
+        #expect(gst.status == 0 && !gst.stderr.contains("ERROR"), "\(gst.stderr)")
+    }
+
+    /// Lossless H.264 (x264 `qp 0`: transform bypass) is refused by name, not re-encoded lossily.
+    @Test func losslessH264IsRefusedByName() throws {
+        let input = Fixtures.path("profile-lossless.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0",
+                         "-g", "25", "-pix_fmt", "yuv444p", input.path])
+        let r = try Tool.splice(["trim", input.path, "-o", Fixtures.path("profile-lossless-cut.mkv").path, "--range", "1.3,2.2", "--cut", "smart"])
+        #expect(r.status == 65 && r.stderr.contains("H.264 High 4:4:4 Predictive is lossless"), "\(r.stderr)")
+    }
+}
