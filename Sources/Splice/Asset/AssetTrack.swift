@@ -184,7 +184,8 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {   
     /// whose timestamps start later than 0, such as MPEG-TS).
     var timelineShift: MediaTime {
         guard let first = segments.first(where: { !$0.isEmpty }), let source = first.source else {
-            return .zero - (asset?.startTime ?? .zero)
+            // (the origin's: a clip's `Asset` may be gone while a composition reads its track)
+            return .zero - (asset?.startTime ?? origin?.startTime ?? .zero)
         }
         return first.target.start - source.start
     }

@@ -33,7 +33,16 @@ struct CutSpan {
 extension AssetTrack {
     /// The H.264/HEVC configuration record of the track's (first) sample description.
     var nalConfiguration: NALConfiguration? {
-        formatDescriptions.first.flatMap { NALConfiguration(codecName: codecName, record: $0.parameters.extradata) }
+        recordParameters.flatMap { NALConfiguration(codecName: codecName, record: $0.extradata) }
+    }
+
+    /// The codec parameters of the track's (first) description that hold its configuration
+    /// record: as read, or — for a stream whose parameter sets travel in the stream (MPEG-TS's
+    /// H.264 and HEVC) — those of the ISO sample entry made from them.
+    var recordParameters: CodecParameters? {
+        guard let format = formatDescriptions.first else { return nil }
+        if format.parameters.configuration != nil { return format.parameters }
+        return format.entryCodecParameters(mediaType: mediaType).flatMap { $0.configuration != nil ? $0 : nil }
     }
 
     /// The track's packets over `range` of its asset's timeline, in decode order, from the sync
@@ -77,7 +86,7 @@ extension AssetTrack {
             guard track.codecName == sources[0].codecName, format.dimensions == first.dimensions else { return "its clips differ in codec or size" }
             switch (mediaType, track.codecName) {
             case (.video, "h264"), (.video, "hevc"):
-                guard format.parameters.extradata.first == 1 else { return "its \(track.codecName) has no configuration record" }
+                guard track.recordParameters != nil else { return "its \(track.codecName) has no configuration record" }
                 guard reencoding else { continue }
                 if let reason = SmartVideoSource.profileProblem(track) { return reason }
                 if track.codecName == "h264", let record = track.nalConfiguration,

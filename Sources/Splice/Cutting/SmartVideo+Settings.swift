@@ -31,7 +31,7 @@ extension SmartVideoSource {
     /// and 4:4:4, 8 to 12 bits), all read from the configuration record.
     private static func nalSettings(for track: AssetTrack) throws -> VideoEncodingSettings {
         let hevc = track.codecName == "hevc"
-        guard let format = track.formatDescriptions.first, let config = format.parameters.configuration,
+        guard let config = track.recordParameters?.configuration,
               let chroma = config.chromaFormat, let depth = config.bitDepth else {
             throw MediaError(.unsupported, "its \(track.codecName) has no configuration record, which smart cut copies")
         }
