@@ -297,16 +297,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
             throw MediaError(.unsupported, "cannot tell the container from '.\(outputURL.pathExtension)'; set outputFileType "
                              + "(\(supportedFileTypes.map(\.rawValue).joined(separator: ", ")))", file: outputURL.path)
         }()
-        try OutputFile.checkDestination(outputURL.path, replacing: replacesExistingFile, inputs: inputFiles.map(\.path))
-        try checkTracks(for: fileType)
-        if let (reason, trackID) = trackProblem(writing: fileType) {
-            var error = MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
-            error.trackID = trackID
-            throw error
-        }
-        try checkRange()
-        try checkCutMode(in: fileType)
-        try trackSelection.check(against: asset)
+        try checkBeforeReading(fileType, outputURL)
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
         writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse && fileType.movesIndexToFront
@@ -351,6 +342,22 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
             _warnings = notes + pipe.warnings + writer.warnings + reader.warnings + clipping
             _cutSummary = cuts
         }
+    }
+
+    /// What is refused before anything is read: an output that exists or is an input, tracks the
+    /// file cannot take, a range past the end, a cut mode that cannot be followed, a selection of
+    /// tracks the asset does not have.
+    private func checkBeforeReading(_ fileType: FileType, _ outputURL: URL) throws {
+        try OutputFile.checkDestination(outputURL.path, replacing: replacesExistingFile, inputs: inputFiles.map(\.path))
+        try checkTracks(for: fileType)
+        if let (reason, trackID) = trackProblem(writing: fileType) {
+            var error = MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
+            error.trackID = trackID
+            throw error
+        }
+        try checkRange()
+        try checkCutMode(in: fileType)
+        try trackSelection.check(against: asset)
     }
 
     /// The tracks a sound-only file leaves out (all but the sound and the chapters), one line each.
