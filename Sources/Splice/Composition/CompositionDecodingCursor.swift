@@ -25,6 +25,7 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
     /// each lasts, and the stretch still to show.
     private var black: (picture: PixelBuffer, step: MediaTime)?
     private var blackGap: TimeRange?
+    private var blackGapIsNew = false
     private let blackSource: AssetTrack?
     /// The colour of the last decoded picture, which black pictures take.
     private var lastColor: PixelBuffer.Color = .unspecified
@@ -84,7 +85,7 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
         let shown = segment.targetRange.intersection(range)
         guard shown.duration > .zero else { return }
         guard let source = segment.sourceRange, let track = segment.sourceTrack else {
-            if mediaType == .video { blackGap = shown }
+            if mediaType == .video { (blackGap, blackGapIsNew) = (shown, true) }
             return fillSilence(to: shown.end)
         }
         let target = segment.targetRange
@@ -198,10 +199,12 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
                 ?? SmartVideoSource.frameDuration(of: track)
             black = (PixelBuffer.black(v.pixelFormat, width: size.0, height: size.1), step)
         }
-        guard let (picture, step) = black, gap.start < gap.end else {
+        // (a stretch shorter than a frame is no black picture: the last one stays on screen)
+        guard let (picture, step) = black, gap.start < gap.end, !(blackGapIsNew && gap.duration < step) else {
             blackGap = nil
             return nil
         }
+        blackGapIsNew = false
         blackGap = TimeRange(start: gap.start + step, end: max(gap.start + step, gap.end))
         var shown = picture
         shown.color = lastColor

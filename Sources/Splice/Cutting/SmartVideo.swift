@@ -97,7 +97,9 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         var pieces: [Piece] = []
         var delay = MediaTime.zero
         var between = (transitions?.ranges ?? []).sorted { $0.start < $1.start }[...]
-        for span in spans where !span.target.isEmpty {
+        // (a stretch without picture shorter than a frame — a clip whose sound outlasts its
+        // picture by a few milliseconds — is no black picture: the last one stays on screen)
+        for span in spans where !span.target.isEmpty && (span.track != nil || span.target.duration >= frameDuration) {
             while let t = between.first, t.start < span.target.start {
                 pieces.append(.compose(t))
                 between = between.dropFirst()
