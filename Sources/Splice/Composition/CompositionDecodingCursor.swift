@@ -6,8 +6,9 @@ import FFmpegBridge
 /// `DecodingCursor` (its own decoder: segments may differ in codec), cut to the segment, and
 /// moved (stretched, for a scaled segment) onto the composition's timeline in exact `MediaTime`
 /// arithmetic; empty segments of audio are silence and of video black pictures (at the size
-/// and rate of the first source's decoded pictures), so that sound and picture stay in step. The reader wraps it like any decoded cursor (constant rate, prefetching), and what
-/// its decoders skipped or said reaches the reader's warnings.
+/// and rate of the first source's decoded pictures), so that sound and picture stay in step.
+/// The reader wraps it like any decoded cursor (constant rate, prefetching), and what its
+/// decoders skipped or said reaches the reader's warnings.
 final class CompositionDecodingCursor: DecodedSampleCursor {
     private var segments: [CompositionTrackSegment]
     private let settings: OutputSettings
