@@ -228,12 +228,12 @@ extension CompositionTests {
         #expect(try CompositionTests.frames(out) == expected)
         let decode = try Tool.run("ffmpeg", ["-v", "error", "-i", out.path, "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
-        // The default cuts smart: the first clip's frames re-encoded (the one on screen at 2.5 s
-        // from 2.5 s on), the second's copied.
+        // The default cuts smart: the first clip's frames re-encoded (whole frames: the one on
+        // screen at 2.5 s, 2.48–2.52 s, from 0 s), the second's copied.
         let auto = try Tool.splice(["concat", clips[0].path + "#t=2.5,3.9", clips[1].path + "#t=0,2", "-o", out.path, "--force"])
-        #expect(auto.status == 0 && auto.stdout.contains("copied") && auto.stderr.contains("track 1 (smart cut): 36 frames re-encoded (36 at the start, 0 at the end), 50 copied"),
+        #expect(auto.status == 0 && auto.stdout.contains("copied") && auto.stderr.contains("track 1 (smart cut): 35 frames re-encoded (35 at the start, 0 at the end), 50 copied"),
                 "\(auto.stdout) \(auto.stderr)")
-        #expect(try CompositionTests.frames(out).count == 36 + 50)
+        #expect(try CompositionTests.frames(out).count == 35 + 50)
     }
 }
 

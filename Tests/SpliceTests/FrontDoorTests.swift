@@ -303,17 +303,33 @@ struct FrontDoorTests {
 
     /// The lowest SSIM (ffmpeg's `ssim`) of these frames of two 160x120 yuv420p streams.
     static func worstSSIM(_ a: Data, _ b: Data, frames: [Int]) throws -> Double {
-        let size = 160 * 120 * 3 / 2
+        try worstSSIM(a, b, pairs: frames.map { ($0, $0) })
+    }
+
+    /// The lowest SSIM (ffmpeg's `ssim`) of frame `pair.0` of `a` against frame `pair.1` of `b`,
+    /// two yuv420p streams of `width`x`height` pictures; 0 when a frame is missing.
+    static func worstSSIM(_ a: Data, _ b: Data, pairs: [(Int, Int)], width: Int = 160, height: Int = 120) throws -> Double {
+        guard !pairs.isEmpty else { return 1 }
+        let size = width * height * 3 / 2
+        let frame = { (d: Data, k: Int) -> Data? in
+            k >= 0 && (k + 1) * size <= d.count ? d[(d.startIndex + k * size)..<(d.startIndex + (k + 1) * size)] : nil
+        }
+        var (left, right) = (Data(), Data())
+        for (i, j) in pairs {
+            guard let x = frame(a, i), let y = frame(b, j) else { return 0 }
+            left += x
+            right += y
+        }
         let (x, y) = (Fixtures.path("ssim-\(UUID().uuidString).yuv"), Fixtures.path("ssim-\(UUID().uuidString).yuv"))
         defer { try? FileManager.default.removeItem(at: x); try? FileManager.default.removeItem(at: y) }
-        try Data(frames.flatMap { a[(a.startIndex + $0 * size)..<(a.startIndex + ($0 + 1) * size)] }).write(to: x)
-        try Data(frames.flatMap { b[(b.startIndex + $0 * size)..<(b.startIndex + ($0 + 1) * size)] }).write(to: y)
-        let raw = ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "160x120"]
+        try left.write(to: x)
+        try right.write(to: y)
+        let raw = ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)"]
         let r = try Tool.check("ffmpeg", ["-v", "error"] + raw + ["-i", x.path] + raw + ["-i", y.path, "-lavfi", "ssim=stats_file=-", "-f", "null", "-"])
         let values = r.stdout.split(separator: "\n").compactMap { line in
             line.range(of: "All:").flatMap { Double(line[$0.upperBound...].prefix { "0123456789.".contains($0) }) }
         }
-        return values.count == frames.count ? values.min() ?? 0 : 0
+        return values.count == pairs.count ? values.min() ?? 0 : 0
     }
 }
 

@@ -99,9 +99,9 @@ struct SmartCutTransportStreamTests {
         let r = try Tool.splice(["trim", try Self.source.get().path, "-o", out.path, "--range", "1.25,4.75", "--cut", "smart", "--force"])
         #expect(r.status == 0 && r.stderr.contains("track 1 (smart cut)"), "\(r.stderr)")
         let indices = try Self.sourceIndices(out)
-        // 1.25–4.75 s of the timeline (the video 23 ms after the sound): frames 29…113, those of
-        // the whole GOP 2–4 s copied.
-        #expect(indices.count == 85 && (48..<96).allSatisfy { indices.contains($0) }, "\(indices)")
+        // 1.25–4.75 s of the timeline (the video 23 ms after the sound): 84 whole frames, those
+        // of the whole GOP 2–4 s copied.
+        #expect(indices.count == 84 && (48..<96).allSatisfy { indices.contains($0) }, "\(indices)")
         let copied = indices.compactMap { $0 }
         #expect(copied == Array(copied.first!...copied.last!), "\(indices)")
         for player in ["ffmpeg", "gstreamer"] { try Self.decodesSilently(out, in: player) }
@@ -114,10 +114,10 @@ struct SmartCutTransportStreamTests {
         let r = try Tool.splice(["concat", source + "#t=1,3", source + "#t=2,4", "-o", out.path, "--force"])
         #expect(r.status == 0, "\(r.stderr)")
         let indices = try Self.sourceIndices(out)
-        #expect(indices.count == 98, "\(indices)")
-        guard indices.count == 98 else { return }
-        // Each clip's copied frames are its own range's: 1–3 s then 2–4 s.
-        let first = indices[..<49].compactMap { $0 }, second = indices[49...].compactMap { $0 }
+        #expect(indices.count == 96, "\(indices)")
+        guard indices.count == 96 else { return }
+        // Each clip's copied frames are its own range's: 1–3 s then 2–4 s, 48 frames each.
+        let first = indices[..<48].compactMap { $0 }, second = indices[48...].compactMap { $0 }
         #expect(first.allSatisfy { (23...72).contains($0) } && !first.isEmpty, "\(indices)")
         #expect(second.allSatisfy { (47...96).contains($0) } && second.count >= 40, "\(indices)")
         for player in ["ffmpeg", "gstreamer"] { try Self.decodesSilently(out, in: player) }

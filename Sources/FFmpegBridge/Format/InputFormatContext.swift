@@ -115,6 +115,11 @@ public final class InputFormatContext: @unchecked Sendable {   // confined: used
         return FFmpegLog.routing(to: log) { avformat_seek_file(context, -1, Int64.min, ts, ts, 0) } >= 0
     }
 
+    /// Moves reading back to the input's first byte of media (its first packet).
+    public func rewind() {
+        _ = FFmpegLog.routing(to: log) { avformat_seek_file(context, -1, 0, 0, 0, AVSEEK_FLAG_BYTE) }
+    }
+
     /// Reads the next packet of the streams not discarded into `packet`.
     /// - Returns: `false` at the end of the input.
     /// - Throws: `FFmpegError` when the input cannot be read further.

@@ -63,9 +63,34 @@ public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
         // What probing said was already said when the asset was loaded: keep what reading says.
         _ = input.log.take()
         input.discardStreams(except: streams)
-        if let seconds { input.seek(toSeconds: seconds) }
+        if let seconds { Self.seek(input, toKeyFrameBefore: seconds, video: input.streams.first { streams.contains($0.index) && $0.mediaType == .video }?.index) }
         for s in streams { queues[s] = Queue() }
         webVTTStreams = Set(input.streams.filter { streams.contains($0.index) && $0.codec.codecName == "webvtt" }.map(\.index))
+    }
+
+    /// Seeks to `seconds`, or earlier until the first packet of `video` from there is a key
+    /// frame. Demuxers that seek by timestamp search (MPEG-TS, MPEG-PS) land on any packet, whose
+    /// pictures would not decode up to the next key frame; each retry goes back twice as far,
+    /// and after eight the file is read from its start.
+    private static func seek(_ input: InputFormatContext, toKeyFrameBefore seconds: Double, video: Int?) {
+        let packet = Packet()
+        var (target, back) = (seconds, 2.0)
+        for _ in 0..<8 {
+            // (a demuxer that cannot seek reads on from where it stands)
+            guard input.seek(toSeconds: target) else { return }
+            guard let video else { return }
+            var first: Bool?
+            for _ in 0..<100_000 {
+                guard (try? input.read(into: packet)) == true else { break }
+                if packet.streamIndex == video { first = packet.isKeyFrame; break }
+            }
+            if first != false {
+                input.seek(toSeconds: target)
+                return
+            }
+            (target, back) = (seconds - back, back * 2)
+        }
+        input.rewind()
     }
 
     /// The next packet of `stream`, or nil at the end of the input.

@@ -110,7 +110,9 @@ final class CompositionDecodingCursor: DecodedSampleCursor {
             a.channelCount = format.channelCount
             uniform = .audio(a)
         }
-        current = (DecodingCursor(source: try CompositionSource.cursor(track, read, copies: true), track: track, settings: uniform, timeRange: read), segment)
+        // (from a sync sample whose pictures have recovered by the start)
+        let from = TimeRange(start: try track.decodingStart(showing: read.start), end: read.end)
+        current = (DecodingCursor(source: try CompositionSource.cursor(track, from, copies: true), track: track, settings: uniform, timeRange: read), segment)
     }
 
     /// Closes the segment's decoding, keeping what its decoder skipped and said.

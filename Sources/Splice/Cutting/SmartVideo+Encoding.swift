@@ -15,6 +15,9 @@ extension SmartVideoSource {
         let reader: AssetReader?
         let output: (any SampleBufferSource)?
         var black: (picture: PixelBuffer, next: MediaTime)?
+        /// The last frame decoded, handed out when the one after it (or the end) is seen.
+        var held: SampleBuffer?
+        var ended = false
         var times: [MediaTime] = []
         var handedOut = 0
         var config: NALConfiguration?
@@ -114,10 +117,16 @@ extension SmartVideoSource {
                 return SampleBuffer(pixels: picture, presentationTimeStamp: span.targetTime(t), duration: source.frameDuration, formatDescription: source.format)
             }
             guard let reader, let output else { return nil }
-            while let frame = output.copyNextSampleBuffer() {
-                // The frames shown over the range: the one on screen at its start begins there.
-                let shownUntil = frame.presentationTimeStamp + (frame.duration.isNumeric ? frame.duration : source.frameDuration)
-                guard shownUntil > range.start, frame.presentationTimeStamp < range.end else { continue }
+            // A frame is shown until the next one starts (decoders' durations of millisecond-timed
+            // frames are rounded): each is handed out once the next is seen.
+            while !ended {
+                let next = output.copyNextSampleBuffer()
+                if next == nil { ended = true }
+                defer { held = next }
+                guard let frame = held, frame.presentationTimeStamp < range.end else { continue }
+                let shownUntil = next?.presentationTimeStamp
+                    ?? frame.presentationTimeStamp + (frame.duration.isNumeric ? frame.duration : source.frameDuration)
+                guard shownUntil > range.start else { continue }
                 var f = frame
                 f.presentationTimeStamp = span.targetTime(max(frame.presentationTimeStamp, range.start)).convertScale(timescale)
                 f.decodeTimeStamp = f.presentationTimeStamp

@@ -39,6 +39,9 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
 
         /// The presented times of the copied run: from its sync sample to where the tail starts.
         var copiedRange: TimeRange?
+        /// The longest time two frame steps take among the frames re-encoded (on the output's
+        /// timeline, in the encoder's timescale): what an encoder's two-frame reorder delay needs.
+        var twoSteps: MediaTime = .zero
     }
 
     let format: FormatDescription
@@ -95,16 +98,19 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         settings = reencodes || transitions != nil || spans.contains { $0.track == nil } ? try SmartVideoSource.encodingSettings(for: first) : nil
         frameDuration = SmartVideoSource.frameDuration(of: first)
         var pieces: [Piece] = []
-        var delay = MediaTime.zero
+        var delay = MediaTime.zero, twoSteps = MediaTime.zero
         var between = (transitions?.ranges ?? []).sorted { $0.start < $1.start }[...]
         // (a stretch without picture shorter than a frame — a clip whose sound outlasts its
         // picture by a few milliseconds — is no black picture: the last one stays on screen)
+        // (a smart cut shows whole frames: each span moved onto its track's frames)
+        let spans = reencodes ? try spans.map { try $0.onFrames() } : spans
         for span in spans where !span.target.isEmpty && (span.track != nil || span.target.duration >= frameDuration) {
             while let t = between.first, t.start < span.target.start {
                 pieces.append(.compose(t))
                 between = between.dropFirst()
             }
             let layout = try SmartVideoSource.layout(of: span)
+            twoSteps = max(twoSteps, layout.twoSteps)
             if !reencodes, span.track != nil, layout.head != nil || layout.tail != nil {
                 throw MediaError(.invalidOperation, "a keyframe cut of \(span.track?.asset?.url.lastPathComponent ?? "a clip") falls between sync samples")
             }
@@ -119,7 +125,8 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         let encodes = pieces.contains { if case .copy = $0 { false } else { true } }
         // x264 and x265 with B-frames and pyramids delay by two frames (libvpx and SVT-AV1
         // hand out frames in order: hidden ones travel inside the packet of a shown one).
-        if encodes, sets != nil { delay = max(delay, frameDuration + frameDuration) }
+        // (two frames of a source timed in milliseconds may take 67 ms at 30 fps, not 2 × 33)
+        if encodes, sets != nil { delay = max(delay, frameDuration + frameDuration, twoSteps) }
         self.pieces = pieces
         self.delay = delay
         // Parameter sets go in-band only where they change: frames re-encoded, or clips of
@@ -152,6 +159,13 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
         zip(times.sorted(), times).map { $0 - $1 }.max().map { max($0, .zero) } ?? .zero
     }
 
+    /// The longest time two steps take among `times` (one step when there are two).
+    static func twoSteps(_ times: [MediaTime]) -> MediaTime {
+        let t = times.sorted()
+        guard t.count > 1 else { return .zero }
+        return (0..<max(1, t.count - 2)).map { t[min($0 + 2, t.count - 1)] - t[$0] }.max() ?? .zero
+    }
+
     /// The cut of one span: the packets from the sync sample at or before its start; the first
     /// sync sample shown at or after the start begins the copied run (its leading pictures,
     /// which refer to what comes before it, left out); the run ends at the last point, in decode
@@ -159,9 +173,18 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// show is re-encoded: the head before it, the tail after it, or the whole span.
     static func layout(of span: CutSpan) throws -> Layout {
         guard let track = span.track else { return Layout(head: span.source) }
-        let config = track.nalConfiguration
-        let sets = config.flatMap { InBandParameterSets(codec: track.codecName, stream: $0) }
         let packets = try track.packets(over: span.source)
+        var layout = try copyRun(of: span, packets, config: track.nalConfiguration, codec: track.codecName)
+        // (at the times the encoder is given them: the output's, in the track's timescale)
+        let encoded = packets.map(\.presentationTimeStamp).filter { t in !(layout.copiedRange?.contains(t) ?? false) }
+        let onOutput = { (ts: [MediaTime]) in ts.map { span.targetTime($0).convertScale(track.naturalTimeScale) } }
+        let k1 = layout.copiedRange?.start ?? span.source.end
+        layout.twoSteps = max(twoSteps(onOutput(encoded.filter { $0 < k1 })), twoSteps(onOutput(encoded.filter { $0 >= k1 })))
+        return layout
+    }
+
+    private static func copyRun(of span: CutSpan, _ packets: [SampleBuffer], config: NALConfiguration?, codec: String) throws -> Layout {
+        let sets = config.flatMap { InBandParameterSets(codec: codec, stream: $0) }
         let (s, e) = (span.source.start, span.source.end)
         let starts = { (p: SampleBuffer) throws -> Bool in
             guard let sets, let config else { return true }

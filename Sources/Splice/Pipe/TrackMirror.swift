@@ -152,6 +152,9 @@ struct TrackMirror {
             pipe.reader?.timeRange = timeRange
             pipe.sessionStartTime = timeRange.start
             pipe.sessionEndTime = timeRange.end
+        } else if asset.isComposition {
+            // (a clip's last frame may outlast its range: the file ends with the timeline)
+            pipe.sessionEndTime = asset.duration
         }
         if let (composition, decoded, encoded) = addedComposition {
             let input = try connectComposition([], composition, decoded, encoded, in: nil, to: pipe, ranged: ranged)

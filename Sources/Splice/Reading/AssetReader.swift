@@ -165,14 +165,20 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
                 let (track, copies) = (output.track, output.alwaysCopiesSampleData)
                 let open = { (span: MediaSpan) in try session.makeCursor(for: track, span: span, copiesSampleData: copies) }
                 let cut = output.cut
+                var read = cut?.read ?? range
+                if output.outputSettings != nil, cut == nil, !output.presentsMediaTimeline, range != .everything, !asset.isComposition {
+                    // (from a sync sample whose pictures have recovered by the start)
+                    read = TimeRange(start: try track.decodingStart(showing: range.start), end: range.end)
+                }
                 let timeline = output.presentsMediaTimeline ? TimelineCursor(mediaTimesOf: track, timeRange: range, open: open)
-                                                            : TimelineCursor(track: track, timeRange: cut?.read ?? range, carriesPreroll: cut == nil, open: open)
+                                                            : TimelineCursor(track: track, timeRange: read, carriesPreroll: cut == nil, open: open)
                 if let settings = output.outputSettings {
                     let decoding: any DecodedSampleCursor
                     if cut == nil, !asset.isComposition, let spans = EditsDecodingCursor.spans(of: track, in: range) {
                         decoding = EditsDecodingCursor(spans: spans) { span in
-                            try session.makeDecodingCursor(for: track, timeline: TimelineCursor(track: track, timeRange: span, open: open),
-                                                           settings: settings, timeRange: span)
+                            let read = TimeRange(start: try track.decodingStart(showing: span.start), end: span.end)
+                            return try session.makeDecodingCursor(for: track, timeline: TimelineCursor(track: track, timeRange: read, open: open),
+                                                                  settings: settings, timeRange: span)
                         }
                     } else {
                         decoding = try session.makeDecodingCursor(for: track, timeline: timeline, settings: settings, timeRange: cut?.shown ?? range)

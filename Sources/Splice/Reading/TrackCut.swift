@@ -31,7 +31,8 @@ public struct TrackCut: Sendable, Hashable {
             return
         }
         let shown = range.intersection(track.timeRange)
-        let start = shown.isEmpty ? shown.start : try track.syncSampleTime(atOrBefore: shown.start) ?? shown.start
+        // (an H.264 recovery point that recovers after the start is no start: the one before is)
+        let start = shown.isEmpty ? shown.start : try track.recoveredSyncSampleTime(atOrBefore: shown.start) ?? shown.start
         self.init(shown: shown, read: TimeRange(start: start, end: shown.end))
     }
 

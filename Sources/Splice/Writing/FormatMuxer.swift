@@ -106,10 +106,10 @@ final class FormatMuxer: Muxer {
             for k in 0..<counts[i] { order.append((Double(input.state.pending[k].decodeTime + streams[i].shift) / scale, i, k)) }
         }
         order.sort { ($0.time, $0.input, $0.k) < ($1.time, $1.input, $1.k) }
-        for (_, i, k) in order { try write(inputs[i].state.pending[k], of: inputs[i], stream: streams[i]) }
+        for (_, i, k) in order { try write(inputs[i].state.pending[k], of: inputs[i], stream: streams[i], session: session) }
     }
 
-    private func write(_ s: PendingSample, of input: AssetWriterInput, stream: Stream) throws {
+    private func write(_ s: PendingSample, of input: AssetWriterInput, stream: Stream, session: WriterSession) throws {
         let scale = input.state.timescale
         func ticks(_ v: Int64) -> Int64 {
             MediaTime(value: v, timescale: scale).ticks(numerator: stream.timeBase.num, denominator: stream.timeBase.den)
@@ -143,6 +143,10 @@ final class FormatMuxer: Muxer {
         }
         let pts = s.decodeTime + stream.shift + s.compositionOffset
         let dts = s.decodeTime + stream.shift - stream.lead
+        // A sample shown past the session's end lasts until it (a cut's last frame, partly shown:
+        // the file's duration is the session's).
+        var duration = s.duration
+        if let end = session.end.map({ ($0 - session.start).convertScale(scale).value }), pts < end { duration = min(duration, end - pts) }
         var skipped = 0
         if s.trimDurationAtEnd > .zero, let rate = input.state.firstFormat?.sampleRate ?? input.sourceFormatHint?.sampleRate {
             skipped = max(0, min(1_000_000_000, (s.trimDurationAtEnd.seconds * rate).rounded(saturating: Int.self) ?? 0))
@@ -150,7 +154,7 @@ final class FormatMuxer: Muxer {
         packetsWritten += 1
         do {
             try context.write(data, stream: stream.index, presentationTime: ticks(pts),
-                              decodeTime: ticks(dts), duration: ticks(s.duration), isKeyFrame: s.isSync,
+                              decodeTime: ticks(dts), duration: ticks(duration), isKeyFrame: s.isSync,
                               skippedSamplesAtEnd: skipped, configuration: configuration, owner: owner)
         } catch let error as MediaError where error.underlying is FFmpegError {
             // Name the sample, not libavformat's stream index and errno.
