@@ -152,7 +152,7 @@ struct TrackMirror {
             pipe.reader?.timeRange = timeRange
             pipe.sessionStartTime = timeRange.start
             pipe.sessionEndTime = timeRange.end
-        } else if asset.isComposition {
+        } else if asset.isComposition, asset.duration.isNumeric, asset.duration > .zero {
             // (a clip's last frame may outlast its range: the file ends with the timeline)
             pipe.sessionEndTime = asset.duration
         }
