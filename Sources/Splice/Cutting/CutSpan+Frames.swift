@@ -1,5 +1,6 @@
 import MediaCore
 
+/// A smart cut's spans on whole frames.
 extension CutSpan {
     /// The span moved onto its track's frames, for a smart cut: it starts at the start of the
     /// frame nearest its start, lasts as long, and ends before a last frame it would show for
