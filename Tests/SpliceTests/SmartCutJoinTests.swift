@@ -30,8 +30,7 @@ struct SmartCutJoinTests {
     /// The source's frames a smart cut shows over each range (seconds), in order: those at least
     /// half of whose stretch on screen (to the next frame) lies inside it.
     static func shown(_ source: URL, _ ranges: [(Double, Double)]) throws -> [Int] {
-        let times = try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time", "-of", "csv=p=0", source.path]).stdout
-            .split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
+        let times = try Self.times(source).frames
         return ranges.flatMap { s, e in
             times.indices.filter { i in
                 let end = i + 1 < times.count ? times[i + 1] : times[i] + (times[i] - times[max(0, i - 1)])

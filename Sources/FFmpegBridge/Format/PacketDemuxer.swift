@@ -73,12 +73,15 @@ public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
     /// pictures would not decode up to the next key frame; each retry goes back twice as far,
     /// and after eight the file is read from its start.
     private static func seek(_ input: InputFormatContext, toKeyFrameBefore seconds: Double, video: Int?) {
+        guard let video else {
+            input.seek(toSeconds: seconds)
+            return
+        }
         let packet = Packet()
         var (target, back) = (seconds, 2.0)
         for _ in 0..<8 {
             // (a demuxer that cannot seek reads on from where it stands)
             guard input.seek(toSeconds: target) else { return }
-            guard let video else { return }
             var first: Bool?
             for _ in 0..<100_000 {
                 guard (try? input.read(into: packet)) == true else { break }

@@ -162,8 +162,8 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     /// The longest time two steps take among `times` (one step when there are two).
     static func twoSteps(_ times: [MediaTime]) -> MediaTime {
         let t = times.sorted()
-        guard t.count > 1 else { return .zero }
-        return (0..<max(1, t.count - 2)).map { t[min($0 + 2, t.count - 1)] - t[$0] }.max() ?? .zero
+        guard t.count > 2 else { return t.count == 2 ? t[1] - t[0] : .zero }
+        return zip(t, t.dropFirst(2)).map { $1 - $0 }.max() ?? .zero
     }
 
     /// The cut of one span: the packets from the sync sample at or before its start; the first

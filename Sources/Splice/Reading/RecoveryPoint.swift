@@ -31,13 +31,14 @@ extension AssetTrack {
 
     /// The recovered sync sample's time, and whether it is before the sync sample before `time`.
     private func recoveryWalk(atOrBefore time: MediaTime) throws -> (time: MediaTime, walked: Bool)? {
-        let config = mediaType == .video && codecName == "h264" ? nalConfiguration : nil
+        let h264 = mediaType == .video && codecName == "h264"
+        let config = h264 ? nalConfiguration : nil
         var at = time
         for step in 0..<Self.recoveryWalkLimit {
             let cursor = try CompositionSource.cursor(self, TimeRange(start: at, duration: .positiveInfinity), copies: false)
             defer { cursor.close() }
             guard let sync = try cursor.next(), sync.isSync else { return nil }
-            guard mediaType == .video, codecName == "h264", try !Self.recovers(sync, cursor, config, by: time) else {
+            guard h264, try !Self.recovers(sync, cursor, config, by: time) else {
                 return (min(sync.presentationTimeStamp, at), step > 0)
             }
             guard sync.presentationTimeStamp > timeRange.start else { return nil }
