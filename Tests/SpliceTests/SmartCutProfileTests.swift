@@ -123,6 +123,22 @@ struct SmartCutTransportStreamTests {
         for player in ["ffmpeg", "gstreamer"] { try Self.decodesSilently(out, in: player) }
     }
 
+    /// A range from the middle of a GOP, decoded: libavformat's MPEG-TS seek lands on any
+    /// packet, and reading went on from there (3.81–3.99 s once wrote a file without video).
+    @Test(arguments: ["3,3.5", "3.81,3.99"])
+    func aRangeInsideAGOPIsDecoded(_ range: String) throws {
+        let out = Fixtures.path("ts-range-\(range).mp4")
+        let r = try Tool.splice(["export", try Self.source.get().path, "-o", out.path, "--range", range, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        guard r.status == 0 else { return }
+        // The frames that start inside the range (24 fps, 23 ms after the sound): 12 and 5.
+        let bounds = range.split(separator: ",").compactMap { Double($0) }
+        let expected = (0..<144).map { 0.023 + Double($0) / 24 }.filter { $0 >= bounds[0] && $0 < bounds[1] }.count
+        #expect(expected == (range == "3,3.5" ? 12 : 5))
+        #expect(try SmartCutProfileTests.frames(out).count == expected)
+        for player in ["ffmpeg", "gstreamer"] { try Self.decodesSilently(out, in: player) }
+    }
+
     static func decodesSilently(_ url: URL, in player: String) throws {
         let r = player == "ffmpeg"
             ? try Tool.run("ffmpeg", ["-v", "error", "-i", url.path, "-f", "null", "-"])
