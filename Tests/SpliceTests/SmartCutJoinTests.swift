@@ -6,7 +6,7 @@ import TestSupport
 /// Ranges of awkward sources joined by a smart cut, each output frame judged in ffmpeg and
 /// GStreamer against the source frame shown at its time: byte-equal where copied, SSIM ≥ 0.98
 /// where re-encoded, none repeated or missing.
-@Suite("Smart-cut joins of millisecond-timed and intra-refresh sources")
+@Suite("Smart-cut joins of MPEG-TS, millisecond-timed and intra-refresh sources")
 struct SmartCutJoinTests {
     /// 29.97 fps x264 with B-frames, remuxed by mkvmerge: times in milliseconds (frames 33 and
     /// 34 ms apart), the video 23 ms after the sound (the AAC priming mkvmerge drops).
@@ -93,6 +93,21 @@ struct SmartCutJoinTests {
         #expect(abs(duration - 4.5) < 0.002, "\(duration)")
         let copied = try Self.judge(out, against: source, expected: try Self.shown(source, [(1, 3), (2, 4.5)]))
         #expect(copied >= 60, "\(copied) frames copied")
+    }
+
+    /// Two ranges of an MPEG-TS file (its timeline starts at the file's 1.46 s): each output
+    /// frame the source's frame shown at its time, in ffmpeg and GStreamer.
+    @Test(arguments: ["ts", "mp4"])
+    func transportStreamRangesJoinFrameForFrame(_ suffix: String) throws {
+        let source = try SmartCutTransportStreamTests.source.get()
+        let out = Fixtures.path("joined-ts.\(suffix)")
+        let r = try Tool.splice(["concat", source.path + "#t=1,3", source.path + "#t=2,4", "-o", out.path, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        guard r.status == 0 else { return }
+        let start = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0", source.path]).stdout
+        let origin = try #require(Double(start.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let copied = try Self.judge(out, against: source, expected: try Self.shown(source, [(origin + 1, origin + 3), (origin + 2, origin + 4)]))
+        #expect(copied >= 40, "\(copied) frames copied")
     }
 
     /// Two ranges of the intra-refresh file, each starting after a recovery point that recovers
