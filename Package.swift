@@ -38,6 +38,8 @@ let package = Package(
         .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
         .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF", "TestSupport"], exclude: ["Regressions"]),
         .testTarget(name: "SpliceAVFoundationTests", dependencies: ["SpliceAVFoundation", "TestSupport"]),
+        // A container registered from outside Splice (`FileType.register`), as a program would.
+        .testTarget(name: "RegisteredFileTypeTests", dependencies: ["Splice", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

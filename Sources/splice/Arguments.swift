@@ -125,6 +125,28 @@ struct ParsedArguments {
         return rate
     }
 
+    /// One option's help: `name` in the first columns, `text` wrapped beside it — for text that
+    /// holds lists made from the `FileType` rows.
+    static func optionHelp(_ name: String, _ text: String, column: Int = 26, width: Int = 92) -> String {
+        var lines: [String] = [], line = "  " + name + String(repeating: " ", count: max(1, column - 2 - name.count))
+        var empty = true
+        for word in text.split(separator: " ") {
+            if !empty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = String(repeating: " ", count: column)
+                empty = true
+            }
+            line += (empty ? "" : " ") + word
+            empty = false
+        }
+        return (lines + [line]).joined(separator: "\n")
+    }
+
+    /// The containers without edit lists that hold video, as help lists them: ".mkv, .webm and .ts".
+    static var filesWithoutEditLists: String {
+        FileType.listing(FileType.allCases.filter { !$0.hasEditLists && !$0.holdsSoundOnly }, "and")
+    }
+
     /// The help of `--cut`: `what` it decides ("How a cut between sync samples"), and a last
     /// line of the command's own.
     static func cutHelp(_ what: String, last: String? = nil) -> String {

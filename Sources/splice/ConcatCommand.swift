@@ -27,9 +27,9 @@ enum ConcatCommand: Command {
                                   never: fail instead (exit 65); into Matroska/TS, whose
                                   cuts cannot be hidden, snap each start back to its sync
                                   sample with a warning. always: re-encode.
-        \(ParsedArguments.cutHelp("How a cut between sync samples", last: "--reencode never: exact (keyframe into .mkv, .webm, .ts) by default, smart refused."))
+        \(ParsedArguments.cutHelp("How a cut between sync samples", last: "--reencode never: exact (keyframe into \(ParsedArguments.filesWithoutEditLists)) by default, smart refused."))
           --preset <name>         The export preset when re-encoding (default: highestQuality).
-          --audio-only            Join only the audio (also for sound-only outputs: .m4a, .mka, .ogg, .opus); a clip without sound is refused.
+        \(ParsedArguments.optionHelp("--audio-only", "Join only the audio (also for sound-only outputs: \(FileType.listing(FileType.allCases.filter(\.holdsSoundOnly)))); a clip without sound is refused."))
           --all-tracks            Keep every track all clips have (by type and language),
                                   not only the enabled video and audio.
           --crossfade <seconds>   Dissolve each clip's picture into the next's and crossfade

@@ -31,14 +31,12 @@ enum ExportCommand: Command {
         \(ExportPreset.allCases.map { "  " + $0.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0) + "  " + $0.summary }.joined(separator: "\n"))
 
         OPTIONS:
-          -o <output>             The file to write (.mp4, .mov, .m4v, .m4a, .mkv, .mka, .webm, .ts, .ogg, .opus).
+        \(ParsedArguments.optionHelp("-o <output>", "The file to write (\(FileType.listing(FileType.allCases))).", column: 26))
           --preset <name>         One of the presets above (default: mediumQuality).
           --range <start>,<end>   Export only this part; times in seconds or [hh:]mm:ss[.fff].
-          --cut <mode>            passthrough with --range: exact (the default into MP4/MOV:
-                                  every packet copied, the rest hidden by the edit list), smart
-                                  (the partial GOPs re-encoded: plays right in every player; the
-                                  default into .mkv, .webm and .ts, which have no edit lists) or
-                                  keyframe (the cut moved to sync samples).
+        \(ParsedArguments.optionHelp("--cut <mode>", "passthrough with --range: exact (the default into MP4/MOV: every packet copied, "
+            + "the rest hidden by the edit list), smart (the partial GOPs re-encoded: plays right in every player; the default into "
+            + "\(ParsedArguments.filesWithoutEditLists), which have no edit lists) or keyframe (the cut moved to sync samples)."))
           --video-codec <codec>   Encode video with h264, hevc, av1 or vp9 instead of the preset's.
           --crf <n>               The video quality (CRF) instead of the preset's.
           --audio-codec <codec>   Encode audio with aac, opus, flac, alac or mp3.

@@ -21,7 +21,7 @@ enum ImagesCommand: Command {
         USAGE: \(usage)
 
         OPTIONS:
-          -o <output>               The file to write (.mp4, .mov, .mkv, .webm, .ts).
+        \(ParsedArguments.optionHelp("-o <output>", "The file to write (\(FileType.listing(FileType.allCases.filter { !$0.holdsSoundOnly }))).", column: 28))
           --fps <n>                 Frames per second (default 30).
           --seconds-per-image <d>   How long each image is shown (default 3; with --fps alone, one frame).
           --size <w>x<h>            The frame size (default: the first image's, upright, made even).

@@ -37,8 +37,8 @@ enum RemuxCommand: Command {
 
         ARGUMENTS:
           <input>                 A movie: MP4, MOV, M4A, M4V, or anything libavformat reads.
-          <output>                The file to write: .mp4, .mov, .m4a, .m4v, .mkv, .mka, .webm,
-                                  .ts, .avi, or (sound only) .ogg and .opus.
+        \(ParsedArguments.optionHelp("<output>", "The file to write: \(FileType.listing(FileType.allCases.filter { !$0.holdsSoundOnly }, "or")), "
+            + "or (sound only) \(FileType.listing(FileType.allCases.filter(\.holdsSoundOnly), "or"))."))
 
         OPTIONS:
           --faststart             Put the movie header before the media data (for streaming).

@@ -38,7 +38,7 @@ enum SubtitlesCommand: Command {
         USAGE: \(usage)
 
         OPTIONS (add):
-          -o <output>             The movie to write (.mp4, .m4v or .mov).
+        \(ParsedArguments.optionHelp("-o <output>", "The movie to write (\(FileType.listing(FileType.allCases.filter(\.holdsTextSubtitles))))."))
           --language <code>       ISO 639-1/2 or BCP 47 (en, spa, pt-BR) for every new track.
                                   Default: from the file name (movie.es.srt, movie.pt-BR.srt),
                                   else 'und'. Written as ISO 639-2/T in mdhd, plus elng when a
@@ -98,7 +98,8 @@ enum SubtitlesCommand: Command {
         }
         let outputURL = URL(fileURLWithPath: outputPath)
         guard try ParsedArguments.movieType(of: outputURL).holdsTextSubtitles else {
-            throw UsageError(message: "cannot write subtitles to '.\(outputURL.pathExtension)' files; write .mp4, .m4v, .mov, .mkv or .webm")
+            throw UsageError(message: "cannot write subtitles to '.\(outputURL.pathExtension)' files; write "
+                                          + FileType.listing(FileType.allCases.filter(\.holdsTextSubtitles)))
         }
         try JobRunner.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: args.positionals)
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))

@@ -37,6 +37,12 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
         return String(cString: name)
     }
 
+    /// Whether this machine's libavformat has a muxer named `formatName`.
+    public static func hasMuxer(named formatName: String) -> Bool {
+        guard (try? FFmpegLibraries.load()) != nil, let f = av_guess_format(formatName, nil, nil), let name = f.pointee.name else { return false }
+        return String(cString: name) == formatName
+    }
+
     /// Whether the muxer `formatName` can hold `codecName`: libavformat's own answer (1: it
     /// can; 0: it cannot; negative: the muxer does not say, so it is tried).
     public static func canHold(_ codecName: String, formatName: String) -> Bool {

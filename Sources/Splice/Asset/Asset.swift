@@ -172,7 +172,7 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     public var timingNotes: [String] { source.timingNotes }
 
     /// Whether the asset is a composition's (`MutableComposition.makeAsset()`).
-    public var isComposition: Bool { source.isComposition }
+    public var isComposition: Bool { source.structure.isCut }
 
     /// The files the asset reads: its own, or a composition's source files, in track and
     /// segment order, each once.

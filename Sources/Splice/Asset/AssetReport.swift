@@ -155,7 +155,7 @@ public struct AssetReport: Encodable, Sendable {
                 sampleCount: counts[t.trackID], duration: AssetReport.seconds(t.timeRange.duration),
                 timescale: Int(widening: t.naturalTimeScale), width: f?.dimensions?.width, height: f?.dimensions?.height,
                 sampleRate: f?.sampleRate, channels: f?.channelCount,
-                flags: asset.isISOBMFF ? nil : [(t.isDefault, "default"), (t.isForced, "forced"),
+                flags: !asset.source.structure.hasTrackFlags ? nil : [(t.isDefault, "default"), (t.isForced, "forced"),
                     (t.hasMediaCharacteristic(.describesMusicAndSoundForAccessibility), "hearing-impaired"),
                     (t.hasMediaCharacteristic(.describesVideoForAccessibility), "visual-impaired")].filter(\.0).map(\.1),
                 encryption: t.encryption)

@@ -16,8 +16,8 @@ protocol AssetSource: AnyObject, Sendable {
     var isoMovie: MovieFile? { get }
     /// The movie header new files take their dates from (an MP4/MOV's; a composition's first clip's).
     var movieHeaderTemplate: MovieHeader? { get }
-    /// Whether the asset is made of segments of other assets' tracks (a composition).
-    var isComposition: Bool { get }
+    /// What structure the source carries, which copies and exports keep.
+    var structure: SourceStructure { get }
     /// What a copy changes of the file's timing (`Asset.timingNotes`).
     var timingNotes: [String] { get }
     /// Each track's packets counted in one pass over the file, by track ID, for sources whose
@@ -28,9 +28,41 @@ protocol AssetSource: AnyObject, Sendable {
 extension AssetSource {
     var isoMovie: MovieFile? { nil }
     var movieHeaderTemplate: MovieHeader? { isoMovie?.movieHeader }
-    var isComposition: Bool { false }
     var timingNotes: [String] { [] }
     func countPackets(of tracks: [AssetTrack]) throws -> [Int: Int] { [:] }
+}
+
+/// What structure a source carries, which copies and exports keep: what the mirror and the
+/// export plan ask of a source, so that no code outside the sources asks what kind it is.
+struct SourceStructure: Sendable {
+    /// Whether it is MP4/MOV whose boxes (user data, sample entries, handlers) a file that keeps
+    /// boxes takes as they are; otherwise its metadata is carried as far as Splice reads it.
+    var keepsBoxes: Bool
+    /// How it holds chapters: a chapter track among its tracks (MP4/MOV), the container's own
+    /// list, or not at all (a composition).
+    var chapters: FileType.Chapters
+    /// Whether its tracks carry default and forced flags (Matroska's), from which its alternate
+    /// groups are made; MP4/MOV read theirs from the tracks' headers.
+    var hasTrackFlags: Bool
+    /// Whether its timeline starts at `Asset.startTime` (a container's start time), which a copy keeps.
+    var startsAtStartTime: Bool
+    /// Whether its sound is timed in samples (an MP4's media timescale); else a copy into a file
+    /// with a timescale per track times it so.
+    var timesSoundInSamples: Bool
+    /// Whether its tracks are segments cut from other files' tracks (a composition): an export
+    /// cuts them even without a range, a copy ends with the timeline, equal descriptions of
+    /// different clips are one, and its reader decodes each segment itself.
+    var isCut: Bool
+
+    /// An MP4/MOV read natively.
+    static let isoMovie = SourceStructure(keepsBoxes: true, chapters: .track, hasTrackFlags: false, startsAtStartTime: false,
+                                          timesSoundInSamples: true, isCut: false)
+    /// A container read by libavformat or the Matroska reader.
+    static let container = SourceStructure(keepsBoxes: false, chapters: .list, hasTrackFlags: true, startsAtStartTime: true,
+                                           timesSoundInSamples: false, isCut: false)
+    /// A composition of other files' tracks.
+    static let composition = SourceStructure(keepsBoxes: false, chapters: .none, hasTrackFlags: false, startsAtStartTime: true,
+                                             timesSoundInSamples: false, isCut: true)
 }
 
 /// What one `AssetReader` reads through: a cursor per output, and when reading ends, what was

@@ -15,6 +15,8 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
     public let rawValue: String
     /// The extensions that name it, lower case.
     public let extensions: [String]
+    /// What people call it ("Matroska", "MPEG-TS"), for messages.
+    public let title: String
     /// Who writes the file.
     let writer: Writer
     /// Whether a track can hold edit lists (a shift, trims, gaps, several segments). Without
@@ -24,6 +26,9 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
     public let holdsSoundOnly: Bool
     /// How text subtitles are held: as tx3g samples, as the container's text packets, or not.
     public let textSubtitles: TextSubtitles
+    /// Whether text packets keep their format's header (a WebVTT file's header block): WebM's
+    /// WebVTT has no place for it.
+    let keepsSubtitleHeaders: Bool
     /// How chapters are held.
     let chapters: Chapters
     /// Whether a timecode track's start timecode is kept as the video's `TIMECODE` tag (the
@@ -84,14 +89,16 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
     }
 
     // swiftlint:disable:next function_parameter_count
-    private init(_ name: String, extensions: [String] = [], writer: Writer, hasEditLists: Bool = false, holdsSoundOnly: Bool = false,
-                 textSubtitles: TextSubtitles = .none, chapters: Chapters = .none, timecodeAsTag: Bool = false,
-                 quickTime: Bool = false, bibliographicLanguages: Bool = false, codecs: Set<String>? = nil,
-                 startCodeCodecs: Set<String> = [], aacInADTS: Bool = false,
+    private init(_ name: String, _ title: String, extensions: [String] = [], writer: Writer, hasEditLists: Bool = false,
+                 holdsSoundOnly: Bool = false, textSubtitles: TextSubtitles = .none, keepsSubtitleHeaders: Bool = true,
+                 chapters: Chapters = .none, timecodeAsTag: Bool = false, quickTime: Bool = false, bibliographicLanguages: Bool = false,
+                 codecs: Set<String>? = nil, startCodeCodecs: Set<String> = [], aacInADTS: Bool = false,
                  audio: AudioEncodingSettings.Codec = .aac, video: VideoEncodingSettings.Codec? = .h264) {
         rawValue = name
+        self.title = title
         self.extensions = [name] + extensions
         self.writer = writer
+        self.keepsSubtitleHeaders = keepsSubtitleHeaders
         let iso = if case .iso = writer { true } else { false }
         self.hasEditLists = hasEditLists || iso
         self.holdsSoundOnly = holdsSoundOnly
@@ -112,49 +119,91 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
 
     // The rows.
     /// MPEG-4 (`.mp4`), written by Splice: edit lists, alternate groups, track references and tx3g subtitles kept.
-    public static let mp4 = FileType("mp4", writer: .iso(FileTypeBox(majorBrand: "isom", minorVersion: 512,
+    public static let mp4 = FileType("mp4", "MP4", writer: .iso(FileTypeBox(majorBrand: "isom", minorVersion: 512,
                                                                      compatibleBrands: ["isom", "iso2", "avc1", "mp41"]), majorBrands: []),
                                      textSubtitles: .timedText)
     /// QuickTime (`.mov`, `.qt`), written by Splice with QuickTime's conventions.
-    public static let mov = FileType("mov", extensions: ["qt"], writer: .iso(FileTypeBox(majorBrand: "qt  ", minorVersion: 0x200,
+    public static let mov = FileType("mov", "QuickTime", extensions: ["qt"], writer: .iso(FileTypeBox(majorBrand: "qt  ", minorVersion: 0x200,
                                                                                          compatibleBrands: ["qt  "]), majorBrands: ["qt  "]),
                                      textSubtitles: .timedText, quickTime: true)
     /// MPEG-4 audio (`.m4a`, `.m4b`), written by Splice; sound only.
-    public static let m4a = FileType("m4a", extensions: ["m4b"], writer: .iso(FileTypeBox(majorBrand: "M4A ", minorVersion: 512,
+    public static let m4a = FileType("m4a", "MPEG-4 audio", extensions: ["m4b"], writer: .iso(FileTypeBox(majorBrand: "M4A ", minorVersion: 512,
                                                                                           compatibleBrands: ["M4A ", "isom", "iso2", "mp41"]),
                                                                               majorBrands: ["M4A ", "M4B "]),
                                      holdsSoundOnly: true)
     /// Apple's MPEG-4 video (`.m4v`), written by Splice.
-    public static let m4v = FileType("m4v", writer: .iso(FileTypeBox(majorBrand: "M4V ", minorVersion: 512,
+    public static let m4v = FileType("m4v", "M4V", writer: .iso(FileTypeBox(majorBrand: "M4V ", minorVersion: 512,
                                                                      compatibleBrands: ["M4V ", "isom", "iso2", "avc1", "mp41"]),
                                                          majorBrands: ["M4V ", "M4VH", "M4VP"]),
                                      textSubtitles: .timedText)
     /// Matroska (`.mkv`), written by libavformat; text subtitles as SRT, chapters as its list.
-    public static let mkv = FileType("mkv", writer: .libavformat("matroska"), textSubtitles: .packets(.subrip), chapters: .list,
+    public static let mkv = FileType("mkv", "Matroska", writer: .libavformat("matroska"), textSubtitles: .packets(.subrip), chapters: .list,
                                      timecodeAsTag: true, bibliographicLanguages: true)
     /// Matroska audio (`.mka`), written by libavformat; sound only.
-    public static let mka = FileType("mka", writer: .libavformat("matroska"), holdsSoundOnly: true, chapters: .list,
+    public static let mka = FileType("mka", "Matroska audio", writer: .libavformat("matroska"), holdsSoundOnly: true, chapters: .list,
                                      timecodeAsTag: true, bibliographicLanguages: true)
     /// WebM (`.webm`), written by libavformat: VP8/VP9/AV1 and Opus/Vorbis, WebVTT subtitles; exports encode VP9 and Opus.
-    public static let webm = FileType("webm", writer: .libavformat("webm"), textSubtitles: .packets(.webvtt), chapters: .list,
+    public static let webm = FileType("webm", "WebM", writer: .libavformat("webm"), textSubtitles: .packets(.webvtt), keepsSubtitleHeaders: false,
+                                      chapters: .list,
                                       timecodeAsTag: true, bibliographicLanguages: true, audio: .opus, video: .vp9)
     /// MPEG-TS: the codecs libavformat's muxer gives a stream type (ISO/IEC 13818-1 and the DVB
     /// and ATSC registrations it knows); it writes others as private data no reader decodes.
-    public static let ts = FileType("ts", extensions: ["m2t", "mts"], writer: .libavformat("mpegts"),
+    public static let ts = FileType("ts", "MPEG-TS", extensions: ["m2t", "mts"], writer: .libavformat("mpegts"),
                                     codecs: ["mpeg1video", "mpeg2video", "mpeg4", "h264", "hevc", "cavs", "dirac", "vc1", "avs2", "avs3",
                                              "mp2", "mp3", "aac", "aac_latm", "ac3", "eac3", "dts", "truehd", "opus", "s302m",
                                              "dvb_subtitle", "dvb_teletext", "smpte_klv", "timed_id3"],
                                     startCodeCodecs: h264AndHEVC, aacInADTS: true)
     /// AVI (`.avi`), written by libavformat; H.264 and HEVC with start codes.
-    public static let avi = FileType("avi", writer: .libavformat("avi"), startCodeCodecs: h264AndHEVC)
+    public static let avi = FileType("avi", "AVI", writer: .libavformat("avi"), startCodeCodecs: h264AndHEVC)
     /// Ogg (RFC 3533) as a sound file: Opus, Vorbis, FLAC or Speex; exports encode Opus.
-    public static let ogg = FileType("ogg", extensions: ["oga"], writer: .libavformat("ogg"), holdsSoundOnly: true,
+    public static let ogg = FileType("ogg", "Ogg", extensions: ["oga"], writer: .libavformat("ogg"), holdsSoundOnly: true,
                                      codecs: ["opus", "vorbis", "flac", "speex"], audio: .opus)
     /// Ogg Opus (RFC 7845): Ogg holding one Opus stream.
-    public static let opus = FileType("opus", writer: .libavformat("opus"), holdsSoundOnly: true, codecs: ["opus"], audio: .opus)
+    public static let opus = FileType("opus", "Ogg Opus", writer: .libavformat("opus"), holdsSoundOnly: true, codecs: ["opus"], audio: .opus)
 
-    /// Every file type Splice writes, in the order messages list them.
-    public static let allCases: [FileType] = [.mp4, .mov, .m4a, .m4v, .mkv, .mka, .webm, .ts, .avi, .ogg, .opus]
+    /// FLV (`.flv`), written by libavformat: H.264 and AAC (or MP3) as MP4 carries them, times in milliseconds.
+    public static let flv = FileType("flv", "FLV", writer: .libavformat("flv"))
+
+    /// Every file type Splice writes, in the order messages list them: its own rows, then those
+    /// registered (`register(_:)`).
+    public static var allCases: [FileType] { rows.value }
+    private static let rows = Locked<[FileType]>([.mp4, .mov, .m4a, .m4v, .mkv, .mka, .webm, .ts, .avi, .flv, .ogg, .opus])
+
+    /// A row for another of libavformat's muxers, to `register(_:)`: a file without edit lists,
+    /// chapters or text subtitles, holding what the muxer says it holds (or `codecs`).
+    /// - Parameters:
+    ///   - name: its first extension and name (`wav`); `extensions`: others.
+    ///   - muxer: libavformat's name for the muxer (`ffmpeg -muxers` lists them).
+    ///   - holdsSoundOnly: copies refuse video, exports leave it out.
+    ///   - audio: the codec exports encode sound to when the preset's cannot go in the file.
+    public init(_ name: String, title: String, extensions: [String] = [], muxer: String, holdsSoundOnly: Bool = false,
+                codecs: Set<String>? = nil, audio: AudioEncodingSettings.Codec = .aac, video: VideoEncodingSettings.Codec? = .h264) {
+        self.init(name.lowercased(), title, extensions: extensions.map { $0.lowercased() }, writer: .libavformat(muxer),
+                  holdsSoundOnly: holdsSoundOnly, codecs: codecs, audio: audio, video: video)
+    }
+
+    /// Adds `type` to `allCases`: Splice then writes it wherever it writes files (`AssetWriter`,
+    /// exports, every job and subcommand), named by its extensions.
+    /// - Throws: `.invalidOperation` when its name or an extension names a row already, or
+    ///   `.unsupported` when this machine's libavformat has no such muxer.
+    public static func register(_ type: FileType) throws {
+        if let muxer = type.muxerName, !OutputFormatContext.hasMuxer(named: muxer) {
+            throw MediaError(.unsupported, "this machine's libavformat has no '\(muxer)' muxer")
+        }
+        try rows.withLock { rows in
+            if let taken = rows.first(where: { $0.rawValue == type.rawValue || !Set($0.extensions).isDisjoint(with: type.extensions) }) {
+                throw MediaError(.invalidOperation, "cannot register .\(type.rawValue): .\(taken.rawValue) files are named so already")
+            }
+            rows.append(type)
+        }
+    }
+
+    /// `types`' extensions as messages and help texts list them: ".mp4, .mov or .mkv".
+    public static func listing(_ types: [FileType], _ conjunction: String = "or") -> String {
+        let names = types.map { "." + $0.rawValue }
+        guard let last = names.last else { return "" }
+        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " \(conjunction) " + last
+    }
 
     public init?(rawValue: String) {
         guard let row = FileType.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
@@ -172,7 +221,7 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
     /// - Throws: `.unsupported` naming the file types Splice writes, when it names none.
     public static func writing(_ url: URL) throws -> FileType {
         guard let type = FileType(pathExtension: url.pathExtension) else {
-            throw MediaError(.unsupported, "cannot write '.\(url.pathExtension)' files; Splice writes \(FileType.allCases.map { "." + $0.rawValue }.joined(separator: ", "))",
+            throw MediaError(.unsupported, "cannot write '.\(url.pathExtension)' files; Splice writes \(FileType.listing(FileType.allCases, "and"))",
                              file: url.path)
         }
         return type
@@ -237,10 +286,17 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
 
     /// The extensions of the kinds of file that hold `codecName`, one per writer (for messages).
     public static func containers(holding codecName: String) -> [String] {
-        var writers: Set<String> = [], names: [String] = []
-        for row in allCases where row.canHold(codecName) && writers.insert(row.muxerName ?? "").inserted {
-            names.append(row.rawValue)
+        kinds(holding: codecName).map(\.rawValue)
+    }
+
+    /// The first row of each writer that holds `codecName` (MP4 for all of Splice's own, Matroska
+    /// for its muxer, …), in the rows' order: the files a message suggests.
+    static func kinds(holding codecName: String, soundOnly: Bool? = nil) -> [FileType] {
+        var writers: Set<String> = [], rows: [FileType] = []
+        for row in allCases where (soundOnly.map { $0 == row.holdsSoundOnly } ?? true) && row.canHold(codecName)
+            && writers.insert(row.muxerName ?? "").inserted {
+            rows.append(row)
         }
-        return names
+        return rows
     }
 }

@@ -12,6 +12,7 @@ final class FormatSource: AssetSource, @unchecked Sendable {   // immutable afte
     let format: String
     let containerChapters: [Asset.Chapter]?
     let movieMetadata: [MetadataItem]
+    var structure: SourceStructure { .container }
 
     /// The input opened to describe the file, still at its start: the first reader (or count)
     /// takes it, so that a file is probed once, not once more per job.

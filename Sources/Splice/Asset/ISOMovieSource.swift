@@ -8,6 +8,7 @@ final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {   //
     let movie: MovieFile
     let file: ReadOnlyFile
     var isoMovie: MovieFile? { movie }
+    var structure: SourceStructure { .isoMovie }
     var timingNotes: [String] { movie.timingNotes }
 
     private init(movie: MovieFile, file: ReadOnlyFile) {

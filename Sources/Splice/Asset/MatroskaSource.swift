@@ -17,6 +17,7 @@ final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable af
     private let file: ReadOnlyFile
     let movieMetadata: [MetadataItem]
     var containerChapters: [Asset.Chapter]? { [] }
+    var structure: SourceStructure { .container }
 
     private init(file: ReadOnlyFile, metadata: [MetadataItem]) {
         self.file = file

@@ -56,7 +56,7 @@ final class CompositionSource: AssetSource, @unchecked Sendable {   // immutable
     let layouts: [Int: Layout]
     var containerChapters: [Asset.Chapter]? { [] }
     var movieMetadata: [MetadataItem] { [] }
-    var isComposition: Bool { true }
+    var structure: SourceStructure { .composition }
     /// New files take the first clip's movie header times.
     let movieHeaderTemplate: MovieHeader?
 

@@ -21,7 +21,7 @@ public enum CutMode: String, Sendable, Hashable, CaseIterable {
 
 /// One stretch of an output track: `track`'s media over `source` (on its asset's timeline),
 /// shown over `target`; no track: nothing there (silence, black).
-struct CutSpan {
+struct CutSpan: Sendable {
     let track: AssetTrack?
     let source: TimeRange
     let target: TimeRange

@@ -23,7 +23,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
 
     /// A concat's crossfades: pictures drawn from an asset's tracks by a video composition,
     /// over these ranges of the output.
-    struct Transitions {
+    struct Transitions: Sendable {
         let asset: Asset
         let tracks: [AssetTrack]
         let composition: VideoComposition
@@ -216,15 +216,13 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
                       copiedRange: TimeRange(start: k1, end: stop))
     }
 
-    /// Where a keyframe cut of `range` shows `track`: from the sync sample at or before its start
-    /// to the end of the copied run that reaches the sync sample at or after its end (earlier
-    /// with open GOPs: the leading pictures of that sample are not shown).
+    /// Where a keyframe cut of `range` shows `track`: the range's cut moved to sync samples
+    /// (`TrackCut.atSyncSamples`), ending with the copied run that reaches the sync sample at or
+    /// after its end (earlier with open GOPs: the leading pictures of that sample are not shown).
     static func keyframeRange(of track: AssetTrack, _ range: TimeRange) throws -> TimeRange {
-        let shown = range.intersection(track.timeRange)
-        let start = try track.syncSampleTime(atOrBefore: shown.start) ?? shown.start
-        let end = shown.end >= track.timeRange.end ? shown.end : try track.syncSampleTime(atOrAfter: shown.end) ?? track.timeRange.end
-        let layout = try layout(of: CutSpan(track: track, source: TimeRange(start: start, end: end), target: TimeRange(start: start, end: end)))
-        return layout.copiedRange.map { TimeRange(start: start, end: $0.end) } ?? TimeRange(start: start, end: end)
+        let moved = try TrackCut(track: track, range: range).atSyncSamples(of: track).shown
+        let layout = try layout(of: CutSpan(track: track, source: moved, target: moved))
+        return layout.copiedRange.map { TimeRange(start: moved.start, end: $0.end) } ?? moved
     }
 
     func copyNextSampleBuffer() -> SampleBuffer? {

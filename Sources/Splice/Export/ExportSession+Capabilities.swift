@@ -21,18 +21,20 @@ extension ExportSession {
 
     /// The containers this session can write, given the preset, its overrides and the asset's tracks.
     public var supportedFileTypes: [FileType] {
-        FileType.allCases.filter { problem(writing: $0) == nil }
+        let settings = self.settings
+        return FileType.allCases.filter { type in ExportPlan(asset: asset, settings: settings, fileType: type).refusal == nil }
     }
 
     /// A rough size of the output in bytes: copied tracks' bytes in the range, encoded audio at
     /// its bit rate, encoded video at a bits-per-pixel figure for its CRF.
     public var estimatedOutputFileLength: Int64 {
-        let range = exportedRange
-        let seconds = range.duration.seconds
+        let settings = self.settings
+        let plan = ExportPlan(asset: asset, settings: settings, fileType: settings.outputType)
+        let seconds = ExportPlan.exportedRange(of: asset, settings).duration.seconds
         var bytes = 0.0
         for track in asset.tracks where !track.backing.isAttachment {
             let share = track.timeRange.duration.seconds > 0 ? min(1, seconds / track.timeRange.duration.seconds) : 1
-            switch plan(for: track) {
+            switch plan.plan(of: track) {
             case .leaveOut: continue
             case .copy, .smartCut, .smartCrossfade: bytes += Double(track.totalSampleDataLength) * share
             case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)):

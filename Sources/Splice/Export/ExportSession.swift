@@ -44,11 +44,11 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// The preset's name (`"mediumQuality"`, `"1280x720"`).
     public var presetName: String { preset.rawValue }
     /// Where the output goes; required.
-    @Guarded public var outputURL: URL? = nil
+    public var outputURL: URL? { get { box[\.outputURL] } set { box[\.outputURL] = newValue } }
     /// The container; nil: from `outputURL`'s extension.
-    @Guarded public var outputFileType: FileType? = nil
+    public var outputFileType: FileType? { get { box[\.outputFileType] } set { box[\.outputFileType] = newValue } }
     /// The part of the asset exported (`.everything` by default), on the asset's timeline.
-    @Guarded public var timeRange: TimeRange = .everything
+    public var timeRange: TimeRange { get { box[\.timeRange] } set { box[\.timeRange] = newValue } }
     /// How `passthrough` writes a cut between sync samples (a `timeRange`, a composition's
     /// segments): `.exact` (the default, AVFoundation's: every packet copied, the rest hidden by
     /// edit lists), `.smart` (the partial GOPs and the sound at joins re-encoded: one edit per
@@ -60,63 +60,64 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// A mode that is set is honoured or refused: `.exact` into a file without edit lists, or
     /// `.smart` of video smart cut cannot re-encode, makes `export()` throw `.unsupported`
     /// saying why, and nothing is written. Left as it is, the mode falls back as above.
-    @Guarded public var cutMode: CutMode = .exact { didSet { cutModeIsChosen = true } }
-    /// Whether `cutMode` was set by the caller (a job's default mode is not: `setDefaultCutMode`).
-    @Guarded var cutModeIsChosen = false
+    public var cutMode: CutMode {
+        get { box[\.cutMode] }
+        set { box.withLock { $0.cutMode = newValue; $0.cutModeIsChosen = true } }
+    }
     /// A crossfaded concat cut smart: its plan for every track (`Concatenation.crossfading`).
-    var smartCrossfade: SmartCrossfade?
+    var smartCrossfade: SmartCrossfade? { get { box[\.smartCrossfade] } set { box[\.smartCrossfade] = newValue } }
     /// Put the movie header first (MP4/MOV), for playback while downloading.
-    @Guarded public var shouldOptimizeForNetworkUse: Bool = false
+    public var shouldOptimizeForNetworkUse: Bool { get { box[\.shouldOptimizeForNetworkUse] } set { box[\.shouldOptimizeForNetworkUse] = newValue } }
     /// The movie's metadata to write (`title`, `creationDate`, `location`, …), replacing the
     /// source's; nil (the default): the source's is kept — an MP4/MOV's user data as it is, other
     /// containers' tags as far as Splice reads them (`Asset.metadata`).
-    @Guarded public var metadata: [MetadataItem]? = nil
+    public var metadata: [MetadataItem]? { get { box[\.metadata] } set { box[\.metadata] = newValue } }
     /// Replace an existing file at `outputURL` (AVFoundation's sessions fail instead: the default).
-    @Guarded public var replacesExistingFile: Bool = false
+    public var replacesExistingFile: Bool { get { box[\.replacesExistingFile] } set { box[\.replacesExistingFile] = newValue } }
     /// Overrides the preset's video codec (AVFoundation has no such setting; VP9 and AV1 are
     /// reachable only so); nil: the preset's.
-    @Guarded public var videoCodec: VideoEncodingSettings.Codec? = nil
+    public var videoCodec: VideoEncodingSettings.Codec? { get { box[\.videoCodec] } set { box[\.videoCodec] = newValue } }
     /// Overrides the preset's CRF (lower is better); nil: the preset's.
-    @Guarded public var crf: Int? = nil
+    public var crf: Int? { get { box[\.crf] } set { box[\.crf] = newValue } }
     /// Overrides the audio codec; nil: AAC, or the file type's default when AAC cannot go in it.
-    @Guarded public var audioCodec: AudioEncodingSettings.Codec? = nil
+    public var audioCodec: AudioEncodingSettings.Codec? { get { box[\.audioCodec] } set { box[\.audioCodec] = newValue } }
     /// Overrides the preset's audio bit rate, in bits per second; nil: the preset's.
-    @Guarded public var audioBitRate: Int? = nil
+    public var audioBitRate: Int? { get { box[\.audioBitRate] } set { box[\.audioBitRate] = newValue } }
     /// The audio tracks' volumes: every enabled audio track (and a disabled one it has
     /// parameters for) is mixed into one track, in the first one's place, language and group,
     /// with as many channels as the widest, and encoded — AAC at 192 kb/s under `passthrough`
     /// (video still copied), else as the preset says; a track without parameters plays at 1.
     /// Samples the mix clipped are reported in `warnings`, and so are parameters for a track ID
     /// that is not an audio track of the asset (AVFoundation ignores those silently).
-    @Guarded public var audioMix: AudioMix? = nil
+    public var audioMix: AudioMix? { get { box[\.audioMix] } set { box[\.audioMix] = newValue } }
     /// The audio tracks `audioMix` mixes when not all (a job that lays music under one track
     /// and copies the others); nil: AVFoundation's rule.
-    @Guarded var mixedTrackIDs: Set<Int>? = nil
+    var mixedTrackIDs: Set<Int>? { get { box[\.mixedTrackIDs] } set { box[\.mixedTrackIDs] = newValue } }
     /// How the video tracks are drawn into the one video track of the output: their layers'
     /// transforms, opacities and crops, and still-image overlays (a watermark). The tracks it
     /// draws become one track in the first video track's place; with no video track in the asset
     /// (a composition of still images) the output gains one, as long as the composition's
     /// instructions. Video is re-encoded as the preset says — `highestQuality`'s settings under
     /// `passthrough` (`warnings` says so) — at the composition's render size and frame rate.
-    @Guarded public var videoComposition: VideoComposition? = nil
+    public var videoComposition: VideoComposition? { get { box[\.videoComposition] } set { box[\.videoComposition] = newValue } }
     /// Re-encoded video at exactly this size: pictures of another aspect ratio are fitted inside
     /// and letterboxed, smaller ones scaled up (what a concatenation of unlike clips needs);
     /// nil: the preset's box.
-    @Guarded public var videoSize: Dimensions? = nil
+    public var videoSize: Dimensions? { get { box[\.videoSize] } set { box[\.videoSize] = newValue } }
     /// Re-encoded video at this constant frame rate (pictures repeated or left out); nil: the
     /// source's timing.
-    @Guarded public var videoFrameRate: Double? = nil
+    public var videoFrameRate: Double? { get { box[\.videoFrameRate] } set { box[\.videoFrameRate] = newValue } }
     /// Re-encoded audio at this sample rate; nil: the source's.
-    @Guarded public var audioSampleRate: Int? = nil
+    public var audioSampleRate: Int? { get { box[\.audioSampleRate] } set { box[\.audioSampleRate] = newValue } }
     /// Re-encoded audio with this many channels; nil: the source's.
-    @Guarded public var audioChannelCount: Int? = nil
+    public var audioChannelCount: Int? { get { box[\.audioChannelCount] } set { box[\.audioChannelCount] = newValue } }
     /// `passthrough` only: audio the output container cannot hold (PCM from a WAV into MP4) is
     /// encoded (AAC at 192 kb/s, or `audioCodec`) instead of failing the export.
-    @Guarded public var encodesAudioTheContainerCannotHold: Bool = false
+    public var encodesAudioTheContainerCannotHold: Bool { get { box[\.encodesAudioTheContainerCannotHold] } set { box[\.encodesAudioTheContainerCannotHold] = newValue } }
     /// The tracks exported (every track by default): the others are left out, `tref`s to them
     /// dropped, and a group whose default track is left out gets a new one (said in `notes`).
     /// An audio mix mixes only tracks kept.
-    @Guarded public var trackSelection: TrackSelection = .all
+    public var trackSelection: TrackSelection { get { box[\.trackSelection] } set { box[\.trackSelection] = newValue } }
     /// What the job that made the session decided, and why, before it runs (every clip
     /// re-encoded, cuts moved to sync samples, audio encoded that the container cannot hold).
     @Guarded public internal(set) var notes: [String] = []
@@ -125,6 +126,10 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     /// with 1.0 once, when the export has finished.
     @Guarded public var progressHandler: (@Sendable (Double) -> Void)? = nil
 
+    /// The settings above, under one lock: an export plans from one snapshot of them.
+    private let box: Locked<ExportPlan.Settings>
+    /// How many plans `run()` made (one per export).
+    private(set) var plansMade = 0
     private let lock = NSLock()
     private var _status = Status.unknown
     private var _error: MediaError?
@@ -150,6 +155,16 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     public init(asset: Asset, preset: ExportPreset) {
         self.asset = asset
         self.preset = preset
+        box = Locked(ExportPlan.Settings(preset: preset))
+    }
+
+    /// The settings as they are now, read at once.
+    var settings: ExportPlan.Settings { box.value }
+
+    /// A job's own choice of `cutMode`, which falls back where it cannot be followed (one the
+    /// caller sets is honoured or refused).
+    func setDefaultCutMode(_ mode: CutMode) {
+        box.withLock { $0.cutMode = mode; $0.cutModeIsChosen = false }
     }
 
     /// Exports `composition` as it is now (`composition.asset()`).
@@ -223,106 +238,27 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
     // MARK: The export
 
     /// The part of the asset exported: `timeRange` within the asset's duration.
-    public var exportedRange: TimeRange {
-        let whole = TimeRange(start: .zero, duration: max(asset.duration, videoComposition?.duration ?? .zero))
-        return timeRange == .everything ? whole : timeRange.intersection(whole)
-    }
-
-    /// Refuses a `timeRange` that starts or ends past the asset's end (never shortened without a word).
-    private func checkRange() throws {
-        guard timeRange != .everything else { return }
-        let duration = String(format: "%.3f s", asset.duration.seconds)
-        guard timeRange.start.isNumeric, timeRange.start >= .zero, timeRange.start < asset.duration, !exportedRange.isEmpty else {
-            throw MediaError(.invalidData, "the range starts at \(String(format: "%.3f s", timeRange.start.seconds)), past the end (\(duration))", file: asset.filePath())
-        }
-        // A range that ends past the end is refused, not shortened without a word.
-        guard !timeRange.end.isNumeric || timeRange.end <= asset.duration else {
-            throw MediaError(.invalidData, "the range ends at \(String(format: "%.3f s", timeRange.end.seconds)), past the end (\(duration))", file: asset.filePath())
-        }
-    }
-
-    /// Refuses what the file cannot take before anything is read: no sound for a sound-only
-    /// file, tracks that cannot be copied, cuts between sync samples without edit lists.
-    private func checkTracks(for fileType: FileType) throws {
-        if preset == .appleM4A, asset.tracks(withMediaType: .audio).isEmpty {
-            throw MediaError(.unsupported, "the appleM4A preset exports audio, and \(asset.url.lastPathComponent) has no audio track", file: asset.filePath())
-        }
-        if fileType.holdsSoundOnly, asset.tracks(withMediaType: .audio).isEmpty {
-            throw MediaError(.unsupported, ".\(fileType.rawValue) files hold sound only, and \(asset.url.lastPathComponent) has no audio track",
-                             file: asset.filePath())
-        }
-        for track in asset.tracks {
-            let plan = plan(for: track)
-            if case .leaveOut = plan { continue }
-            guard case .copy = plan else {
-                if let reason = ExportSession.decodingProblem(track) ?? ExportSession.encodingProblem(plan) {
-                    throw MediaError(.unsupported, "track \(track.trackID) cannot be re-encoded: \(reason)", file: asset.filePath(of: track))
-                }
-                continue
-            }
-            if let reason = track.passthroughProblem {
-                throw MediaError(.unsupported, "track \(track.trackID) cannot be copied: \(reason); use a preset that re-encodes")
-            }
-            if !fileType.hasEditLists, track.mediaType == .video, track.startsBetweenSyncSamples {
-                throw MediaError(.unsupported, "track \(track.trackID) has a segment that starts between sync samples, and .\(fileType.rawValue) "
-                                 + "files have no edit lists to hide what comes before it: cut at sync samples, write MP4/MOV, or re-encode")
-            }
-        }
-    }
-
-    /// Why a track's samples cannot be decoded here, or nil: a sample entry no codec entry reads,
-    /// or a codec this machine's libavcodec has no decoder for.
-    static func decodingProblem(_ track: AssetTrack) -> String? {
-        // (encrypted samples are refused with the reason: no key)
-        guard let format = track.formatDescriptions.first, track.encryption == nil else { return nil }
-        let codec = (format.entryCodecParameters(mediaType: track.mediaType) ?? format.parameters).codecName
-        if codec.isEmpty { return "Splice knows no codec for its '\(format.codec)' sample entry" }
-        return Decoder.exists(for: codec) ? nil : "this machine's libavcodec has no \(codec) decoder"
-    }
-
-    /// Why a plan's encoder cannot run here (this machine's libavcodec lacks it), or nil.
-    static func encodingProblem(_ plan: TrackMirror.TrackPlan) -> String? {
-        let encoder: String
-        switch plan {
-        case .encode(_, .video(let v)), .compose(_, _, _, .video(let v)): encoder = v.codec.encoderName
-        case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)): encoder = a.codec.encoderName
-        default: return nil
-        }
-        return Encoder.exists(named: encoder) ? nil : "this machine's libavcodec has no \(encoder) encoder"
-    }
+    public var exportedRange: TimeRange { ExportPlan.exportedRange(of: asset, settings) }
 
     private func exportNow() throws {
-        guard let outputURL else { throw MediaError(.invalidOperation, "no outputURL set") }
-        let fileType = try outputFileType ?? FileType(pathExtension: outputURL.pathExtension) ?? {
+        let settings = self.settings
+        guard let outputURL = settings.outputURL else { throw MediaError(.invalidOperation, "no outputURL set") }
+        let fileType = try settings.outputType ?? {
             throw MediaError(.unsupported, "cannot tell the container from '.\(outputURL.pathExtension)'; set outputFileType "
                              + "(\(supportedFileTypes.map(\.rawValue).joined(separator: ", ")))", file: outputURL.path)
         }()
-        try checkBeforeReading(fileType, outputURL)
+        try OutputFile.checkDestination(outputURL.path, replacing: settings.replacesExistingFile, inputs: inputFiles.map(\.path))
+        var plan = ExportPlan(asset: asset, settings: settings, fileType: fileType)
+        plansMade += 1
+        try plan.check()
+        try plan.findCuts()
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
-        writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse && fileType.movesIndexToFront
-        writer.replacesExistingFile = replacesExistingFile
-        if let metadata, !metadata.isEmpty { writer.metadata = metadata }
+        writer.shouldOptimizeForNetworkUse = settings.shouldOptimizeForNetworkUse && fileType.movesIndexToFront
+        writer.replacesExistingFile = settings.replacesExistingFile
+        if let metadata = settings.metadata, !metadata.isEmpty { writer.metadata = metadata }
         let pipe = SamplePipe(reader: reader, writer: writer)
-        var range = timeRange == .everything ? TimeRange.everything : exportedRange
-        var notes: [String] = []
-        if let (moved, note) = try keyframeRange(range, in: fileType) {
-            range = moved
-            notes.append(note)
-        }
-        notes += asset.notes + cutNotes(in: fileType) + audioMixNotes
-        var mirror = TrackMirror(asset: asset, timeRange: range) { [self] track in plan(for: track) }
-        mirror.selection = trackSelection
-        notes += soundOnlyNotes(in: fileType)
-        if let composition = videoComposition {
-            if asset.tracks(withMediaType: .video).isEmpty {
-                guard composition.duration > .zero else {
-                    throw MediaError(.invalidOperation, "the video composition has no instructions, and \(asset.url.lastPathComponent) no video track: nothing says how long the video is")
-                }
-                if case .compose(_, _, let decoded, let encoded) = plan(forComposition: composition, in: fileType) { mirror.addedComposition = (composition, decoded, encoded) }
-            }
-            if preset == .passthrough { notes.append("the video composition re-encodes the video, with the highestQuality preset's settings") }
-        }
+        let mirror = TrackMirror(plan: plan)
         try mirror.checkWritable(to: fileType)
         try pipe.mirror(asset, with: mirror)
         self.notes += pipe.notes
@@ -339,33 +275,9 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         }
         let cuts = pipe.cutReports.map { $0() }
         lock.withLock {
-            _warnings = notes + pipe.warnings + writer.warnings + reader.warnings + clipping
+            _warnings = plan.notes + pipe.warnings + writer.warnings + reader.warnings + clipping
             _cutSummary = cuts
         }
-    }
-
-    /// What is refused before anything is read: an output that exists or is an input, tracks the
-    /// file cannot take, a range past the end, a cut mode that cannot be followed, a selection of
-    /// tracks the asset does not have.
-    private func checkBeforeReading(_ fileType: FileType, _ outputURL: URL) throws {
-        try OutputFile.checkDestination(outputURL.path, replacing: replacesExistingFile, inputs: inputFiles.map(\.path))
-        try checkTracks(for: fileType)
-        if let (reason, trackID) = trackProblem(writing: fileType) {
-            var error = MediaError(.unsupported, "the \(preset) preset cannot write .\(fileType.rawValue) files: \(reason)", file: outputURL.path)
-            error.trackID = trackID
-            throw error
-        }
-        try checkRange()
-        try checkCutMode(in: fileType)
-        try trackSelection.check(against: asset)
-    }
-
-    /// The tracks a sound-only file leaves out (all but the sound and the chapters), one line each.
-    private func soundOnlyNotes(in fileType: FileType) -> [String] {
-        guard fileType.holdsSoundOnly, preset != .appleM4A else { return [] }
-        let chapters = ChapterTrack.tracks(of: asset)
-        return asset.tracks.filter { t in t.mediaType != .audio && trackSelection.includes(t) && !chapters.contains { $0 === t } }
-            .map { "track \($0.trackID) (\($0.mediaType)) is left out: .\(fileType.rawValue) files hold sound only" }
     }
 
     /// Every file the export reads: the asset's (a composition's clips) and the video

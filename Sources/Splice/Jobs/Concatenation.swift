@@ -169,7 +169,7 @@ struct Concatenation {
             guard let video = videos.first(where: \.isEnabled) ?? videos.first, !options.audioOnly else { continue }
             let moved = try SmartVideoSource.keyframeRange(of: video, ranges[k])
             guard moved != ranges[k] else { continue }
-            notes.append(ExportSession.movedNote(from: ranges[k], to: moved, what: "\(clips[k])"))
+            notes.append(ExportPlan.movedNote(from: ranges[k], to: moved, what: "\(clips[k])"))
             ranges[k] = moved
         }
     }

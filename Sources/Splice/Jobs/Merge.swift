@@ -35,7 +35,7 @@ extension ExportSession {
         var notes: [String] = []
         if options.preset == nil, options.cut == .keyframe, type.hasEditLists, let first = videoTracks.first(where: \.isEnabled) ?? videoTracks.first {
             let moved = try SmartVideoSource.keyframeRange(of: first, videoRange)
-            if moved != videoRange { notes.append(ExportSession.movedNote(from: videoRange, to: moved, what: "\(video)")) }
+            if moved != videoRange { notes.append(ExportPlan.movedNote(from: videoRange, to: moved, what: "\(video)")) }
             videoRange = moved
         }
 

@@ -73,7 +73,8 @@ extension SamplePipe {
         let reader = try AssetReader(asset: asset)
         let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
         guard writer.fileType.holdsTextSubtitles else {
-            throw MediaError(.unsupported, "\(writer.fileType.rawValue) files carry no text subtitles; write them to .mp4, .m4v, .mov, .mkv or .webm", file: outputURL.path)
+            throw MediaError(.unsupported, "\(writer.fileType.rawValue) files carry no text subtitles; write them to "
+                             + FileType.listing(FileType.allCases.filter(\.holdsTextSubtitles)), file: outputURL.path)
         }
         var mirror = TrackMirror(asset: asset)
         mirror.selection = selection
@@ -150,7 +151,7 @@ extension SamplePipe {
         let own: SubtitlePacketFormat = track.document.assHeader != nil ? .ass
             : track.cues.contains { if case .webVTT = $0.markup { true } else { false } } ? .webvtt : packets
         let format = type.holdsSubtitlePackets(own) ? own : packets
-        return .packets(format, keepsHeader: type != .webm)
+        return .packets(format, keepsHeader: type.keepsSubtitleHeaders)
     }
 
     /// The one warning naming what `format` cannot hold of `document`; nil when it holds all.

@@ -4,7 +4,7 @@ import MediaCore
 /// transitions cut smart and each transition's pictures drawn and encoded; the sound copied
 /// except across each transition, where the clips ramp over each other (linearly, as the
 /// re-encoding crossfade's audio mix does).
-struct SmartCrossfade {
+struct SmartCrossfade: Sendable {
     /// Each clip's stretch between transitions, in output order.
     var videoSpans: [CutSpan]
     var transitions: SmartVideoSource.Transitions?

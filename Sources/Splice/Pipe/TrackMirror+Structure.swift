@@ -20,7 +20,7 @@ extension TrackMirror {
             }
             return AssetWriterInputGroup(inputs: members, defaultInput: defaultInput, preferredAlternateGroup: group.alternateGroup)
         }
-        guard !asset.isISOBMFF, !asset.isComposition else { return groups }
+        guard asset.source.structure.hasTrackFlags else { return groups }
         for type in [MediaType.audio, .subtitle] {
             let members = copiedTracks.filter { $0.mediaType == type }
             guard !members.isEmpty else { continue }

@@ -7,9 +7,12 @@ import Subtitles
 /// groups and associations are rebuilt, and what becomes of chapters and of Matroska's flags.
 /// It configures the reader, writer and pipe through their public API only.
 struct TrackMirror {
+    typealias TrackPlan = ExportPlan.TrackPlan
     let asset: Asset
-    /// What becomes of each track: copied (the default), left out, or decoded and encoded.
-    var plan: (AssetTrack) -> TrackPlan = { _ in .copy }
+    /// Each track's plan by track ID (an export's); a track without one is copied.
+    var plans: [Int: TrackPlan] = [:]
+    /// Each ranged track's cut by track ID (an export's), which its output reads and its input shows.
+    var cuts: [Int: TrackCut] = [:]
     /// The part of the asset copied: `.everything` keeps each track's media and edit list as
     /// they are; a range reads on the asset's timeline, cut frame-exactly by the writer's session.
     var timeRange: TimeRange = .everything
@@ -18,28 +21,18 @@ struct TrackMirror {
 
     init(asset: Asset) { self.asset = asset }
 
-    init(asset: Asset, timeRange: TimeRange, plan: @escaping (AssetTrack) -> TrackPlan) {
-        self.asset = asset
-        self.timeRange = timeRange
-        self.plan = plan
+    /// The mirror that carries out an export's plan.
+    init(plan: ExportPlan) {
+        asset = plan.asset
+        plans = plan.tracks
+        cuts = plan.cuts
+        timeRange = plan.range
+        selection = plan.settings.trackSelection
+        addedComposition = plan.addedComposition
     }
 
-    /// What an export does with one track.
-    enum TrackPlan {
-        case copy
-        case leaveOut
-        /// Decoded with the output settings, encoded with the encoding settings.
-        case encode(OutputSettings, EncodingSettings)
-        /// These audio tracks mixed (this one among them, in its place) and encoded.
-        case mix([AssetTrack], AudioMix, AudioOutputSettings, EncodingSettings)
-        /// These video tracks composed (this one among them, in its place) and encoded.
-        case compose([AssetTrack], VideoComposition, VideoOutputSettings, EncodingSettings)
-        /// Cut smart (the partial GOPs and the sound around joins re-encoded, the rest copied:
-        /// one edit), or at sync samples (`reencodes` false: nothing of the source re-encoded).
-        case smartCut(reencodes: Bool)
-        /// The video or the sound of a crossfaded concat cut smart.
-        case smartCrossfade(SmartCrossfade)
-    }
+    /// What becomes of `track`: its plan, or copied.
+    func plan(_ track: AssetTrack) -> TrackPlan { plans[track.trackID] ?? .copy }
 
     /// A video composition drawn with no video track in the asset (still images, a background):
     /// it becomes a track of its own, first.
@@ -90,7 +83,8 @@ struct TrackMirror {
             if case .leaveOut = plan(track) { false } else { track.mediaType == .video }
         }) {
             var error = MediaError(.unsupported, "track \(video.trackID) is video, and .\(fileType.rawValue) files hold sound only: export it "
-                                   + "(the video is left out) or write .mkv or .mp4", file: asset.filePath(of: video))
+                                   + "(the video is left out) or write " + FileType.listing(FileType.kinds(holding: video.codecName, soundOnly: false)),
+                                   file: asset.filePath(of: video))
             error.trackID = video.trackID
             throw error
         }
@@ -126,7 +120,8 @@ struct TrackMirror {
             }
             if let problem = e.problem { throw MediaError(.unsupported, "\(what): \(problem)", file: file) }
             guard fileType.carriesCommonEncryption else {
-                throw MediaError(.unsupported, "\(what): .\(fileType.rawValue) files cannot carry MP4's Common Encryption; write .mp4 or .mov",
+                throw MediaError(.unsupported, "\(what): .\(fileType.rawValue) files cannot carry MP4's Common Encryption; write "
+                                 + FileType.listing(FileType.allCases.filter(\.carriesCommonEncryption)),
                                  file: file)
             }
             guard timeRange == .everything else {
@@ -141,8 +136,9 @@ struct TrackMirror {
         let writer = pipe.writer
         writer.copyMovieStructure(of: asset)
         // MP4 to MP4 keeps the user data as it is; other pairs carry what Splice can read of it.
-        if writer.metadata.isEmpty, !(asset.isISOBMFF && writer.fileType.keepsBoxes) { writer.metadata = asset.metadata }
-        if !asset.isISOBMFF { pipe.sessionStartTime = asset.startTime }
+        let structure = asset.source.structure
+        if writer.metadata.isEmpty, !(structure.keepsBoxes && writer.fileType.keepsBoxes) { writer.metadata = asset.metadata }
+        if structure.startsAtStartTime { pipe.sessionStartTime = asset.startTime }
         let leftOut = leaveOutWhatTheTargetCannotHold(pipe)
         let chapterTracks = (writer.fileType.chapters == .track ? [] : carryChapters(into: pipe)) + leftOut.left
         var inputs: [Int: AssetWriterInput] = [:]
@@ -152,7 +148,7 @@ struct TrackMirror {
             pipe.reader?.timeRange = timeRange
             pipe.sessionStartTime = timeRange.start
             pipe.sessionEndTime = timeRange.end
-        } else if asset.isComposition, asset.duration.isNumeric, asset.duration > .zero {
+        } else if structure.isCut, asset.duration.isNumeric, asset.duration > .zero {
             // (a clip's last frame may outlast its range: the file ends with the timeline)
             pipe.sessionEndTime = asset.duration
         }
@@ -169,7 +165,7 @@ struct TrackMirror {
         }
         carryTimecodes(leftOut.timecodes, into: inputs)
         let groups = self.groups(inputs, notes: &pipe.notes)
-        if writer.fileType.chapters == .track, !asset.isISOBMFF, !asset.chapters.isEmpty {
+        if writer.fileType.chapters == .track, structure.chapters != .track, !asset.chapters.isEmpty {
             ordered.append(try addChapterTrack(to: pipe, referredToBy: ordered))
         }
         carryAssociations(between: inputs, notes: &pipe.notes)
@@ -234,7 +230,7 @@ struct TrackMirror {
     private func connectPair(for track: AssetTrack, plan: TrackPlan, ranged: Bool, to pipe: SamplePipe) throws -> AssetWriterInput {
         let (output, input) = pair(for: track, plan: plan, ranged: ranged, writer: pipe.writer)
         if ranged {
-            let cut = try TrackCut(track: track, range: timeRange)
+            let cut = try cuts[track.trackID] ?? TrackCut(track: track, range: timeRange)
             output.cut = cut
             input.cut = cut
         }
@@ -264,10 +260,10 @@ struct TrackMirror {
         output.alwaysCopiesSampleData = false
         let input = AssetWriterInput(copying: track)
         if ranged { input.segments = nil }
-        input.sharesEquivalentDescriptions = asset.isComposition
+        input.sharesEquivalentDescriptions = asset.source.structure.isCut
         // Audio from other containers is timed in samples in MP4 (its timestamps, often in
         // milliseconds, move by less than a tick).
-        if !asset.isISOBMFF, writer.fileType.timesSoundInSamples, track.mediaType == .audio,
+        if !asset.source.structure.timesSoundInSamples, writer.fileType.timesSoundInSamples, track.mediaType == .audio,
            let rate = track.formatDescriptions.first?.sampleRate, rate >= 1, rate <= Double(Int32.max) {
             input.mediaTimeScale = rate.rounded(saturating: Int32.self, .towardZero) ?? 1
         }
@@ -280,7 +276,7 @@ struct TrackMirror {
     /// with a warning; returns them (they are not copied as tracks).
     private func carryChapters(into pipe: SamplePipe) -> [AssetTrack] {
         // The container's own chapters (Matroska's, read through libavformat) go across as they are.
-        if !asset.isISOBMFF, !asset.isComposition, !asset.chapters.isEmpty {
+        if asset.source.structure.chapters == .list, !asset.chapters.isEmpty {
             if pipe.writer.fileType.chapters == .list {
                 pipe.writer.chapters += asset.chapters
             } else {

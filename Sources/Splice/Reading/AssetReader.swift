@@ -166,7 +166,7 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
                 let open = { (span: MediaSpan) in try session.makeCursor(for: track, span: span, copiesSampleData: copies) }
                 let cut = output.cut
                 var read = cut?.read ?? range
-                if output.outputSettings != nil, cut == nil, !output.presentsMediaTimeline, range != .everything, !asset.isComposition {
+                if output.outputSettings != nil, cut == nil, !output.presentsMediaTimeline, range != .everything, !asset.source.structure.isCut {
                     // (from a sync sample whose pictures have recovered by the start)
                     read = TimeRange(start: try track.decodingStart(showing: range.start), end: range.end)
                 }
@@ -174,7 +174,7 @@ public final class AssetReader: @unchecked Sendable {   // state under `lock`
                                                             : TimelineCursor(track: track, timeRange: read, carriesPreroll: cut == nil, open: open)
                 if let settings = output.outputSettings {
                     let decoding: any DecodedSampleCursor
-                    if cut == nil, !asset.isComposition, let spans = EditsDecodingCursor.spans(of: track, in: range) {
+                    if cut == nil, !asset.source.structure.isCut, let spans = EditsDecodingCursor.spans(of: track, in: range) {
                         decoding = EditsDecodingCursor(spans: spans) { span in
                             let read = TimeRange(start: try track.decodingStart(showing: span.start), end: span.end)
                             return try session.makeDecodingCursor(for: track, timeline: TimelineCursor(track: track, timeRange: read, open: open),

@@ -93,10 +93,10 @@ final class TextConversion: SampleStage {
         if packetFormat == nil {
             packetFormat = target
             header = streamHeader(format, target: target)
-            if fileType == .webm, target == .webvtt {
+            if !fileType.keepsSubtitleHeaders, target == .webvtt {
                 let document = SubtitleDocument(cues: [], webVTTHeader: String(decoding: Self.sourceHeader(format), as: UTF8.self))
                 lost.formUnion(CueLosses.kinds(in: document, to: .webVTT(keepsHeader: false)))
-                if !lost.isEmpty { lostTarget = "WebM (WebVTT)" }
+                if !lost.isEmpty { lostTarget = "\(fileType.title) (WebVTT)" }
             }
         }
         if format.codec == "wvtt" { return wvttPackets(sample, timescale: timescale) }
@@ -113,7 +113,8 @@ final class TextConversion: SampleStage {
         }
         if cue.text.isEmpty, cue.markup == nil { return [] }
         switch target {
-        case .webvtt: noteLosses(cue, source: source, to: .webVTT(keepsHeader: fileType != .webm), name: fileType == .webm ? "WebM (WebVTT)" : "WebVTT")
+        case .webvtt: noteLosses(cue, source: source, to: .webVTT(keepsHeader: fileType.keepsSubtitleHeaders),
+                                name: fileType.keepsSubtitleHeaders ? "WebVTT" : "\(fileType.title) (WebVTT)")
         case .ass: noteLosses(cue, source: source, to: .ass, name: "ASS")
         default: noteLosses(cue, source: source, to: .srt, name: target == .text ? "plain text" : "SRT")
         }
@@ -155,7 +156,7 @@ final class TextConversion: SampleStage {
     private func streamHeader(_ format: FormatDescription, target: SubtitlePacketFormat) -> [UInt8] {
         switch target {
         case .ass where format.codecName == "ass": return format.parameters.extradata
-        case .webvtt where fileType != .webm && (format.codec == "wvtt" || format.codecName == "webvtt"): return Self.sourceHeader(format)
+        case .webvtt where fileType.keepsSubtitleHeaders && (format.codec == "wvtt" || format.codecName == "webvtt"): return Self.sourceHeader(format)
         default: return []
         }
     }
