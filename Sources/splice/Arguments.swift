@@ -164,7 +164,7 @@ struct ParsedArguments {
                                   Without --cut, what cannot be cut smart falls back (with edit
                                   lists into MP4/MOV, at sync samples elsewhere), saying so; a
                                   mode given is honoured or refused (exit 65, nothing written).
-        """ + (last.map { "\n" + String(repeating: " ", count: 26) + $0 } ?? "")
+        """ + (last.map { "\n" + optionHelp("", $0) } ?? "")
     }
 
     /// `--cut smart|exact|keyframe`, when given.

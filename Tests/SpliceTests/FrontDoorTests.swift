@@ -53,7 +53,7 @@ struct FrontDoorTests {
         Job(name: "remux to .ts", output: "r.ts", arguments: ["remux", s, "OUT", "--exclude-tracks", "subtitle,text"], streams: "video audio audio audio"),
         Job(name: "remux to .avi", output: "r.avi", arguments: ["remux", s, "OUT", "--exclude-tracks", "subtitle,text"], streams: "video audio audio audio"),
         Job(name: "remux to .webm", output: "r.webm", arguments: ["remux", s, "OUT"], streams: nil,
-            refusal: "track 1: webm files cannot hold h264; mp4, mkv, ts, avi can (leave it out: --exclude-tracks 1)"),
+            refusal: "track 1: webm files cannot hold h264; mp4, mkv, ts, avi, flv can (leave it out: --exclude-tracks 1)"),
     ]
 
     /// Music, a recording, a photo and the bundled French subtitles, made once.

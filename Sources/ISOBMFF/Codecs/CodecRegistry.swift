@@ -192,14 +192,14 @@ public enum CodecRegistry {
         CodecEntry(["opus"], .audio, types: ["Opus"], encoder: "libopus",
                    write: { p, _ in
                        var q = p
-                       q.sampleRate = 48000
+                       q.sampleRate = CodecFacts.of("opus")?.sampleRate ?? 48000
                        return (SampleEntryBuilder.audio("Opus", q, try OpusConfiguration.dOps(p)), .none)
                    },
                    read: { c, p in
                        guard let dops = c.child("dOps"), let opus = OpusConfiguration(dOps: dops) else { return false }
                        p.codecName = "opus"
                        p.extradata = opus.head
-                       p.sampleRate = 48000
+                       p.sampleRate = CodecFacts.of("opus")?.sampleRate ?? 48000
                        p.initialPadding = opus.preSkip
                        return true
                    }),

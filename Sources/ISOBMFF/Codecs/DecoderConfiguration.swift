@@ -112,6 +112,23 @@ extension HEVCConfiguration: DecoderConfiguration {
 extension AV1Configuration: DecoderConfiguration {
     public var bitDepth: Int? { record[2] & 0x40 == 0 ? 8 : record[2] & 0x20 == 0 ? 10 : 12 }
 
+    /// seq_profile (0 Main, 1 High, 2 Professional).
+    public var profile: Int { Int(widening: record[1] >> 5) }
+
+    /// From `mono_chrome` and the subsampling bits: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4.
+    public var chromaFormat: Int? {
+        let b = record[2]
+        if b & 0x10 != 0 { return 0 }
+        switch (b & 0x08 != 0, b & 0x04 != 0) {
+        case (true, true): return 1
+        case (true, false): return 2
+        default: return 3
+        }
+    }
+
+    /// seq_level_idx (AV1 Annex A: 8 for level 4.0).
+    public var level: Int? { Int(widening: record[1] & 0x1F) }
+
     public var profileName: String? { ["Main", "High", "Professional"][safe: Int(widening: record[1] >> 5)] }
 }
 

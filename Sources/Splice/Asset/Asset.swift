@@ -82,9 +82,6 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     /// Whether the file is ISO-BMFF (MP4, MOV, M4A, …), read natively; else libavformat read it.
     public var isISOBMFF: Bool { source.isoMovie != nil }
 
-    /// Extensions read natively even when the content does not look like ISO-BMFF (to report why).
-    static let isoExtensions: Set<String> = ["mp4", "mov", "m4a", "m4v", "m4b", "3gp", "3g2", "qt"]
-
     /// What reading a damaged MP4/MOV with `salvage` left out or made up, one line each (empty
     /// for a sound file).
     public let salvageNotes: [String]
@@ -108,29 +105,7 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
         let path = url.path
         let loaded: LoadedAsset
         do {
-            let file = try ReadOnlyFile(path: path)
-            let prefix = try file.read(at: 0, count: Int(clamping: min(file.size, 16)))
-            if MovieFile.sniff(prefix) {
-                loaded = try ISOMovieSource.load(file, salvage: salvage)
-            } else if prefix.starts(with: [0x1A, 0x45, 0xDF, 0xA3]), let native = try? MatroskaSource.load(file) {
-                // Matroska/WebM of the common shape, read natively; anything else by libavformat.
-                loaded = native
-            } else {
-                // Not MP4/MOV by its first bytes: what libavformat finds in it by its content.
-                // What it takes for MP4/MOV (a damaged first box) is still read by the MP4 reader,
-                // or refused with its reason: libavformat's MOV demuxer sizes its index by the
-                // file's own counts (a 2.5 KB file once took 280 MB). A file named as an MP4/MOV
-                // that libavformat cannot read gets the MP4 reader's reason too.
-                let named = Asset.isoExtensions.contains(url.pathExtension.lowercased())
-                let probed: String?
-                do { probed = try InputFormatContext.probe(path: path) } catch { if named { probed = nil } else { throw error.mediaError } }
-                if let probed, !probed.contains("mov") {
-                    do { loaded = try FormatSource.load(path, format: probed) }   // (a Matroska file named `.mp4` too)
-                    catch where named { loaded = try ISOMovieSource.load(file, salvage: salvage) }
-                } else {
-                    loaded = try ISOMovieSource.load(file, salvage: salvage)
-                }
-            }
+            loaded = try SourceProber.load(try ReadOnlyFile(path: path), path: path, salvage: salvage)
         } catch let error as MediaError {
             throw error.inFile(path)
         }

@@ -172,10 +172,14 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
     /// A row for another of libavformat's muxers, to `register(_:)`: a file without edit lists,
     /// chapters or text subtitles, holding what the muxer says it holds (or `codecs`).
     /// - Parameters:
-    ///   - name: its first extension and name (`wav`); `extensions`: others.
+    ///   - name: its first extension and name (`wav`).
+    ///   - title: what people call it, for messages (`WAV`).
+    ///   - extensions: other extensions that name it.
     ///   - muxer: libavformat's name for the muxer (`ffmpeg -muxers` lists them).
     ///   - holdsSoundOnly: copies refuse video, exports leave it out.
+    ///   - codecs: the codecs it holds; nil: what the muxer says it holds.
     ///   - audio: the codec exports encode sound to when the preset's cannot go in the file.
+    ///   - video: the codec exports encode video to when the preset's cannot go in the file.
     public init(_ name: String, title: String, extensions: [String] = [], muxer: String, holdsSoundOnly: Bool = false,
                 codecs: Set<String>? = nil, audio: AudioEncodingSettings.Codec = .aac, video: VideoEncodingSettings.Codec? = .h264) {
         self.init(name.lowercased(), title, extensions: extensions.map { $0.lowercased() }, writer: .libavformat(muxer),

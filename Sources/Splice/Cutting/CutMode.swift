@@ -101,7 +101,7 @@ extension AssetTrack {
                 }
             case (.audio, "opus") where !reencoding:
                 // (copied on the sound's 20 ms grid; nothing to encode the silence of a clip without any with)
-                guard format.parameters.extradata == first.parameters.extradata, format.sampleRate == 48000 else {
+                guard format.parameters.extradata == first.parameters.extradata, format.sampleRate == CodecFacts.of("opus")?.sampleRate.map(Double.init) else {
                     return "its clips' Opus differs in configuration"
                 }
                 if cutSpans(in: range).contains(where: { $0.track == nil }) { return "a clip has no Opus sound" }

@@ -13,7 +13,8 @@ import ISOBMFF
 /// of the copied sound after it, so that the overlapping transforms of copied and encoded frames
 /// represent the same signal and their aliasing cancels.
 final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // state under `lock`
-    static let frame = 1024
+    /// AAC's frame, in samples.
+    static let frame = CodecFacts.aac.frameSamples ?? 1024
     /// The crossfade at a join: 256 samples (5.3 ms at 48 kHz), unless a transition asks for more.
     static let crossfade = 256
     /// Samples of each join's linear crossfade, centred on it.
@@ -70,7 +71,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
               let channels = first.codecName == "aac" ? SmartAudioSource.channels(of: source) : source.channelCount, channels > 0, channels <= 8 else {
             throw MediaError(.unsupported, "smart cut copies AAC sound (and Opus, whole packets)")
         }
-        let frame = first.codecName == "opus" ? 960 : SmartAudioSource.frame
+        let frame = CodecFacts.of(first.codecName)?.frameSamples ?? SmartAudioSource.frame
         self.frame = frame
         guard let rate = sampleRate.rounded(saturating: Int.self, .towardZero) else { throw MediaError(.unsupported, "smart cut copies AAC sound") }
         self.rate = rate

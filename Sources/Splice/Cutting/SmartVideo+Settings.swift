@@ -4,7 +4,9 @@ import ISOBMFF
 
 /// What a smart cut re-encodes with, per codec: the source's codec, profile, bit depth and
 /// chroma format (its colour follows the decoded pictures), a fixed thread count (the same
-/// bytes on every machine) and a quality well above the eye's threshold.
+/// bytes on every machine: a smart cut's output must not depend on the cores it ran on, so its
+/// encoders are never left to count them, unlike an export's) and a quality well above the
+/// eye's threshold.
 extension SmartVideoSource {
     /// Why the frames of `track` cannot be re-encoded to match (a codec without an encoder
     /// here; a profile the encoders do not make: lossless H.264, 12-bit H.264, HEVC's 16-bit
@@ -41,7 +43,7 @@ extension SmartVideoSource {
         }
         var v = VideoEncodingSettings(codec: hevc ? .hevc : .h264, quality: .crf(hevc ? 20 : 18), pixelFormat: pixels)
         v.preset = "medium"
-        v.options["threads"] = "4"
+        v.options["threads"] = "4"   // (fixed, never the machine's count: the same bytes on every machine)
         if let avc = config as? AVCConfiguration {
             let profiles: [Int: String] = [66: "baseline", 77: "main", 88: "main", 100: "high", 110: "high10", 122: "high422", 244: "high444"]
             guard let profile = profiles[avc.profile], depth <= 10 else {
@@ -97,9 +99,10 @@ extension SmartVideoSource {
 
     /// AV1's Main profile (4:2:0 and monochrome-free, 8 or 10 bits: what SVT-AV1 encodes), from `av1C`.
     private static func av1Settings(for track: AssetTrack) throws -> VideoEncodingSettings {
-        let record = track.formatDescriptions.first?.parameters.extradata ?? []
-        guard record.count >= 4, record[0] == 0x81 else { throw MediaError(.unsupported, "its AV1 has no configuration record") }
-        let profile = record[1] >> 5, highBitDepth = record[2] & 0x40 != 0, twelve = record[2] & 0x20 != 0, mono = record[2] & 0x10 != 0
+        guard let config = track.formatDescriptions.first?.parameters.configuration as? AV1Configuration, let depth = config.bitDepth else {
+            throw MediaError(.unsupported, "its AV1 has no configuration record")
+        }
+        let profile = config.profile, highBitDepth = depth > 8, twelve = depth == 12, mono = config.chromaFormat == 0
         guard profile == 0, !twelve, !mono else {
             throw MediaError(.unsupported, "smart cut re-encodes AV1 in the Main profile (4:2:0, 8 and 10 bits; this is seq_profile \(profile)"
                              + (twelve ? ", 12 bits" : "") + (mono ? ", monochrome" : "") + ")")

@@ -37,7 +37,7 @@ extension ExportPlan {
             let widest = mixedTracks.compactMap { $0.formatDescriptions.first?.channelCount }.max()
             let rate = settings.audioSampleRate ?? ((first?.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000), channels = settings.audioChannelCount ?? widest ?? 2
             let codec = encodedAudioCodec
-            let bitRate = [.flac, .alac].contains(codec) ? nil : (settings.audioBitRate ?? settings.preset.audioBitRate ?? 192_000)
+            let bitRate = CodecFacts.of(codec.rawValue)?.isLossless == true ? nil : (settings.audioBitRate ?? settings.preset.audioBitRate ?? 192_000)
             return .mix(mixedTracks, mix, AudioOutputSettings(sampleFormat: .f32, isInterleaved: true, sampleRate: rate, channelCount: channels),
                         .audio(AudioEncodingSettings(codec: codec, sampleRate: rate, channelCount: channels, bitRate: bitRate)))
         case .audio:
@@ -55,7 +55,7 @@ extension ExportPlan {
             }
             return .encode(.audio(AudioOutputSettings(sampleRate: settings.audioSampleRate, channelCount: settings.audioChannelCount)),
                            .audio(AudioEncodingSettings(codec: codec, sampleRate: settings.audioSampleRate, channelCount: settings.audioChannelCount,
-                                                        bitRate: [.flac, .alac].contains(codec) ? nil : target)))
+                                                        bitRate: CodecFacts.of(codec.rawValue)?.isLossless == true ? nil : target)))
         default:
             // (a sound-only file keeps the sound, and the chapters where it has a chapter track)
             let soundOnly = settings.preset == .appleM4A || type?.holdsSoundOnly == true

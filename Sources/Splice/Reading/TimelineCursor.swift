@@ -72,13 +72,13 @@ final class TimelineCursor: SampleCursor {
     /// The packets before a cut a decoder of the track needs (ISO/IEC 14496-12's roll distance):
     /// AAC's overlapped transform needs the one before.
     static func preroll(of track: AssetTrack) -> Int {
-        track.mediaType == .audio && track.codecName == "aac" ? 1 : 0
+        track.mediaType == .audio ? CodecFacts.of(track.codecName)?.prerollPackets ?? 0 : 0
     }
 
     /// The media `packets` AAC packets of `track` span (1024 samples each), in its timescale.
     static func prerollSpan(of track: AssetTrack, packets: Int) -> MediaTime {
         guard packets > 0, let rate = track.formatDescriptions.first?.sampleRate, rate > 0 else { return .zero }
-        return MediaTime(seconds: Double(packets * 1024) / rate, preferredTimescale: track.naturalTimeScale).convertScale(track.naturalTimeScale, method: .up)
+        return MediaTime(seconds: Double(packets * SmartAudioSource.frame) / rate, preferredTimescale: track.naturalTimeScale).convertScale(track.naturalTimeScale, method: .up)
     }
 
     /// The most edits × samples a track's timeline is built from.

@@ -50,17 +50,17 @@ public struct TrackCut: Sendable, Hashable {
         return TrackCut(shown: TimeRange(start: read.start, end: end), read: TimeRange(start: read.start, end: end))
     }
 
-    /// Whether an end of `range` falls inside one of `track`'s 1024-sample audio frames (AAC,
+    /// Whether an end of `range` falls inside one of `track`'s audio frames (AAC's 1024 samples,
     /// counted from the media time its edit list starts at): such a cut cannot be copied
     /// sample-exactly, and the audio is re-encoded.
     static func cutsInsideAFrame(_ range: TimeRange, of track: AssetTrack) -> Bool {
         let shown = range == .everything ? track.timeRange : range.intersection(track.timeRange)
         guard shown != track.timeRange, let rate = track.formatDescriptions.first?.sampleRate, rate > 0 else { return false }
         let priming = track.segments.first(where: { !$0.isEmpty })?.source.map { $0.start.seconds * rate } ?? 0
-        let trackStart = track.timeRange.start
+        let trackStart = track.timeRange.start, frame = Double(CodecFacts.aac.frameSamples ?? 1024)
         for t in [shown.start, shown.end] where t > trackStart && t < track.timeRange.end {
             let samples = (t - trackStart).seconds * rate + priming
-            if abs(samples - (samples / 1024).rounded() * 1024) > 0.5 { return true }
+            if abs(samples - (samples / frame).rounded() * frame) > 0.5 { return true }
         }
         return false
     }

@@ -111,7 +111,7 @@ final class EncodingStage: SampleStage, @unchecked Sendable {   // state under `
     /// The rate audio is encoded at: Opus's 48 kHz, the settings', or the source's — AAC above
     /// 48 kHz (bits spent on what no one hears, not played everywhere) at 48 kHz.
     private func encodedRate(_ a: AudioEncodingSettings, source: Int) -> Int {
-        if a.codec == .opus { return 48000 }
+        if let rate = CodecFacts.of(a.codec.rawValue)?.sampleRate { return rate }
         if let rate = a.sampleRate { return rate }
         guard a.codec == .aac, source > 48000 else { return source }
         notes.append("\(track): \(source) Hz audio is encoded as AAC at 48000 Hz")
