@@ -3,6 +3,7 @@
 //   make bench            (= swift build -c release && .build/release/splice-bench)
 //   BENCH_ONLY=goals make bench      (the goals table only: Goals.swift)
 //   SPLICE_BENCH_BASELINE=/other/build/splice make bench   (that build measured too, runs alternating)
+//   BENCH_ONLY=baseline SPLICE_BENCH_BASELINE=/other/build/splice make bench   (the two builds only: Baseline.swift)
 //
 // First the goals table (Goals.swift): each job against the ffmpeg command it is measured by,
 // interleaved rounds after a warm-up, medians of wall time, CPU time and peak RSS, and peak RSS
@@ -198,6 +199,12 @@ func sampleCount(_ path: String) -> Int {
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
 func fmt(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }
 
+if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "baseline" {
+    guard let baseline else { fatalError("BENCH_ONLY=baseline compares with SPLICE_BENCH_BASELINE=/path/to/other/splice") }
+    baselineRows(media: media, binary: binary, baseline: baseline,
+                 rounds: max(3, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 9))
+    exit(0)
+}
 let goalRounds = max(5, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 5)
 goalRows(media: media, binary: binary, rounds: goalRounds)
 if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "goals" { exit(0) }

@@ -128,12 +128,18 @@ struct ParsedArguments {
     /// One option's help: `name` in the first columns, `text` wrapped beside it — for text that
     /// holds lists made from the `FileType` rows.
     static func optionHelp(_ name: String, _ text: String, column: Int = 26, width: Int = 92) -> String {
-        var lines: [String] = [], line = "  " + name + String(repeating: " ", count: max(1, column - 2 - name.count))
+        wrapped(text, first: "  " + name + String(repeating: " ", count: max(1, column - 2 - name.count)),
+                indent: String(repeating: " ", count: column), width: width)
+    }
+
+    /// `text` wrapped to `width` columns, its first line after `first`, the others after `indent`.
+    static func wrapped(_ text: String, first: String = "", indent: String = "", width: Int = 84) -> String {
+        var lines: [String] = [], line = first
         var empty = true
         for word in text.split(separator: " ") {
             if !empty, line.count + 1 + word.count > width {
                 lines.append(line)
-                line = String(repeating: " ", count: column)
+                line = indent
                 empty = true
             }
             line += (empty ? "" : " ") + word

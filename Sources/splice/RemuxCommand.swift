@@ -13,11 +13,11 @@ enum RemuxCommand: Command {
     static let help = """
         OVERVIEW: \(abstract)
 
-        Copies every sample of every track, byte for byte, into a new file. MP4, MOV,
-        M4A and M4V are written natively and keep the track structure: alternate groups
-        and their default tracks, track associations (fall, forc, folw, chap, …),
-        enabled flags, languages and elng tags, names, and edit lists. Matroska (.mkv,
-        .mka), WebM, MPEG-TS, AVI and Ogg are read and written through libavformat.
+        \(ParsedArguments.wrapped("Copies every sample of every track, byte for byte, into a new file. MP4, MOV, M4A and M4V are "
+            + "written natively and keep the track structure: alternate groups and their default tracks, track associations (fall, "
+            + "forc, folw, chap, …), enabled flags, languages and elng tags, names, and edit lists. "
+            + FileType.listing(FileType.allCases.filter { !$0.keepsBoxes }, "and") + " files are written through libavformat, "
+            + "which reads every other container too."))
 
         Between containers the bitstream changes only where the target requires it:
         H.264/HEVC start codes become NAL lengths in MP4 (and back in TS), AAC loses its

@@ -13,6 +13,9 @@ public struct AV1Configuration: Sendable {
         self.record = record
     }
 
+    /// The record's configOBUs (after its 4 bytes): the sequence header, and metadata OBUs.
+    public var configOBUs: [UInt8] { Array(record.dropFirst(4)) }
+
     /// The record for a stream whose first OBUs (Matroska's CodecPrivate, or the first packet)
     /// include a sequence header.
     static func record(fromOBUs b: [UInt8]) throws -> [UInt8] {

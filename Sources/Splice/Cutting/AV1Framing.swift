@@ -1,5 +1,6 @@
 import Foundation
 import MediaCore
+import ISOBMFF
 
 /// AV1 samples of a smart cut: each sync sample carries the sequence header OBU it was coded
 /// with (AV1 bitstream §7.5: a new coded video sequence starts at a key frame with its sequence
@@ -36,7 +37,7 @@ enum AV1Framing {
     /// The sequence header OBU of a description's extradata — an `av1C` record's configOBUs
     /// (after its 4 bytes), or OBUs as they are (an encoder's) — or nil.
     static func sequenceHeader(in extradata: [UInt8]) -> [UInt8]? {
-        let configOBUs = extradata.first == 0x81 ? Array(extradata.dropFirst(4)) : extradata
+        let configOBUs = AV1Configuration(record: extradata)?.configOBUs ?? extradata
         return obus(configOBUs)?.first { $0.type == 1 }.map { Array(configOBUs[$0.range]) }
     }
 

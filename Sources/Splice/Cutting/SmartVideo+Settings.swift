@@ -75,6 +75,7 @@ extension SmartVideoSource {
                                  + "8, 10 and 12 profiles (this is \(profileName))")
             }
             v.profile = profile
+            // (fixed pools and frame threads, never the machine's: the same bytes on every machine)
             v.options["x265-params"] = "pools=4:frame-threads=2:level-idc=\(String(format: "%.1f", Double(hevcConfig.level ?? 0) / 30))"
         } else {
             throw MediaError(.unsupported, "its \(track.codecName) has no configuration record, which smart cut copies")
@@ -92,7 +93,7 @@ extension SmartVideoSource {
             throw MediaError(.unsupported, "smart cut re-encodes VP9 in profiles 0 and 2 (4:2:0, 8 and 10 bits; this is profile \(profile), \(bitDepth) bits)")
         }
         var v = VideoEncodingSettings(codec: .vp9, quality: .crf(16), pixelFormat: bitDepth > 8 ? .yuv420p10le : .yuv420p)
-        v.options = ["deadline": "good", "cpu-used": "2", "threads": "4", "tile-columns": "0"]
+        v.options = ["deadline": "good", "cpu-used": "2", "threads": "4", "tile-columns": "0"]   // (fixed threads: the same bytes anywhere)
         v.frameRate = frameRate(of: track)
         return v
     }

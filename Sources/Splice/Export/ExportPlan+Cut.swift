@@ -18,7 +18,7 @@ extension ExportPlan {
         case .smartCut(reencodes: false):
             let moved = try SmartVideoSource.keyframeRange(of: video, range)
             guard moved != range else { return nil }
-            let why = settings.cutMode == .keyframe ? nil : video.smartCutProblem(in: range).map {
+            let why = settings.cutMode == .keyframe ? nil : smartCutProblem(of: video).map {
                 ": track \(video.trackID) cannot be cut smart (\($0)), and .\(type.rawValue) files have no edit lists"
             }
             return (moved, ExportPlan.movedNote(from: range, to: moved, what: name) + (why ?? ""))
@@ -28,7 +28,7 @@ extension ExportPlan {
             let moved = TimeRange(start: range.start <= video.timeRange.start ? range.start : cut.start,
                                   end: range.end >= video.timeRange.end ? range.end : cut.end)
             guard moved != range else { return nil }
-            let why = video.smartCutProblem(in: range).map { "track \(video.trackID) cannot be cut smart (\($0)), and " } ?? ""
+            let why = smartCutProblem(of: video).map { "track \(video.trackID) cannot be cut smart (\($0)), and " } ?? ""
             return (moved, ExportPlan.movedNote(from: range, to: moved, what: name) + ": \(why).\(type.rawValue) files have no edit lists")
         default: return nil
         }
@@ -47,7 +47,7 @@ extension ExportPlan {
         case .smart:
             for track in asset.tracks(withMediaType: .video) where settings.trackSelection.includes(track) {
                 if case .leaveOut = plan(of: track) { continue }
-                guard let problem = track.smartCutProblem(in: requestedRange) else { continue }
+                guard let problem = smartCutProblem(of: track) else { continue }
                 var error = MediaError(.unsupported, "track \(track.trackID) cannot be cut smart: \(problem); cut "
                                        + (type.hasEditLists ? "exact or keyframe" : "keyframe"), file: output)
                 error.trackID = track.trackID
@@ -75,7 +75,7 @@ extension ExportPlan {
         notes += asset.tracks.compactMap { track in
             // (a video track into a file without edit lists: in keyframeRange's note)
             guard case .copy = plan(of: track), type.hasEditLists ? [.video, .audio].contains(track.mediaType) : track.mediaType == .audio,
-                  let problem = track.smartCutProblem(in: requestedRange) else { return nil }
+                  let problem = smartCutProblem(of: track) else { return nil }
             return "track \(track.trackID) is cut " + (type.hasEditLists ? "with edit lists" : "at its packets") + " (not \(mode.rawValue)): \(problem)"
         }
         return notes

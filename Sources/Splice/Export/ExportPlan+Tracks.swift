@@ -50,7 +50,7 @@ extension ExportPlan {
                 && (settings.audioChannelCount.map { $0 == track.formatDescriptions.first?.channelCount } ?? true)
             if !unfit, codec == .aac, track.codecName == "aac", settings.audioBitRate == nil, sameFormat,
                Double(track.estimatedDataRate) <= Double(target) * 1.02, !TrackCut.cutsInsideAFrame(ExportPlan.exportedRange(of: asset, settings), of: track),
-               track.backing.composedSegments == nil {
+               !asset.source.structure.isCut {
                 return .copy
             }
             return .encode(.audio(AudioOutputSettings(sampleRate: settings.audioSampleRate, channelCount: settings.audioChannelCount)),
@@ -74,10 +74,10 @@ extension ExportPlan {
         // misplayed (held on the last picture, or the next clip pulled early), so it is cut smart.
         if mode == .exact, track.showsBlack(in: range) { mode = .smart }
         guard mode != .exact else { return nil }
-        if track.smartCutProblem(in: range, reencoding: mode == .smart) == nil { return .smartCut(reencodes: mode == .smart) }
+        if smartCutProblem(of: track, reencoding: mode == .smart) == nil { return .smartCut(reencodes: mode == .smart) }
         // Without edit lists, what smart cut cannot re-encode gets a keyframe cut (video at sync
         // samples; Opus sound in whole packets, placed within half a packet of the picture).
-        if mode == .smart, type?.hasEditLists == false, track.smartCutProblem(in: range, reencoding: false) == nil {
+        if mode == .smart, type?.hasEditLists == false, smartCutProblem(of: track, reencoding: false) == nil {
             return .smartCut(reencodes: false)
         }
         return nil
@@ -183,6 +183,6 @@ extension AssetTrack {
     /// Whether this composed video track has a stretch without media (a clip without picture)
     /// in `range`, which is shown black.
     func showsBlack(in range: TimeRange) -> Bool {
-        mediaType == .video && backing.composedSegments != nil && cutSpans(in: range).contains { $0.track == nil }
+        mediaType == .video && origin.source.structure.isCut && cutSpans(in: range).contains { $0.track == nil }
     }
 }

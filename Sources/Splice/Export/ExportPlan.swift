@@ -64,6 +64,15 @@ struct ExportPlan {
     private(set) var notes: [String] = []
     /// Why `fileType` cannot hold what this export writes; nil when it can.
     private(set) var refusal: Refusal?
+    /// Why each track cannot be cut smart (`AssetTrack.smartCutProblem`, which for VP9 reads the
+    /// file), asked once per track and mode.
+    private let smartCutProblems = SmartCutProblems()
+
+    /// Why `track` cannot be cut smart over `requestedRange` (re-encoding, or copying whole GOPs
+    /// only), or nil; each answer found once per plan.
+    func smartCutProblem(of track: AssetTrack, reencoding: Bool = true) -> String? {
+        smartCutProblems.answer(track.trackID, reencoding) { track.smartCutProblem(in: requestedRange, reencoding: reencoding) }
+    }
 
     /// What exporting `asset` with `settings` into `fileType` would write, decided without
     /// reading the file (`supportedFileTypes`, `estimatedOutputFileLength`): the tracks' plans,
@@ -119,6 +128,19 @@ struct ExportPlan {
 
     /// Whether something is cut: a range, or a composition's segments of other files.
     var cutsSomething: Bool { asset.source.structure.isCut || requestedRange != .everything }
+}
+
+/// The answers of `ExportPlan.smartCutProblem`, kept while the plan is made and read (on the
+/// thread that makes it).
+private final class SmartCutProblems {
+    private var answers: [Int: [Bool: String?]] = [:]
+
+    func answer(_ trackID: Int, _ reencoding: Bool, _ find: () -> String?) -> String? {
+        if let known = answers[trackID]?[reencoding] { return known }
+        let found = find()
+        answers[trackID, default: [:]][reencoding] = .some(found)
+        return found
+    }
 }
 
 extension ExportPlan {

@@ -22,7 +22,7 @@ import FFmpegBridge
 /// `passthrough` is frame-exact through edit lists (nothing is re-encoded). The output is written
 /// to a temporary file and renamed into place only on success: a failed or cancelled export
 /// leaves nothing.
-public final class ExportSession: @unchecked Sendable {   // settings @Guarded; state under `lock`
+public final class ExportSession: @unchecked Sendable {   // settings in `box`, notes and handler @Guarded; state under `lock`
     /// Where an export is (AVFoundation's `AVAssetExportSession.Status`, without `waiting`).
     public enum Status: Sendable, Hashable {
         /// Not started.
@@ -128,8 +128,9 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
 
     /// The settings above, under one lock: an export plans from one snapshot of them.
     private let box: Locked<ExportPlan.Settings>
-    /// How many plans `run()` made (one per export).
-    private(set) var plansMade = 0
+    /// How many plans `run()` made (one per export; tests count them).
+    var plansMade: Int { lock.withLock { _plansMade } }
+    private var _plansMade = 0
     private let lock = NSLock()
     private var _status = Status.unknown
     private var _error: MediaError?
@@ -249,7 +250,7 @@ public final class ExportSession: @unchecked Sendable {   // settings @Guarded; 
         }()
         try OutputFile.checkDestination(outputURL.path, replacing: settings.replacesExistingFile, inputs: inputFiles.map(\.path))
         var plan = ExportPlan(asset: asset, settings: settings, fileType: fileType)
-        plansMade += 1
+        lock.withLock { _plansMade += 1 }
         try plan.check()
         try plan.findCuts()
         let reader = try AssetReader(asset: asset)
