@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import MediaCore
 
 /// Anything that hands out sample buffers in decode order: a reader's track output, a subtitle reader…
@@ -17,18 +18,17 @@ extension AssetReaderTrackOutput: SampleBufferSource {}
 /// let source = SampleBufferSequence(samples)
 /// while let sample = source.copyNextSampleBuffer() { … }
 /// ```
-public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable {   // `iterator` under `lock`
-    private let lock = NSLock()
-    private var iterator: AnyIterator<SampleBuffer>
+public final class SampleBufferSequence: SampleBufferSource, Sendable {
+    private let iterator: Mutex<AnyIterator<SampleBuffer>>
 
     /// A source handing out `samples` in order.
-    public init<S: Sequence>(_ samples: S) where S.Element == SampleBuffer {
+    public init<S: Sequence>(_ samples: sending S) where S.Element == SampleBuffer {
         var it = samples.makeIterator()
-        iterator = AnyIterator { it.next() }
+        iterator = Mutex(AnyIterator { it.next() })
     }
 
     public func copyNextSampleBuffer() -> SampleBuffer? {
-        lock.withLock { iterator.next() }
+        iterator.withLock { $0.next() }
     }
 }
 
