@@ -1,12 +1,11 @@
 import Foundation
-import Synchronization
 @_exported import Splice
 
 /// AVFoundation's export session over Splice's `ExportSession`: a failable initializer by preset
 /// name, `outputFileType`, an `AVAudioMix`, `Float` progress, `.waiting` among the statuses,
 /// `exportAsynchronously(completionHandler:)` and `export()`. `session` is Splice's, for what
 /// Splice adds (cut modes, codecs, warnings).
-public final class AVAssetExportSession: Sendable {
+public final class AVAssetExportSession: @unchecked Sendable {   // the session is thread-safe; `lock` guards `started`
     /// Where an export stands.
     public enum Status: Int, Sendable {
         /// Not started.
@@ -25,8 +24,8 @@ public final class AVAssetExportSession: Sendable {
 
     /// Splice's session.
     public let session: ExportSession
-    /// Whether an export was asked for (`status` says `.waiting` until it runs).
-    private let started = Mutex(false)
+    private let lock = NSLock()
+    private var started = false
 
     /// An export of `asset` with the preset named `presetName` (`AVAssetExportPresetMediumQuality`);
     /// nil when no preset has that name.
@@ -68,12 +67,8 @@ public final class AVAssetExportSession: Sendable {
     public var metadata: [AVMetadataItem]? { get { session.metadata } set { session.metadata = newValue } }
     /// How the video tracks are drawn into one (overlays, layers).
     public var videoComposition: AVVideoComposition? { get { session.videoComposition } set { session.videoComposition = newValue } }
-    /// The audio mix, copied when set (AVFoundation's `copy` property): changing the mix
-    /// afterwards does not change the export; set it again. Reading it gives a copy too.
-    public var audioMix: AVAudioMix? {
-        get { session.audioMix.map(AVAudioMix.init) }
-        set { session.audioMix = newValue?.mix }
-    }
+    /// The audio mix: its parameters as they are when the export starts.
+    public var audioMix: AVAudioMix?
     /// The output's size in bytes, estimated.
     public var estimatedOutputFileLength: Int64 { session.estimatedOutputFileLength }
 
@@ -83,7 +78,7 @@ public final class AVAssetExportSession: Sendable {
     /// Where the export stands.
     public var status: Status {
         switch session.status {
-        case .unknown: started.withLock { $0 } ? .waiting : .unknown
+        case .unknown: lock.withLock { started } ? .waiting : .unknown
         case .exporting: .exporting
         case .completed: .completed
         case .failed: .failed
@@ -110,6 +105,7 @@ public final class AVAssetExportSession: Sendable {
     public func cancelExport() { session.cancelExport() }
 
     private func prepare() {
-        started.withLock { $0 = true }
+        lock.withLock { started = true }
+        if let audioMix { session.audioMix = audioMix.mix }
     }
 }

@@ -69,7 +69,7 @@ extension CommandLine {
         }
         if let v = args.firstIndex(of: "--sync") {
             args.remove(at: v)
-            Terminal.syncsToDisk = true
+            OutputFile.syncsToDisk = true
         }
         guard let first = args.first else {
             Terminal.error(mainHelp)

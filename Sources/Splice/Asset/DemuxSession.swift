@@ -1,14 +1,13 @@
 import Foundation
-import Synchronization
 import MediaCore
 import FFmpegBridge
 
 /// One reader's libavformat input: a demuxer shared by the reader's outputs (each stream queued
 /// until its output asks), and what was wrong with the input but read anyway.
-final class DemuxSession: ReadSession, Sendable {
-    /// (It locks itself.)
+final class DemuxSession: ReadSession, @unchecked Sendable {   // `cursors` under `lock`; the demuxer locks itself
     private let demuxer: PacketDemuxer
-    private let cursors = Mutex<[(trackID: Int, cursor: DemuxedSampleCursor)]>([])
+    private let lock = NSLock()
+    private var cursors: [(trackID: Int, cursor: DemuxedSampleCursor)] = []
 
     /// - Parameter input: the file, opened and probed.
     /// - Parameter seconds: where to start reading (see `PacketDemuxer`).
@@ -25,7 +24,7 @@ final class DemuxSession: ReadSession, Sendable {
         timeline.initialPadding = backing.stream.codec.initialPadding
         timeline.reordersFrames = backing.stream.codec.reorderDelay > 0
         let cursor = DemuxedSampleCursor(timeline: timeline, demuxer: demuxer)
-        cursors.withLock { $0.append((track.trackID, cursor)) }
+        lock.withLock { cursors.append((track.trackID, cursor)) }
         return cursor
     }
 
@@ -33,7 +32,7 @@ final class DemuxSession: ReadSession, Sendable {
     /// (repeated messages once, with a count; at most 20 in all).
     func warnings() -> [String] {
         var warnings: [String] = []
-        for (trackID, cursor) in cursors.withLock({ $0 }) {
+        for (trackID, cursor) in lock.withLock({ cursors }) {
             let (n, largest) = cursor.repairs
             warnings += DemuxSession.timingWarnings(trackID: trackID, dropped: cursor.droppedPackets, repaired: n, largestRepair: largest)
         }
@@ -61,25 +60,24 @@ extension ReadSession {
 }
 
 /// One stream's samples from a shared demuxer.
-final class DemuxedSampleCursor: SampleCursor, Sendable {
-    private let timeline: Mutex<PacketTimeline>
-    private let stream: Int
+final class DemuxedSampleCursor: SampleCursor, @unchecked Sendable {   // `timeline` under `lock`
+    private var timeline: PacketTimeline
     private let demuxer: PacketDemuxer
+    private let lock = NSLock()
 
-    init(timeline: sending PacketTimeline, demuxer: PacketDemuxer) {
-        stream = timeline.stream
-        self.timeline = Mutex(timeline)
+    init(timeline: PacketTimeline, demuxer: PacketDemuxer) {
+        self.timeline = timeline
         self.demuxer = demuxer
     }
 
     /// Packets left out because their decode time went back.
-    var droppedPackets: Int { timeline.withLock { $0.droppedPackets } }
+    var droppedPackets: Int { lock.withLock { timeline.droppedPackets } }
     /// Packets whose times were put in order, and the largest change in seconds.
-    var repairs: (count: Int, largest: Double) { timeline.withLock { ($0.repairedPackets, $0.largestRepair) } }
+    var repairs: (count: Int, largest: Double) { lock.withLock { (timeline.repairedPackets, timeline.largestRepair) } }
 
     func next() throws -> SampleBuffer? {
-        try timeline.withLock { try $0.next(from: demuxer) }
+        try lock.withLock { try timeline.next(from: demuxer) }
     }
 
-    func close() { demuxer.close(stream: stream) }
+    func close() { demuxer.close(stream: timeline.stream) }
 }

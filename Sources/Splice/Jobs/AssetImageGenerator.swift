@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import MediaCore
 import FFmpegBridge
 
@@ -12,39 +11,19 @@ import FFmpegBridge
 /// let (image, actualTime) = try generator.image(at: MediaTime(seconds: 1.5, preferredTimescale: 600))
 /// try AssetImageGenerator.pngData(image).write(to: url)
 /// ```
-public final class AssetImageGenerator: Sendable {
+public final class AssetImageGenerator: @unchecked Sendable {   // settings @Guarded; the rest immutable
     /// The asset the pictures come from.
     public let asset: Asset
     /// The largest size of an image (aspect ratio kept, never scaled up); nil: the video's size.
-    public var maximumSize: Dimensions? { get { setting(\.maximumSize) } set { set(\.maximumSize, newValue) } }
+    @Guarded public var maximumSize: Dimensions? = nil
     /// Whether images are turned upright by the track's transform (90°, 180°, 270° rotations).
-    public var appliesPreferredTrackTransform: Bool {
-        get { setting(\.appliesPreferredTrackTransform) }
-        set { set(\.appliesPreferredTrackTransform, newValue) }
-    }
+    @Guarded public var appliesPreferredTrackTransform: Bool = false
     /// How far before the requested time the picture may be. Decoding is always
     /// frame-exact, so these only bound what is acceptable; zero (the default) asks for the
     /// frame shown at the time.
-    public var requestedTimeToleranceBefore: MediaTime {
-        get { setting(\.toleranceBefore) }
-        set { set(\.toleranceBefore, newValue) }
-    }
+    @Guarded public var requestedTimeToleranceBefore: MediaTime = MediaTime.zero
     /// How far after the requested time the picture may be (zero by default; see `requestedTimeToleranceBefore`).
-    public var requestedTimeToleranceAfter: MediaTime {
-        get { setting(\.toleranceAfter) }
-        set { set(\.toleranceAfter, newValue) }
-    }
-
-    /// The settings, under one lock: a picture is made from one snapshot of them.
-    private struct Settings {
-        var maximumSize: Dimensions?
-        var appliesPreferredTrackTransform = false
-        var toleranceBefore = MediaTime.zero
-        var toleranceAfter = MediaTime.zero
-    }
-    private let settings = Mutex(Settings())
-    private func setting<T: Sendable>(_ path: KeyPath<Settings, T>) -> T { settings.withLock { $0[keyPath: path] } }
-    private func set<T: Sendable>(_ path: WritableKeyPath<Settings, T>, _ value: T) { settings.withLock { $0[keyPath: path] = value } }
+    @Guarded public var requestedTimeToleranceAfter: MediaTime = MediaTime.zero
 
     /// A generator of `asset`'s pictures (its first enabled video track's).
     public init(asset: Asset) {
@@ -63,9 +42,8 @@ public final class AssetImageGenerator: Sendable {
         let start = max(.zero, time - lead)
         let reader = try AssetReader(asset: asset)
         reader.timeRange = TimeRange(start: start, end: time + MediaTime(value: 1, timescale: 1000))
-        let chosen = settings.withLock { $0 }
-        let decoded = VideoOutputSettings(pixelFormat: .rgba, maximumWidth: chosen.maximumSize?.width, maximumHeight: chosen.maximumSize?.height)
-        let output = AssetReaderTrackOutput(track: track, outputSettings: .video(decoded))
+        let settings = VideoOutputSettings(pixelFormat: .rgba, maximumWidth: maximumSize?.width, maximumHeight: maximumSize?.height)
+        let output = AssetReaderTrackOutput(track: track, outputSettings: .video(settings))
         try reader.add(output)
         guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read", file: asset.filePath()) }
         var shown: SampleBuffer?
@@ -77,7 +55,7 @@ public final class AssetImageGenerator: Sendable {
             throw MediaError(.invalidData, "no picture at \(String(format: "%.3f", time.seconds)) s (the video lasts \(String(format: "%.3f", track.timeRange.end.seconds)) s)",
                              file: asset.filePath())
         }
-        let upright = chosen.appliesPreferredTrackTransform ? image.rotated(clockwise: track.preferredTransform.rotationDegrees ?? 0) : image
+        let upright = appliesPreferredTrackTransform ? image.rotated(clockwise: track.preferredTransform.rotationDegrees ?? 0) : image
         return (upright, frame.presentationTimeStamp)
     }
 

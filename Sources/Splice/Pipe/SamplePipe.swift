@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import MediaCore
 
 /// Anything that hands out sample buffers in decode order: a reader's track output, a subtitle reader…
@@ -18,17 +17,18 @@ extension AssetReaderTrackOutput: SampleBufferSource {}
 /// let source = SampleBufferSequence(samples)
 /// while let sample = source.copyNextSampleBuffer() { … }
 /// ```
-public final class SampleBufferSequence: SampleBufferSource, Sendable {
-    private let iterator: Mutex<AnyIterator<SampleBuffer>>
+public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable {   // `iterator` under `lock`
+    private let lock = NSLock()
+    private var iterator: AnyIterator<SampleBuffer>
 
     /// A source handing out `samples` in order.
-    public init<S: Sequence>(_ samples: sending S) where S.Element == SampleBuffer {
+    public init<S: Sequence>(_ samples: S) where S.Element == SampleBuffer {
         var it = samples.makeIterator()
-        iterator = Mutex(AnyIterator { it.next() })
+        iterator = AnyIterator { it.next() }
     }
 
     public func copyNextSampleBuffer() -> SampleBuffer? {
-        iterator.withLock { $0.next() }
+        lock.withLock { iterator.next() }
     }
 }
 
