@@ -21,7 +21,6 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
     /// WebVTT streams, whose packets come as WebM blocks hold cues (identifier, settings, payload lines).
     private var webVTTStreams: Set<Int> = []
     public let formatName: String
-    private let startCodeCodecs: Set<String>
 
     /// The position-keeping writer behind the AVIO callbacks.
     private final class Sink {
@@ -52,13 +51,10 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
     }
 
     /// Starts a `formatName` muxer (`matroska`, `webm`, `mpegts`, `avi`, …) writing into `file`.
-    /// - Parameter startCodeCodecs: the codecs (`h264`, `hevc`) whose NAL-length packets the
-    ///   muxer takes with start codes only: each goes through libavcodec's `*_mp4toannexb` filter.
-    public init(formatName: String, file: OutputFile, startCodeCodecs: Set<String> = []) throws(FFmpegError) {
+    public init(formatName: String, file: OutputFile) throws(FFmpegError) {
         try FFmpegLibraries.load()
         _ = FFmpegLog.installed
         self.formatName = formatName
-        self.startCodeCodecs = startCodeCodecs
         sink = Sink(file: file)
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         try check(avformat_alloc_output_context2(&ctx, nil, formatName, nil), "no muxer named '\(formatName)'")
@@ -135,9 +131,13 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
     ///   `timeBase(ofStream:)`).
     /// - Parameter frameRate: frames per second of a constant-rate video stream (Matroska's
     ///   `DefaultDuration`, from which readers know each block's duration).
+    /// - Parameter toStartCodes: the packets have NAL lengths and `extradata` is an H.264/HEVC
+    ///   configuration record (the caller read it), but the muxer takes start codes only (AVI,
+    ///   MPEG-TS): each packet goes through libavcodec's `*_mp4toannexb` filter, which also
+    ///   puts the parameter sets in band.
     /// - Throws: `.unsupported` when FFmpeg does not know the codec.
     public func addStream(_ codec: CodecParameters, metadata: StreamMetadata, timeBase: (num: Int32, den: Int32),
-                          frameRate: (num: Int32, den: Int32)? = nil) throws -> Int {
+                          frameRate: (num: Int32, den: Int32)? = nil, toStartCodes: Bool = false) throws -> Int {
         guard let st = avformat_new_stream(context, nil), let par = st.pointee.codecpar else {
             throw MediaError(.io, "cannot add a stream")
         }
@@ -157,10 +157,8 @@ public final class OutputFormatContext: @unchecked Sendable {   // confined: use
         if metadata.isHearingImpaired { disposition |= AV_DISPOSITION_HEARING_IMPAIRED }
         if metadata.isVisualImpaired { disposition |= AV_DISPOSITION_VISUAL_IMPAIRED }
         st.pointee.disposition = disposition
-        // Muxers that take H.264/HEVC with start codes only (AVI, MPEG-TS): libavcodec's mp4toannexb
-        // filters turn NAL lengths and avcC/hvcC into start codes and in-band parameter sets.
         // (The MPEG-TS muxer would add one filter by itself, with the first configuration only.)
-        if startCodeCodecs.contains(codec.codecName), codec.extradata.first == 1 {
+        if toStartCodes {
             let index = Int(widening: st.pointee.index)
             filterInputs[index] = ("\(codec.codecName)_mp4toannexb", codec, st.pointee.time_base)
             let ctx = try filter(stream: index, configuration: codec.extradata)

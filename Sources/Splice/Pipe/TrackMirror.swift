@@ -230,7 +230,9 @@ struct TrackMirror {
     private func connectPair(for track: AssetTrack, plan: TrackPlan, ranged: Bool, to pipe: SamplePipe) throws -> AssetWriterInput {
         let (output, input) = pair(for: track, plan: plan, ranged: ranged, writer: pipe.writer)
         if ranged {
-            let cut = try cuts[track.trackID] ?? TrackCut(track: track, range: timeRange)
+            guard let cut = cuts[track.trackID] else {
+                throw MediaError(.invalidOperation, "the export plan has no cut for track \(track.trackID)")
+            }
             output.cut = cut
             input.cut = cut
         }

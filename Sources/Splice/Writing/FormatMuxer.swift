@@ -33,7 +33,7 @@ final class FormatMuxer: Muxer {
          metadata: [MetadataItem] = []) throws {
         self.metadata = metadata
         do {
-            context = try OutputFormatContext(formatName: muxerName, file: file, startCodeCodecs: fileType.startCodeCodecs)
+            context = try OutputFormatContext(formatName: muxerName, file: file)
         } catch { throw error.mediaError }
         self.fileType = fileType
         formatName = muxerName
@@ -205,7 +205,10 @@ final class FormatMuxer: Muxer {
             // AVI counts video time in frames, an index entry a tick: in a finer time base its
             // muxer writes empty frames between the real ones (1,725 of them in 3 s at 1/600).
             let timeBase = fileType == .avi ? rate.map { ($0.den, $0.num) } ?? (1, scale) : (1, scale)
-            let index = try context.addStream(codec, metadata: metadata, timeBase: timeBase, frameRate: rate)
+            // NAL lengths and an avcC/hvcC record, for a muxer that takes start codes only.
+            let toStartCodes = fileType.startCodeCodecs.contains(codec.codecName) && codec.configuration != nil
+            let index = try context.addStream(codec, metadata: metadata, timeBase: timeBase, frameRate: rate,
+                                              toStartCodes: toStartCodes)
             // Presentation on the movie timeline: the first edit's shift, less the session start.
             var shift = MediaTime.zero - session.start
             if let first = input.segments?.first(where: { !$0.isEmpty }), let source = first.source {
