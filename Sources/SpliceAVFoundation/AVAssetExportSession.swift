@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
 @_exported import Splice
 
 /// AVFoundation's export session over Splice's `ExportSession`: a failable initializer by preset
 /// name, `outputFileType`, an `AVAudioMix`, `Float` progress, `.waiting` among the statuses,
 /// `exportAsynchronously(completionHandler:)` and `export()`. `session` is Splice's, for what
 /// Splice adds (cut modes, codecs, warnings).
-public final class AVAssetExportSession: @unchecked Sendable {   // the session is thread-safe; `lock` guards `started`
+public final class AVAssetExportSession: Sendable {
     /// Where an export stands.
     public enum Status: Int, Sendable {
         /// Not started.
@@ -24,8 +25,8 @@ public final class AVAssetExportSession: @unchecked Sendable {   // the session 
 
     /// Splice's session.
     public let session: ExportSession
-    private let lock = NSLock()
-    private var started = false
+    /// Whether an export was asked for (`status` says `.waiting` until it runs).
+    private let started = Mutex(false)
 
     /// An export of `asset` with the preset named `presetName` (`AVAssetExportPresetMediumQuality`);
     /// nil when no preset has that name.
@@ -67,8 +68,12 @@ public final class AVAssetExportSession: @unchecked Sendable {   // the session 
     public var metadata: [AVMetadataItem]? { get { session.metadata } set { session.metadata = newValue } }
     /// How the video tracks are drawn into one (overlays, layers).
     public var videoComposition: AVVideoComposition? { get { session.videoComposition } set { session.videoComposition = newValue } }
-    /// The audio mix: its parameters as they are when the export starts.
-    public var audioMix: AVAudioMix?
+    /// The audio mix, copied when set (AVFoundation's `copy` property): changing the mix
+    /// afterwards does not change the export; set it again. Reading it gives a copy too.
+    public var audioMix: AVAudioMix? {
+        get { session.audioMix.map(AVAudioMix.init) }
+        set { session.audioMix = newValue?.mix }
+    }
     /// The output's size in bytes, estimated.
     public var estimatedOutputFileLength: Int64 { session.estimatedOutputFileLength }
 
@@ -78,7 +83,7 @@ public final class AVAssetExportSession: @unchecked Sendable {   // the session 
     /// Where the export stands.
     public var status: Status {
         switch session.status {
-        case .unknown: lock.withLock { started } ? .waiting : .unknown
+        case .unknown: started.withLock { $0 } ? .waiting : .unknown
         case .exporting: .exporting
         case .completed: .completed
         case .failed: .failed
@@ -105,7 +110,6 @@ public final class AVAssetExportSession: @unchecked Sendable {   // the session 
     public func cancelExport() { session.cancelExport() }
 
     private func prepare() {
-        lock.withLock { started = true }
-        if let audioMix { session.audioMix = audioMix.mix }
+        started.withLock { $0 = true }
     }
 }

@@ -92,8 +92,10 @@ public let AVAssetExportPresetHEVCHighestQuality = ExportPreset.hevcHighestQuali
 /// The sound only, as AAC in an M4A.
 public let AVAssetExportPresetAppleM4A = ExportPreset.appleM4A.rawValue
 
-/// How the audio tracks are mixed (AVFoundation's `AVAudioMix`).
-public class AVAudioMix: @unchecked Sendable {   // set up on one thread, then read by an export
+/// How the audio tracks are mixed (AVFoundation's `AVAudioMix`). Set up on one thread (it is
+/// not `Sendable`); an export session takes a copy of it (`AVAssetExportSession.audioMix`), as
+/// AVFoundation's does.
+public class AVAudioMix {
     /// Each track's volumes.
     public var inputParameters: [AVAudioMixInputParameters] = []
 
@@ -102,16 +104,23 @@ public class AVAudioMix: @unchecked Sendable {   // set up on one thread, then r
 
     /// Splice's mix of these parameters.
     public var mix: AudioMix { AudioMix(inputParameters: inputParameters.map(\.parameters)) }
+
+    /// A mix of Splice's `mix`'s parameters (a copy: changing one does not change the other).
+    public convenience init(_ mix: AudioMix) {
+        self.init()
+        inputParameters = mix.inputParameters.map(AVAudioMixInputParameters.init(parameters:))
+    }
 }
 
 /// A mix one builds (AVFoundation's `AVMutableAudioMix`).
-public final class AVMutableAudioMix: AVAudioMix, @unchecked Sendable {
+public final class AVMutableAudioMix: AVAudioMix {
     /// AVFoundation's factory.
     public static func audioMix() -> AVMutableAudioMix { AVMutableAudioMix() }
 }
 
 /// One track's volumes (AVFoundation's `AVAudioMixInputParameters`).
-public class AVAudioMixInputParameters: @unchecked Sendable {   // set up on one thread, then read
+/// Set up on one thread (it is not `Sendable`), as its mix.
+public class AVAudioMixInputParameters {
     /// Splice's parameters, as set so far.
     public var parameters: AudioMixInputParameters
 
@@ -123,6 +132,8 @@ public class AVAudioMixInputParameters: @unchecked Sendable {   // set up on one
 
     init(trackID: CMPersistentTrackID) { parameters = AudioMixInputParameters(trackID: trackID) }
 
+    init(parameters: AudioMixInputParameters) { self.parameters = parameters }
+
     /// The volume at `time`'s setting: its start and end volumes and range (nil before the
     /// first, where the volume is 1).
     public func getVolumeRamp(for time: CMTime) -> (startVolume: Float, endVolume: Float, timeRange: CMTimeRange)? {
@@ -132,7 +143,7 @@ public class AVAudioMixInputParameters: @unchecked Sendable {   // set up on one
 
 /// Volumes one sets (AVFoundation's `AVMutableAudioMixInputParameters`): a volume holds until
 /// the next setting, a ramp is linear and its end volume holds after it.
-public final class AVMutableAudioMixInputParameters: AVAudioMixInputParameters, @unchecked Sendable {
+public final class AVMutableAudioMixInputParameters: AVAudioMixInputParameters {
     /// Parameters for no track yet (set `trackID`).
     public convenience init() { self.init(trackID: kCMPersistentTrackID_Invalid) }
     /// Parameters for `track` (an asset's track).

@@ -69,7 +69,7 @@ extension CommandLine {
         }
         if let v = args.firstIndex(of: "--sync") {
             args.remove(at: v)
-            OutputFile.syncsToDisk = true
+            Terminal.syncsToDisk = true
         }
         guard let first = args.first else {
             Terminal.error(mainHelp)

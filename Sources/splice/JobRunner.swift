@@ -18,6 +18,7 @@ enum JobRunner {
     /// Runs `session` with progress and Ctrl-C, and reports its notes, warnings and output.
     static func export(_ session: ExportSession, _ args: ParsedArguments) throws -> Int32 {
         session.replacesExistingFile = args.has("--force")
+        session.syncsToDisk = Terminal.syncsToDisk
         session.shouldOptimizeForNetworkUse = args.has("--faststart")
         let announced = session.notes.count
         for note in session.notes { Terminal.note(note) }

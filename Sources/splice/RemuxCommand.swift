@@ -84,6 +84,7 @@ enum RemuxCommand: Command {
         let pipe = try SamplePipe.mirroring(asset, to: writtenURL, fileType: outputType, keeping: selection)
         pipe.writer.shouldOptimizeForNetworkUse = args.flags.contains("--faststart")
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
+        pipe.writer.syncsToDisk = Terminal.syncsToDisk
 
         let interrupted = try JobRunner.run(output: outputURL, mediaSeconds: asset.duration.seconds, json: false,
                                             install: { pipe.progressHandler = $0 }, cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }

@@ -71,6 +71,9 @@ enum Signals {
 enum Terminal {
     /// `--quiet`: no summary line and no notes; warnings and errors still go to stderr.
     nonisolated(unsafe) static var isQuiet = false
+    /// `--sync`: every output of this run is flushed to disk before it is put in place (set
+    /// once, before any job starts; each job's writer is told).
+    nonisolated(unsafe) static var syncsToDisk = false
 
     /// A job's one line on success, on stdout (not with `--quiet`).
     static func summary(_ line: String) {

@@ -121,6 +121,7 @@ enum SubtitlesCommand: Command {
         }
         let (pipe, warnings) = try SamplePipe.addingSubtitles(tracks, to: asset, outputURL: outputURL, keeping: try args.trackSelection(of: asset))
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
+        pipe.writer.syncsToDisk = Terminal.syncsToDisk
         for w in warnings { Terminal.error("warning: \(w)\n") }
         try Signals.whileRunning(cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
         for note in pipe.notes { Terminal.note(note) }
@@ -165,7 +166,7 @@ enum SubtitlesCommand: Command {
         if let lost = CueLosses.warning(for: document, to: target, targetName: outputPath, file: "track \(track.trackID)") {
             Terminal.error("warning: \(lost)\n")
         }
-        let output = try OutputFile(destination: outputPath, replacing: args.flags.contains("--force"))
+        let output = try OutputFile(destination: outputPath, replacing: args.flags.contains("--force"), syncing: Terminal.syncsToDisk)
         try output.write(Data(SubtitleFile.render(document, format: format).utf8))
         try output.commit()
         Terminal.summary("\(outputPath): \(document.cues.count) cue\(document.cues.count == 1 ? "" : "s") of track \(track.trackID) (\(track.languageCode ?? "und"))")

@@ -47,7 +47,7 @@ enum ThumbnailCommand: Command {
         let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
         let cancelled = Locked(false)
         let images = try Signals.whileRunning(cancel: { cancelled.withLock { $0 = true } }) {
-            try generator.writeImages(at: times, to: paths, replacing: args.has("--force"), isCancelled: { cancelled.withLock { $0 } })
+            try generator.writeImages(at: times, to: paths, replacing: args.has("--force"), syncing: Terminal.syncsToDisk, isCancelled: { cancelled.withLock { $0 } })
         }
         let shown = images.map { String(format: "%.3f", $0.actualTime.seconds) }.joined(separator: ", ")
         if let first = images.first {

@@ -126,9 +126,8 @@ struct ThreadSafetyTests {
         let track = try #require(try Asset(url: try Self.clip.get()).tracks.first)
         for prefetching in [false, true] {
             let source = GatedCursor()
-            let cursor: any SampleCursor = prefetching ? PrefetchingCursor(source, capacity: 2, damagedPackets: { 0 }) : source
             let output = AssetReaderTrackOutput(track: track)
-            output.start(cursor)
+            if prefetching { output.start(PrefetchingCursor(.init(cursor: source, decoding: nil), capacity: 2)) } else { output.start(source) }
             let reading = DispatchSemaphore(value: 0)
             DispatchQueue.global().async {
                 _ = output.copyNextSampleBuffer()

@@ -15,7 +15,7 @@ import Glibc
 /// A file that replaces another is flushed to disk (`fsync`) before it takes the other's place,
 /// so that a crash cannot leave the destination empty where it held the old content. A new
 /// file is left to the kernel's writeback, as `cp` and `ffmpeg` leave theirs, unless
-/// `syncsToDisk` is set.
+// it is made `syncing`.
 public final class OutputFile: @unchecked Sendable {   // confined: used under its writer's lock
     /// The path the file gets on `commit()`.
     public let destination: String
@@ -26,27 +26,20 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
     private var fd: Int32
     private let replacing: Bool
     private var done = false
-    /// Whether `commit()` flushes the file to disk: every file with `syncsToDisk`, else a file
-    /// that replaces one.
+    /// Whether `commit()` flushes the file to disk: a file made `syncing`, or one that replaces one.
     private let flushes: Bool
 
-    private static let syncing = Locked(false)
-    /// Whether every output of this process is flushed to disk (`fsync`, and its directory's
-    /// entry) before it is put in place, so that it survives a power loss from then on: for a
-    /// program that deletes a job's inputs once it is done. Off by default: flushing costs a
-    /// remux about a fifth of its time (the bench's MKV → MP4), and a new file that a crash
-    /// cuts short costs only a rerun. Files that replace others are flushed either way. The
-    /// command line's `--sync`.
-    public static var syncsToDisk: Bool {
-        get { syncing.value }
-        set { syncing.withLock { $0 = newValue } }
-    }
-
     /// Creates the temporary file in the destination's directory.
-    /// - Parameter replacing: whether `commit()` may replace an existing destination.
+    /// - Parameters:
+    ///   - replacing: whether `commit()` may replace an existing destination.
+    ///   - syncing: flush the file to disk (`fsync`, and its directory's entry) before it is put
+    ///     in place, so that it survives a power loss from then on: for a program that deletes a
+    ///     job's inputs once it is done. Off by default: flushing costs a remux about a fifth of
+    ///     its time (the bench's MKV → MP4), and a new file that a crash cuts short costs only a
+    ///     rerun. A file that replaces another is flushed either way. The command line's `--sync`.
     /// - Throws: `.io` when the directory cannot be written, `.fileExists` when the
     ///   destination exists and `replacing` is false.
-    public init(destination: String, replacing: Bool) throws {
+    public init(destination: String, replacing: Bool, syncing: Bool = false) throws {
         self.destination = destination
         self.replacing = replacing
         var isDirectory: ObjCBool = false
@@ -54,7 +47,7 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
             if isDirectory.boolValue { throw MediaError(.invalidOperation, "is a directory", file: destination) }
             if !replacing { throw OutputFile.alreadyExists(destination) }
         }
-        flushes = OutputFile.syncsToDisk || FileManager.default.fileExists(atPath: destination)
+        flushes = syncing || FileManager.default.fileExists(atPath: destination)
         (fd, temporaryPath) = try OutputFile.createTemporary(beside: destination)
     }
 
@@ -262,7 +255,7 @@ public final class OutputFile: @unchecked Sendable {   // confined: used under i
     }
 
     /// Puts the file at the destination (renamed, or linked when it has no name yet), flushed to
-    /// disk first when it replaces a file or `syncsToDisk` is set.
+    /// disk first when it replaces a file or was made `syncing`.
     public func commit() throws {
         guard !done else { throw MediaError(.invalidOperation, "file is closed", file: destination) }
         let flush = flushes || (replacing && FileManager.default.fileExists(atPath: destination))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaCore
 import ISOBMFF
 import FFmpegBridge
@@ -15,7 +16,7 @@ import FFmpegBridge
 ///     print(group.alternateGroup, group.trackIDs, group.defaultTrack?.trackID ?? 0)
 /// }
 /// ```
-public final class Asset: @unchecked Sendable {   // `loadedChapters` under `lock`; the rest immutable
+public final class Asset: Sendable {
     /// The file the asset was opened from.
     public let url: URL
     /// Short container name: `mp4`, `mov`, `m4a`, `m4v`, `3gp`, or libavformat's demuxer name.
@@ -43,8 +44,8 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
 
     /// Where the samples come from.
     let source: any AssetSource
-    private let lock = NSLock()
-    private var loadedChapters: [Chapter]?
+    /// The chapters once read (`loadChapters()`).
+    private let loadedChapters = Mutex<[Chapter]?>(nil)
 
     /// The movie's chapters: the container's (Matroska and others read through libavformat), or
     /// the samples of the first chapter-list track (`chap`) of an MP4/MOV. Read once, on first use.
@@ -55,10 +56,10 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
     /// call tries again.
     /// - Throws: why the chapter track cannot be read.
     public func loadChapters() throws -> [Chapter] {
-        try lock.withLock {
-            if let loadedChapters { return loadedChapters }
+        try loadedChapters.withLock { loaded in
+            if let loaded { return loaded }
             let chapters = try source.containerChapters ?? ChapterTrack.chapters(of: self)
-            loadedChapters = chapters
+            loaded = chapters
             return chapters
         }
     }
@@ -127,10 +128,7 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
         salvageNotes = loaded.salvageNotes
         notes = loaded.notes
         let origin = AssetOrigin(url: url, format: format, duration: duration, startTime: startTime, source: source, salvageNotes: salvageNotes)
-        for t in tracks {
-            t.asset = self
-            t.origin = origin
-        }
+        for t in tracks { t.link.attach(self, origin) }
     }
 
     /// An asset again for a track whose `Asset` object is gone (`Asset(url:).tracks[0]` put
@@ -210,7 +208,7 @@ public final class Asset: @unchecked Sendable {   // `loadedChapters` under `loc
 /// What a track keeps of its asset, strongly (the asset holds its tracks, so a track holds its
 /// `Asset` weakly): enough to read its samples after the `Asset` object is gone, as an
 /// AVFoundation track can be.
-struct AssetOrigin: @unchecked Sendable {   // immutable
+struct AssetOrigin: Sendable {
     let url: URL
     let format: String
     let duration: MediaTime

@@ -89,7 +89,9 @@ extension ReadSession {
 }
 
 /// A track's samples in decode order.
-protocol SampleCursor: AnyObject {
+/// Not `Sendable`: a cursor is used by one thread at a time, and handed over (`sending`); its
+/// conformances are not tied to an isolation (`SendableMetatype`), so that one can be.
+protocol SampleCursor: AnyObject, SendableMetatype {
     /// The next sample, or nil at the end.
     func next() throws -> SampleBuffer?
     /// Stops early (the reader was cancelled or failed); frees what the cursor holds.

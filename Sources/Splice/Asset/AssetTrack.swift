@@ -1,8 +1,9 @@
 import MediaCore
+import Synchronization
 import ISOBMFF
 
 /// One track of an `Asset`: its media, language, flags, group, associations and edits.
-public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {   // immutable after init
+public final class AssetTrack: Sendable, CustomStringConvertible {
     /// The public properties of a track, as its source's loader fills them in.
     struct Properties {
         var trackID: Int
@@ -75,9 +76,11 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {   
 
     /// The asset the track belongs to; nil once that object is gone (the track itself stays
     /// readable: a composition takes it, and `AssetReader(asset: track.owningAsset)` reads it).
-    public internal(set) weak var asset: Asset?
+    public var asset: Asset? { link.asset }
     /// Its asset's file and source, kept for as long as the track lives.
-    var origin: AssetOrigin!
+    var origin: AssetOrigin { link.origin }
+    /// The asset and origin, made once when the asset is (`Asset.init`).
+    let link = AssetLink()
     /// The track's asset: `asset`, or, once that object is gone, one made again around the
     /// track alone (`Asset(reviving:)`).
     var owningAsset: Asset { asset ?? Asset(reviving: self) }
@@ -185,7 +188,7 @@ public final class AssetTrack: @unchecked Sendable, CustomStringConvertible {   
     var timelineShift: MediaTime {
         guard let first = segments.first(where: { !$0.isEmpty }), let source = first.source else {
             // (the origin's: a clip's `Asset` may be gone while a composition reads its track)
-            return .zero - (asset?.startTime ?? origin?.startTime ?? .zero)
+            return .zero - (asset?.startTime ?? link.attachedOrigin?.startTime ?? .zero)
         }
         return first.target.start - source.start
     }
@@ -200,4 +203,32 @@ public struct TrackGroup: Sendable {
     let members: [AssetTrack]
     /// The enabled track of the group (the one a player shows by default), if any.
     public var defaultTrack: AssetTrack? { members.first { $0.isEnabled } }
+}
+
+/// A track's way back to its asset, set once, when the asset that loaded the track is made: the
+/// asset weakly (it holds its tracks) and its origin strongly. An asset made again around the
+/// track (`Asset(reviving:)`) does not change it.
+final class AssetLink: Sendable {
+    private struct Link {
+        weak var asset: Asset?
+        var origin: AssetOrigin?
+    }
+    private let link = Mutex(Link())
+
+    /// Ties the track to `asset` and `origin`, the first time only.
+    func attach(_ asset: Asset, _ origin: AssetOrigin) {
+        link.withLock { if $0.origin == nil { ($0.asset, $0.origin) = (asset, origin) } }
+    }
+
+    /// The asset, while that object lives.
+    var asset: Asset? { link.withLock { $0.asset } }
+
+    /// The asset's file and source, once the asset has been made.
+    var attachedOrigin: AssetOrigin? { link.withLock { $0.origin } }
+
+    /// The asset's file and source (a track is read only once its asset has been made).
+    var origin: AssetOrigin {
+        guard let origin = attachedOrigin else { preconditionFailure("a track read before its asset was made") }
+        return origin
+    }
 }

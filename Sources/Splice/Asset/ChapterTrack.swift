@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaCore
 import ISOBMFF
 
@@ -40,7 +41,7 @@ enum ChapterTrack {
 
 /// The samples of a QuickTime chapter track: one per chapter (a 16-bit length and the UTF-8
 /// title), gaps between chapters as empty samples.
-final class ChapterSamples: SampleBufferSource, @unchecked Sendable {   // state under `lock`
+final class ChapterSamples: SampleBufferSource, Sendable {
     /// A QuickTime text sample entry, as QuickTime and ffmpeg write it for chapters. (Made anew
     /// each time: a `Data` kept in a global is reported as a leak by LeakSanitizer.)
     static var sampleEntry: Data { Data([
@@ -50,14 +51,15 @@ final class ChapterSamples: SampleBufferSource, @unchecked Sendable {   // state
         0x00, 0x0D, 0x66, 0x74, 0x61, 0x62, 0x00, 0x01, 0x00, 0x01, 0x00,
     ]) }
     let formatDescription = FormatDescription(mediaType: .text, codec: "text", sampleEntry: ChapterSamples.sampleEntry)
-    private let lock = NSLock()
-    private var samples: [(text: String, start: MediaTime, duration: MediaTime)] = []
+    /// The samples not yet handed out.
+    private let samples: Mutex<[(text: String, start: MediaTime, duration: MediaTime)]>
 
     /// Gaps shorter than this between a chapter's end and the next one's start are closed (the
     /// chapter runs on): Matroska files often end a chapter a millisecond before the next.
     static let smallestGap = MediaTime(value: 1, timescale: 10)
 
     init(_ chapters: [Asset.Chapter]) {
+        var samples: [(text: String, start: MediaTime, duration: MediaTime)] = []
         var t = MediaTime.zero
         let sorted = chapters.sorted(by: { $0.timeRange.start < $1.timeRange.start })
         for (i, c) in sorted.enumerated() {
@@ -70,10 +72,11 @@ final class ChapterSamples: SampleBufferSource, @unchecked Sendable {   // state
             samples.append((c.title, start, end - start))
             t = end
         }
+        self.samples = Mutex(samples)
     }
 
     func copyNextSampleBuffer() -> SampleBuffer? {
-        lock.withLock {
+        samples.withLock { samples in
             guard !samples.isEmpty else { return nil }
             let s = samples.removeFirst()
             let utf8 = Array(s.text.utf8.prefix(0xFFFF))

@@ -1,13 +1,14 @@
 import Foundation
+import Synchronization
 import MediaCore
 import FFmpegBridge
 
 /// One reader's libavformat input: a demuxer shared by the reader's outputs (each stream queued
 /// until its output asks), and what was wrong with the input but read anyway.
-final class DemuxSession: ReadSession, @unchecked Sendable {   // `cursors` under `lock`; the demuxer locks itself
+final class DemuxSession: ReadSession, Sendable {
+    /// (It locks itself.)
     private let demuxer: PacketDemuxer
-    private let lock = NSLock()
-    private var cursors: [(trackID: Int, cursor: DemuxedSampleCursor)] = []
+    private let cursors = Mutex<[(trackID: Int, cursor: DemuxedSampleCursor)]>([])
 
     /// - Parameter input: the file, opened and probed.
     /// - Parameter seconds: where to start reading (see `PacketDemuxer`).
@@ -24,7 +25,7 @@ final class DemuxSession: ReadSession, @unchecked Sendable {   // `cursors` unde
         timeline.initialPadding = backing.stream.codec.initialPadding
         timeline.reordersFrames = backing.stream.codec.reorderDelay > 0
         let cursor = DemuxedSampleCursor(timeline: timeline, demuxer: demuxer)
-        lock.withLock { cursors.append((track.trackID, cursor)) }
+        cursors.withLock { $0.append((track.trackID, cursor)) }
         return cursor
     }
 
@@ -32,7 +33,7 @@ final class DemuxSession: ReadSession, @unchecked Sendable {   // `cursors` unde
     /// (repeated messages once, with a count; at most 20 in all).
     func warnings() -> [String] {
         var warnings: [String] = []
-        for (trackID, cursor) in lock.withLock({ cursors }) {
+        for (trackID, cursor) in cursors.withLock({ $0 }) {
             let (n, largest) = cursor.repairs
             warnings += DemuxSession.timingWarnings(trackID: trackID, dropped: cursor.droppedPackets, repaired: n, largestRepair: largest)
         }
@@ -60,24 +61,25 @@ extension ReadSession {
 }
 
 /// One stream's samples from a shared demuxer.
-final class DemuxedSampleCursor: SampleCursor, @unchecked Sendable {   // `timeline` under `lock`
-    private var timeline: PacketTimeline
+final class DemuxedSampleCursor: SampleCursor, Sendable {
+    private let timeline: Mutex<PacketTimeline>
+    private let stream: Int
     private let demuxer: PacketDemuxer
-    private let lock = NSLock()
 
-    init(timeline: PacketTimeline, demuxer: PacketDemuxer) {
-        self.timeline = timeline
+    init(timeline: sending PacketTimeline, demuxer: PacketDemuxer) {
+        stream = timeline.stream
+        self.timeline = Mutex(timeline)
         self.demuxer = demuxer
     }
 
     /// Packets left out because their decode time went back.
-    var droppedPackets: Int { lock.withLock { timeline.droppedPackets } }
+    var droppedPackets: Int { timeline.withLock { $0.droppedPackets } }
     /// Packets whose times were put in order, and the largest change in seconds.
-    var repairs: (count: Int, largest: Double) { lock.withLock { (timeline.repairedPackets, timeline.largestRepair) } }
+    var repairs: (count: Int, largest: Double) { timeline.withLock { ($0.repairedPackets, $0.largestRepair) } }
 
     func next() throws -> SampleBuffer? {
-        try lock.withLock { try timeline.next(from: demuxer) }
+        try timeline.withLock { try $0.next(from: demuxer) }
     }
 
-    func close() { demuxer.close(stream: timeline.stream) }
+    func close() { demuxer.close(stream: stream) }
 }

@@ -6,7 +6,7 @@ import FFmpegBridge
 
 /// A file of any other container (MKV, WebM, MPEG-TS, AVI, …) read through libavformat: its
 /// streams become tracks whose samples are in ISO form (see `DemuxSession`).
-final class FormatSource: AssetSource, @unchecked Sendable {   // immutable after init
+final class FormatSource: AssetSource, Sendable {
     let path: String
     /// libavformat's demuxer name.
     let format: String

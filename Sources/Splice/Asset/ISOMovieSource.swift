@@ -4,7 +4,7 @@ import ISOBMFF
 
 /// An MP4/MOV/M4A/3GP file read natively: its `moov` parsed into tracks, its samples read
 /// through the sample tables (`ISOSampleCursor`).
-final class ISOMovieSource: AssetSource, ReadSession, @unchecked Sendable {   // immutable after init (reads use their own cursors)
+final class ISOMovieSource: AssetSource, ReadSession, Sendable {
     let movie: MovieFile
     let file: ReadOnlyFile
     var isoMovie: MovieFile? { movie }

@@ -13,7 +13,7 @@ import Matroska
 /// order, times in the segment's ticks, frames laced in a block timed as libavformat times them,
 /// and decode times of reordered video as libavformat derives them (the presentation times in
 /// order, a reorder delay behind).
-final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable after init
+final class MatroskaSource: AssetSource, Sendable {
     private let file: ReadOnlyFile
     let movieMetadata: [MetadataItem]
     var containerChapters: [Asset.Chapter]? { [] }
@@ -174,7 +174,7 @@ final class MatroskaSource: AssetSource, @unchecked Sendable {   // immutable af
 }
 
 /// What one reader reads of a Matroska file: a cursor per track, and what was put in order.
-final class MatroskaReadSession: ReadSession, @unchecked Sendable {   // immutable after init
+final class MatroskaReadSession: ReadSession, Sendable {
     private let file: ReadOnlyFile
     private let tracks: [AssetTrack]
 

@@ -1,6 +1,7 @@
 import Foundation
 import MediaCore
 import FFmpegBridge
+import Synchronization
 
 /// Several audio tracks mixed into one stream of PCM (AVFoundation's
 /// `AVAssetReaderAudioMixOutput`): each track decoded and converted to one rate and layout
@@ -13,29 +14,65 @@ import FFmpegBridge
 /// mixed.audioMix = mix
 /// try reader.add(mixed)
 /// ```
-public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sendable {   // settings @Guarded; mixing state under `lock`
+public final class AssetReaderAudioMixOutput: SampleBufferSource, Sendable {
     /// The tracks mixed.
     public let audioTracks: [AssetTrack]
     /// The PCM handed out; nil: 32-bit float, interleaved, at the first track's rate and channel count.
     public let audioSettings: AudioOutputSettings?
     /// The volume curves; nil: every track at 1. Set before reading.
-    @Guarded public var audioMix: AudioMix? = nil
+    public var audioMix: AudioMix? {
+        get { mix.withLock { $0 } }
+        set { mix.withLock { $0 = newValue } }
+    }
 
     /// Frames per buffer handed out.
     static let blockFrames = 1024
 
-    private let lock = NSLock()
     /// One decoding output per track, in the mix's common format (f32, interleaved).
     let outputs: [AssetReaderTrackOutput]
-    private let format: PCMBuffer.Format
-    private var inputs: [Input] = []
+    private let mix = Mutex<AudioMix?>(nil)
+    private let mixer: Mutex<Mixer>
+
+    /// An output mixing `audioTracks` (of the reader's asset) into PCM of `audioSettings`.
+    public init(audioTracks: [AssetTrack], audioSettings: AudioOutputSettings?) {
+        self.audioTracks = audioTracks
+        self.audioSettings = audioSettings
+        let first = audioTracks.first?.formatDescriptions.first
+        let rate = audioSettings?.sampleRate ?? ((first?.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000)
+        let channels = audioSettings?.channelCount ?? (first?.channelCount ?? 2)
+        let format = PCMBuffer.Format(sampleFormat: .f32, isPlanar: false, sampleRate: max(1, rate), channelCount: max(1, channels))
+        outputs = audioTracks.map { track in
+            AssetReaderTrackOutput(track: track, outputSettings: .audio(AudioOutputSettings(sampleFormat: .f32, isInterleaved: true,
+                                                                                          sampleRate: max(1, rate), channelCount: max(1, channels))))
+        }
+        mixer = Mutex(Mixer(outputs: outputs, trackIDs: audioTracks.map(\.trackID), format: format, audioSettings: audioSettings))
+    }
+
+    /// Samples the sum pushed past full scale (clipped when handed out), so far.
+    public var clippedSampleCount: Int { mixer.withLock { $0.clipped } }
+
+    /// The next mixed buffer (`blockFrames` frames, fewer at the end), or nil at the end (or when
+    /// reading failed: the reader's `status` says).
+    public func copyNextSampleBuffer() -> SampleBuffer? {
+        let mix = audioMix
+        return mixer.withLock { $0.next(mix: mix) }
+    }
+}
+
+/// The mixing state of an `AssetReaderAudioMixOutput`, behind its lock.
+private struct Mixer {
+    let outputs: [AssetReaderTrackOutput]
+    let trackIDs: [Int]
+    let format: PCMBuffer.Format
+    let audioSettings: AudioOutputSettings?
+    var inputs: [Input] = []
     /// The next frame to mix, in frames of `format.sampleRate` from the start of the timeline.
-    private var position: Int64?
-    private var clipped = 0
-    private var converter: AudioConverter?
+    var position: Int64?
+    var clipped = 0
+    var converter: AudioConverter?
 
     /// A track's decoded samples waiting to be mixed: interleaved, from frame `start` on.
-    private struct Input {
+    struct Input {
         var samples: [Float] = []
         var start: Int64 = 0
         var ended = false
@@ -45,62 +82,42 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
         var next: (first: Int64, values: [Float])?
     }
 
-    /// An output mixing `audioTracks` (of the reader's asset) into PCM of `audioSettings`.
-    public init(audioTracks: [AssetTrack], audioSettings: AudioOutputSettings?) {
-        self.audioTracks = audioTracks
-        self.audioSettings = audioSettings
-        let first = audioTracks.first?.formatDescriptions.first
-        let rate = audioSettings?.sampleRate ?? ((first?.sampleRate ?? 48000).rounded(saturating: Int.self) ?? 48000)
-        let channels = audioSettings?.channelCount ?? (first?.channelCount ?? 2)
-        format = PCMBuffer.Format(sampleFormat: .f32, isPlanar: false, sampleRate: max(1, rate), channelCount: max(1, channels))
-        outputs = audioTracks.map { track in
-            AssetReaderTrackOutput(track: track, outputSettings: .audio(AudioOutputSettings(sampleFormat: .f32, isInterleaved: true,
-                                                                                          sampleRate: max(1, rate), channelCount: max(1, channels))))
+    /// The next mixed buffer, the tracks' gains taken from `mix` on the first call.
+    mutating func next(mix: AudioMix?) -> SampleBuffer? {
+        if inputs.isEmpty {
+            inputs = trackIDs.map { Input(gain: mix?.parameters(forTrackID: $0)?.gain) }
         }
-    }
-
-    /// Samples the sum pushed past full scale (clipped when handed out), so far.
-    public var clippedSampleCount: Int { lock.withLock { clipped } }
-
-    /// The next mixed buffer (`blockFrames` frames, fewer at the end), or nil at the end (or when
-    /// reading failed: the reader's `status` says).
-    public func copyNextSampleBuffer() -> SampleBuffer? {
-        lock.withLock {
-            if inputs.isEmpty {
-                inputs = audioTracks.map { Input(gain: audioMix?.parameters(forTrackID: $0.trackID)?.gain) }
-            }
-            let channels = format.channelCount
-            let block = AssetReaderAudioMixOutput.blockFrames
-            for i in inputs.indices { fill(i, through: (position ?? 0) + Int64(widening: block)) }
-            if position == nil {
-                // The mix starts where the earliest track does.
-                position = inputs.filter { !$0.samples.isEmpty }.map(\.start).min() ?? 0
-                for i in inputs.indices { fill(i, through: position! + Int64(widening: block)) }
-            }
-            guard let at = position else { return nil }
-            let available = inputs.map { $0.start + Int64(widening: $0.samples.count / channels) }.max() ?? at
-            let frames = Int(widening: min(Int64(widening: block), max(0, available - at)))
-            guard frames > 0 else { return nil }
-            var sum = [Float](repeating: 0, count: frames * channels)
-            let time = Double(at) / Double(format.sampleRate)
-            for i in inputs.indices {
-                var part = take(i, from: at, frames: frames)
-                if let gain = inputs[i].gain {
-                    part.withUnsafeMutableBufferPointer { gain.apply(to: $0, frames: frames, channels: channels, time: time, sampleRate: Double(format.sampleRate)) }
-                }
-                for k in sum.indices { sum[k] += part[k] }
-            }
-            for k in sum.indices where abs(sum[k]) > 1 {
-                clipped += 1
-                sum[k] = sum[k] > 0 ? 1 : -1
-            }
-            position = at + Int64(widening: frames)
-            return hand(sum, frames: frames, at: at)
+        let channels = format.channelCount
+        let block = AssetReaderAudioMixOutput.blockFrames
+        for i in inputs.indices { fill(i, through: (position ?? 0) + Int64(widening: block)) }
+        if position == nil {
+            // The mix starts where the earliest track does.
+            position = inputs.filter { !$0.samples.isEmpty }.map(\.start).min() ?? 0
+            for i in inputs.indices { fill(i, through: position! + Int64(widening: block)) }
         }
+        guard let at = position else { return nil }
+        let available = inputs.map { $0.start + Int64(widening: $0.samples.count / channels) }.max() ?? at
+        let frames = Int(widening: min(Int64(widening: block), max(0, available - at)))
+        guard frames > 0 else { return nil }
+        var sum = [Float](repeating: 0, count: frames * channels)
+        let time = Double(at) / Double(format.sampleRate)
+        for i in inputs.indices {
+            var part = take(i, from: at, frames: frames)
+            if let gain = inputs[i].gain {
+                part.withUnsafeMutableBufferPointer { gain.apply(to: $0, frames: frames, channels: channels, time: time, sampleRate: Double(format.sampleRate)) }
+            }
+            for k in sum.indices { sum[k] += part[k] }
+        }
+        for k in sum.indices where abs(sum[k]) > 1 {
+            clipped += 1
+            sum[k] = sum[k] > 0 ? 1 : -1
+        }
+        position = at + Int64(widening: frames)
+        return hand(sum, frames: frames, at: at)
     }
 
     /// Pulls track `i`'s decoded samples until they reach frame `end` (or the track ends).
-    private func fill(_ i: Int, through end: Int64) {
+    private mutating func fill(_ i: Int, through end: Int64) {
         let channels = format.channelCount
         while inputs[i].start + Int64(widening: inputs[i].samples.count / channels) < end {
             if inputs[i].next == nil {
@@ -139,7 +156,7 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
     }
 
     /// Track `i`'s frames [`from`, `from + frames`), silence where it has none; drops what is taken.
-    private func take(_ i: Int, from: Int64, frames: Int) -> [Float] {
+    private mutating func take(_ i: Int, from: Int64, frames: Int) -> [Float] {
         let channels = format.channelCount
         var out = [Float](repeating: 0, count: frames * channels)
         let offset = Int(widening: from - inputs[i].start)
@@ -159,7 +176,7 @@ public final class AssetReaderAudioMixOutput: SampleBufferSource, @unchecked Sen
     }
 
     /// The mixed block as a sample buffer, in the format asked for.
-    private func hand(_ sum: [Float], frames: Int, at: Int64) -> SampleBuffer? {
+    private mutating func hand(_ sum: [Float], frames: Int, at: Int64) -> SampleBuffer? {
         let bytes = sum.withUnsafeBytes { Array($0) }
         var pcm = PCMBuffer(format: format, frameCount: frames, storage: OwnedStorage(planes: [bytes], strides: [bytes.count]))
         if let wanted = audioSettings, wanted.sampleFormat != .f32 || !wanted.isInterleaved {

@@ -10,7 +10,7 @@ import FFmpegBridge
 /// segment's range (empty edits for empty segments). Read through that edit list, the track is
 /// on the composition's timeline; read as media (`presentsMediaTimeline`), a writer given the
 /// edit list rebuilds it byte for byte: AVFoundation's passthrough layout.
-final class CompositionSource: AssetSource, @unchecked Sendable {   // immutable after init
+final class CompositionSource: AssetSource, Sendable {
     /// One non-empty segment's samples in the track's media.
     struct Run {
         let segment: CompositionTrackSegment
@@ -180,7 +180,7 @@ struct CompositionTrackBacking: TrackBacking {
 }
 
 /// A reader's session over a composition: a cursor per output over its track's media.
-final class CompositionSession: ReadSession, @unchecked Sendable {   // immutable after init
+final class CompositionSession: ReadSession, Sendable {
     let source: CompositionSource
     init(source: CompositionSource) { self.source = source }
 

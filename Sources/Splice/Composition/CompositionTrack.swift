@@ -1,10 +1,11 @@
 import Foundation
 import MediaCore
+import Synchronization
 
 /// A track of a `MutableComposition` (AVFoundation's `AVMutableCompositionTrack`). Safe to use
 /// from several threads: its state is one value under one lock, and each edit is made whole
 /// under it.
-public final class CompositionTrack: @unchecked Sendable {   // all mutable state is in `state`
+public final class CompositionTrack: Sendable {
     /// The track's ID in the composition.
     public let trackID: Int
     /// What the track carries.
@@ -13,7 +14,17 @@ public final class CompositionTrack: @unchecked Sendable {   // all mutable stat
     /// How many edits the track has had: a composition's asset is made again when it changes.
     private let edits = Locked(0)
     /// The composition the track belongs to (for an `AssetTrack` of it: `assetTrack()`).
-    weak var composition: MutableComposition?
+    var composition: MutableComposition? {
+        get { owner.withLock { $0.composition } }
+        set { owner.withLock { $0.composition = newValue } }
+    }
+    private struct Owner { weak var composition: MutableComposition? }
+    private let owner = Mutex(Owner())
+
+    /// Leaves `composition` (removed from it), unless another has taken the track since.
+    func leave(_ composition: MutableComposition) {
+        owner.withLock { if $0.composition === composition { $0.composition = nil } }
+    }
 
     init(trackID: Int, mediaType: MediaType) {
         self.trackID = trackID

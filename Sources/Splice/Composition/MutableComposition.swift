@@ -15,7 +15,7 @@ import MediaCore
 ///                                 of: talk, at: composition.duration)
 /// let session = try ExportSession(asset: composition.makeAsset(), presetName: "passthrough")
 /// ```
-public final class MutableComposition: @unchecked Sendable {   // all mutable state is in `state`
+public final class MutableComposition: Sendable {
     private struct State: Sendable {
         var tracks: [CompositionTrack] = []
         var writesWithoutEditLists = false
@@ -76,7 +76,7 @@ public final class MutableComposition: @unchecked Sendable {   // all mutable st
     /// Takes `track` out of the composition.
     public func removeTrack(_ track: CompositionTrack) {
         state.withLock { $0.tracks.removeAll { $0 === track } }
-        if track.composition === self { track.composition = nil }
+        track.leave(self)
     }
 
     /// Inserts `range` of every video, audio and text track of `asset` at `time`: the n-th

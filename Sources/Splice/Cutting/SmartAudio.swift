@@ -1,5 +1,6 @@
 import Foundation
 import MediaCore
+import Synchronization
 import ISOBMFF
 
 /// The sound of a smart cut (AAC): one stream of 1024-sample frames from the output's start,
@@ -12,7 +13,7 @@ import ISOBMFF
 /// encoded stretch starts with one frame of the copied sound before it and ends with one frame
 /// of the copied sound after it, so that the overlapping transforms of copied and encoded frames
 /// represent the same signal and their aliasing cancels.
-final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // state under `lock`
+final class SmartAudioSource: SampleBufferSource, Sendable {
     /// AAC's frame, in samples.
     static let frame = CodecFacts.aac.frameSamples ?? 1024
     /// The crossfade at a join: 256 samples (5.3 ms at 48 kHz), unless a transition asks for more.
@@ -47,12 +48,20 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     private let placed: [Placed]
     private let pieces: [Piece]
     private let encoding: AudioEncodingSettings
-    private let failure: (MediaError) -> Void
-    private let lock = NSLock()
-    private var next = 0
-    private var ready: [SampleBuffer] = []
+    private let failure: @Sendable (MediaError) -> Void
+
+    /// The next piece, the samples of the last one made not handed out yet, and the packets
+    /// encoded and copied so far.
+    private struct Progress {
+        var next = 0
+        var ready: [SampleBuffer] = []
+        var counts = (encoded: 0, copied: 0)
+    }
+
+    private let progress = Mutex(Progress())
+
     /// Packets encoded and copied so far.
-    private(set) var counts = (encoded: 0, copied: 0)
+    var counts: (encoded: Int, copied: Int) { progress.withLock { $0.counts } }
 
     /// - Parameters:
     ///   - spans: the track's spans, in output order, from `origin`.
@@ -64,7 +73,7 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     ///     decoder starts it from nothing, as after any cut of AAC).
     ///   - crossfade: how long each join's crossfade lasts (a concat's transitions; nil: 256 samples).
     init(spans: [CutSpan], origin: MediaTime, reencodes: Bool, priming: Bool = true, crossfade: MediaTime? = nil,
-         failure: @escaping (MediaError) -> Void) throws {
+         failure: @escaping @Sendable (MediaError) -> Void) throws {
         guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first,
               first.codecName == "aac" || (first.codecName == "opus" && !reencodes && !spans.contains { $0.track == nil }),
               let sampleRate = source.sampleRate, sampleRate >= 8000, sampleRate <= 384_000,
@@ -177,19 +186,23 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     }
 
     func copyNextSampleBuffer() -> SampleBuffer? {
-        lock.withLock {
-            while ready.isEmpty, next < pieces.count {
+        let (sample, error): (SampleBuffer?, MediaError?) = progress.withLock { p in
+            while p.ready.isEmpty, p.next < pieces.count {
                 do {
-                    ready = try samples(of: pieces[next]).reversed()
-                    next += 1
+                    let piece = pieces[p.next]
+                    let made = try samples(of: piece)
+                    p.ready = made.reversed()
+                    p.next += 1
+                    if case .copy = piece { p.counts.copied += made.count } else { p.counts.encoded += made.count }
                 } catch {
-                    next = pieces.count
-                    failure(error as? MediaError ?? MediaError(.io, "\(error)"))
-                    return nil
+                    p.next = pieces.count
+                    return (nil, error as? MediaError ?? MediaError(.io, "\(error)"))
                 }
             }
-            return ready.popLast()
+            return (p.ready.popLast(), nil)
         }
+        if let error { failure(error) }
+        return sample
     }
 
     private func time(_ n: Int) -> MediaTime { origin + MediaTime(value: Int64(widening: n), timescale: Int32(clamping: rate)) }
@@ -197,7 +210,6 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
     private func samples(of piece: Piece) throws -> [SampleBuffer] {
         switch piece {
         case .copy(let packets):
-            counts.copied += packets.count
             return packets.map { (p, start) in
                 var s = p
                 s.presentationTimeStamp = time(start)
@@ -231,7 +243,6 @@ final class SmartAudioSource: SampleBufferSource, @unchecked Sendable {   // sta
                 c.trimDurationAtEnd = .zero
                 return c
             }
-            counts.encoded += kept.count
             return kept
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MediaCore
+import Synchronization
 import ISOBMFF
 
 /// The video of a smart cut: for each span, the frames from its start to the first copied sync
@@ -10,7 +11,7 @@ import ISOBMFF
 /// Decode times are made afresh: the i-th packet in decode order is decoded at the i-th
 /// presentation time less the largest reorder delay of any piece (`delay`), so composition
 /// offsets are never negative (`ctts` version 0) and clips whose delays differ share one edit.
-final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // state under `lock`
+final class SmartVideoSource: SampleBufferSource, Sendable {
     /// What is written for one span, in decode order.
     enum Piece {
         /// Frames of `span.track` shown over `range` (source time), decoded and encoded; no track: black.
@@ -52,19 +53,30 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     let delay: MediaTime
     let frameDuration: MediaTime
     private let pieces: [Piece]
-    private let failure: (MediaError) -> Void
-    private let lock = NSLock()
-    private var next = 0
-    private var ready: [SampleBuffer] = []
+    private let failure: @Sendable (MediaError) -> Void
+
+    /// The next piece, the re-encoded piece being made, the samples made not handed out yet,
+    /// and what was encoded and copied so far.
+    private struct Progress {
+        var next = 0
+        var encoding: Encoding?
+        var ready: [SampleBuffer] = []
+        /// Frames encoded and packets copied so far.
+        var counts = (encoded: 0, copied: 0)
+        /// Frames encoded so far of each piece (by its index).
+        var encodedByPiece: [Int: Int] = [:]
+    }
+
+    private let progress = Mutex(Progress())
+
     /// Frames encoded and packets copied so far.
-    private(set) var counts = (encoded: 0, copied: 0)
-    /// Frames encoded so far of each piece (by its index).
-    private var encodedByPiece: [Int: Int] = [:]
+    var counts: (encoded: Int, copied: Int) { progress.withLock { $0.counts } }
 
     /// What was re-encoded and copied, for the cut's summary: "15 frames re-encoded (10 at the
     /// start, 5 at the end), 30 copied" for a cut of one clip; the totals for joins.
     var summary: String {
-        lock.withLock {
+        progress.withLock { p in
+            let (counts, encodedByPiece) = (p.counts, p.encodedByPiece)
             var where_ = ""
             if counts.encoded > 0, counts.copied > 0, let copy = pieces.firstIndex(where: { if case .copy = $0 { true } else { false } }),
                pieces.filter({ if case .copy = $0 { true } else { false } }).count == 1 {
@@ -83,7 +95,7 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     ///   access point (HEVC's puts them after any in the packet, which they would override).
     /// - Parameter failure: called once with what stopped the source (it then ends).
     /// - Parameter transitions: ranges of the output between spans drawn by a video composition.
-    init(spans: [CutSpan], reencodes: Bool, inBand: Bool = true, transitions: Transitions? = nil, failure: @escaping (MediaError) -> Void) throws {
+    init(spans: [CutSpan], reencodes: Bool, inBand: Bool = true, transitions: Transitions? = nil, failure: @escaping @Sendable (MediaError) -> Void) throws {
         guard let first = spans.first(where: { $0.track != nil })?.track, let source = first.formatDescriptions.first else {
             throw MediaError(.invalidOperation, "a smart cut of video without any")
         }
@@ -226,40 +238,44 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
     }
 
     func copyNextSampleBuffer() -> SampleBuffer? {
-        lock.withLock {
-            while ready.isEmpty, next < pieces.count {
-                do {
-                    if case .copy = pieces[next] {
-                        ready = try copied(next).reversed()
-                        next += 1
-                    } else {
-                        // Re-encoded pieces stream: a clip without a sync sample may be long.
-                        if encoding == nil { encoding = try Encoding(pieces[next], source: self) }
-                        let (made, done) = try encoding!.step(self)
-                        ready = try framed(made, piece: next, first: encoding!.handedOut == made.count).reversed()
-                        counts.encoded += made.count
-                        encodedByPiece[next, default: 0] += made.count
-                        if done {
-                            encoding = nil
-                            // The encoder's pictures go back to the system: the next piece's encoder
-                            // may run on another thread, whose allocator would not reuse them.
-                            SystemMemory.releaseFreeMemory()
-                            next += 1
-                        }
-                    }
-                } catch {
-                    next = pieces.count
-                    encoding = nil
-                    failure(error as? MediaError ?? MediaError(.io, "\(error)"))
-                    return nil
+        let (sample, error): (SampleBuffer?, MediaError?) = progress.withLock { p in
+            while p.ready.isEmpty, p.next < pieces.count {
+                do { try make(&p) } catch {
+                    p.next = pieces.count
+                    p.encoding = nil
+                    return (nil, error as? MediaError ?? MediaError(.io, "\(error)"))
                 }
             }
-            return ready.popLast()
+            return (p.ready.popLast(), nil)
         }
+        if let error { failure(error) }
+        return sample
     }
 
-    /// The re-encoded piece being made.
-    private var encoding: Encoding?
+    /// Makes the next samples of piece `p.next`: all of a copied one, the next few of a
+    /// re-encoded one (they stream: a clip without a sync sample may be long).
+    private func make(_ p: inout Progress) throws {
+        let next = p.next
+        if case .copy(let packets, _) = pieces[next] {
+            p.ready = try copied(next).reversed()
+            p.counts.copied += packets.count
+            p.next += 1
+            return
+        }
+        let encoding = try p.encoding ?? Encoding(pieces[next], source: self)
+        p.encoding = encoding
+        let (made, done) = try encoding.step(self)
+        p.ready = try framed(made, piece: next, first: encoding.handedOut == made.count).reversed()
+        p.counts.encoded += made.count
+        p.encodedByPiece[next, default: 0] += made.count
+        if done {
+            p.encoding = nil
+            // The encoder's pictures go back to the system: the next piece's encoder
+            // may run on another thread, whose allocator would not reuse them.
+            SystemMemory.releaseFreeMemory()
+            p.next += 1
+        }
+    }
 
     /// A packet of a codec without parameter sets, in the track's one description (or its
     /// own, into files that keep each): AV1 sync samples with their own sequence header.
@@ -292,7 +308,6 @@ final class SmartVideoSource: SampleBufferSource, @unchecked Sendable {   // sta
             q.decodeTimeStamp = span.targetTime(t) - delay
             return (q, config, true)
         }
-        counts.copied += packets.count
         return try framed(made, piece: i, first: true)
     }
 

@@ -21,6 +21,7 @@ struct ExportPlan {
         var shouldOptimizeForNetworkUse = false
         var metadata: [MetadataItem]?
         var replacesExistingFile = false
+        var syncsToDisk = false
         var videoCodec: VideoEncodingSettings.Codec?
         var crf: Int?
         var audioCodec: AudioEncodingSettings.Codec?

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaCore
 import FFmpegBridge
 
@@ -11,19 +12,39 @@ import FFmpegBridge
 /// let (image, actualTime) = try generator.image(at: MediaTime(seconds: 1.5, preferredTimescale: 600))
 /// try AssetImageGenerator.pngData(image).write(to: url)
 /// ```
-public final class AssetImageGenerator: @unchecked Sendable {   // settings @Guarded; the rest immutable
+public final class AssetImageGenerator: Sendable {
     /// The asset the pictures come from.
     public let asset: Asset
     /// The largest size of an image (aspect ratio kept, never scaled up); nil: the video's size.
-    @Guarded public var maximumSize: Dimensions? = nil
+    public var maximumSize: Dimensions? { get { setting(\.maximumSize) } set { set(\.maximumSize, newValue) } }
     /// Whether images are turned upright by the track's transform (90°, 180°, 270° rotations).
-    @Guarded public var appliesPreferredTrackTransform: Bool = false
+    public var appliesPreferredTrackTransform: Bool {
+        get { setting(\.appliesPreferredTrackTransform) }
+        set { set(\.appliesPreferredTrackTransform, newValue) }
+    }
     /// How far before the requested time the picture may be. Decoding is always
     /// frame-exact, so these only bound what is acceptable; zero (the default) asks for the
     /// frame shown at the time.
-    @Guarded public var requestedTimeToleranceBefore: MediaTime = MediaTime.zero
+    public var requestedTimeToleranceBefore: MediaTime {
+        get { setting(\.toleranceBefore) }
+        set { set(\.toleranceBefore, newValue) }
+    }
     /// How far after the requested time the picture may be (zero by default; see `requestedTimeToleranceBefore`).
-    @Guarded public var requestedTimeToleranceAfter: MediaTime = MediaTime.zero
+    public var requestedTimeToleranceAfter: MediaTime {
+        get { setting(\.toleranceAfter) }
+        set { set(\.toleranceAfter, newValue) }
+    }
+
+    /// The settings, under one lock: a picture is made from one snapshot of them.
+    private struct Settings {
+        var maximumSize: Dimensions?
+        var appliesPreferredTrackTransform = false
+        var toleranceBefore = MediaTime.zero
+        var toleranceAfter = MediaTime.zero
+    }
+    private let settings = Mutex(Settings())
+    private func setting<T: Sendable>(_ path: KeyPath<Settings, T>) -> T { settings.withLock { $0[keyPath: path] } }
+    private func set<T: Sendable>(_ path: WritableKeyPath<Settings, T>, _ value: T) { settings.withLock { $0[keyPath: path] = value } }
 
     /// A generator of `asset`'s pictures (its first enabled video track's).
     public init(asset: Asset) {
@@ -42,8 +63,9 @@ public final class AssetImageGenerator: @unchecked Sendable {   // settings @Gua
         let start = max(.zero, time - lead)
         let reader = try AssetReader(asset: asset)
         reader.timeRange = TimeRange(start: start, end: time + MediaTime(value: 1, timescale: 1000))
-        let settings = VideoOutputSettings(pixelFormat: .rgba, maximumWidth: maximumSize?.width, maximumHeight: maximumSize?.height)
-        let output = AssetReaderTrackOutput(track: track, outputSettings: .video(settings))
+        let chosen = settings.withLock { $0 }
+        let decoded = VideoOutputSettings(pixelFormat: .rgba, maximumWidth: chosen.maximumSize?.width, maximumHeight: chosen.maximumSize?.height)
+        let output = AssetReaderTrackOutput(track: track, outputSettings: .video(decoded))
         try reader.add(output)
         guard reader.startReading() else { throw reader.error ?? MediaError(.io, "cannot read", file: asset.filePath()) }
         var shown: SampleBuffer?
@@ -55,7 +77,7 @@ public final class AssetImageGenerator: @unchecked Sendable {   // settings @Gua
             throw MediaError(.invalidData, "no picture at \(String(format: "%.3f", time.seconds)) s (the video lasts \(String(format: "%.3f", track.timeRange.end.seconds)) s)",
                              file: asset.filePath())
         }
-        let upright = appliesPreferredTrackTransform ? image.rotated(clockwise: track.preferredTransform.rotationDegrees ?? 0) : image
+        let upright = chosen.appliesPreferredTrackTransform ? image.rotated(clockwise: track.preferredTransform.rotationDegrees ?? 0) : image
         return (upright, frame.presentationTimeStamp)
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import MediaCore
 
 /// Anything that hands out sample buffers in decode order: a reader's track output, a subtitle reader…
@@ -17,18 +18,17 @@ extension AssetReaderTrackOutput: SampleBufferSource {}
 /// let source = SampleBufferSequence(samples)
 /// while let sample = source.copyNextSampleBuffer() { … }
 /// ```
-public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable {   // `iterator` under `lock`
-    private let lock = NSLock()
-    private var iterator: AnyIterator<SampleBuffer>
+public final class SampleBufferSequence: SampleBufferSource, Sendable {
+    private let iterator: Mutex<AnyIterator<SampleBuffer>>
 
     /// A source handing out `samples` in order.
-    public init<S: Sequence>(_ samples: S) where S.Element == SampleBuffer {
+    public init<S: Sequence>(_ samples: sending S) where S.Element == SampleBuffer {
         var it = samples.makeIterator()
-        iterator = AnyIterator { it.next() }
+        iterator = Mutex(AnyIterator { it.next() })
     }
 
     public func copyNextSampleBuffer() -> SampleBuffer? {
-        lock.withLock { iterator.next() }
+        iterator.withLock { $0.next() }
     }
 }
 
@@ -42,14 +42,17 @@ public final class SampleBufferSequence: SampleBufferSource, @unchecked Sendable
 /// pipe.progressHandler = { print(Int($0 * 100), "%") }
 /// try pipe.run()
 /// ```
-public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `mixes` set before `run()`
+public final class SamplePipe: Sendable {
     /// The reader the samples come from; nil when every source is of the caller's own.
     public let reader: AssetReader?
     /// The writer the samples go to.
     public let writer: AssetWriter
     /// Called with the fraction done (0…1), from the pipe's queues, one call at a time (never
     /// holding a lock that `cancel()` takes), at most about ten times a second, 1.0 once.
-    @Guarded public var progressHandler: (@Sendable (Double) -> Void)? = nil
+    public var progressHandler: (@Sendable (Double) -> Void)? {
+        get { settings.withLock { $0.progressHandler } }
+        set { settings.withLock { $0.progressHandler = newValue } }
+    }
 
     private struct Connection {
         let source: any SampleBufferSource
@@ -60,27 +63,62 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
         let start: MediaTime
     }
 
-    private let lock = NSLock()
-    private var connections: [Connection] = []
-    private var isCancelled = false
-    private var progress: [Double] = []
-    private var left: [Bool] = []
+    /// What the pipe is set up with, and what it says of itself.
+    private struct Settings {
+        var progressHandler: (@Sendable (Double) -> Void)?
+        var sessionStartTime = MediaTime.zero
+        var sessionEndTime: MediaTime?
+        var warnings: [String] = []
+        var notes: [String] = []
+        var mixes: [AssetReaderAudioMixOutput] = []
+        var cutReports: [@Sendable () -> String] = []
+    }
+
+    /// Where a run is: its connections, the progress of each, which have left the group.
+    private struct State {
+        var connections: [Connection] = []
+        var isCancelled = false
+        var progress: [Double] = []
+        var left: [Bool] = []
+        var pacing = ProgressPacing()
+    }
+
+    private let settings = Mutex(Settings())
+    private let state = Mutex(State())
     private let group = DispatchGroup()
 
     /// The source time the writer's session starts at (the first timestamp of a libavformat
     /// source, which MPEG-TS files put anywhere; 0 otherwise).
-    @Guarded public var sessionStartTime = MediaTime.zero
+    public var sessionStartTime: MediaTime {
+        get { settings.withLock { $0.sessionStartTime } }
+        set { settings.withLock { $0.sessionStartTime = newValue } }
+    }
     /// Where the writer's session ends (`endSession(atSourceTime:)`), if not at the last sample.
-    @Guarded public var sessionEndTime: MediaTime? = nil
+    public var sessionEndTime: MediaTime? {
+        get { settings.withLock { $0.sessionEndTime } }
+        set { settings.withLock { $0.sessionEndTime = newValue } }
+    }
     /// What the pipe set up could not carry into the output (chapters a container has no place for).
-    @Guarded public internal(set) var warnings: [String] = []
+    public internal(set) var warnings: [String] {
+        get { settings.withLock { $0.warnings } }
+        set { settings.withLock { $0.warnings = newValue } }
+    }
     /// What the pipe set up decided that changes the structure copied: references dropped to
     /// tracks left out, new default tracks of groups (`TrackSelection`).
-    @Guarded public internal(set) var notes: [String] = []
+    public internal(set) var notes: [String] {
+        get { settings.withLock { $0.notes } }
+        set { settings.withLock { $0.notes = newValue } }
+    }
     /// The audio mixes it feeds (for their clipping counts): set while the pipe is made, before it runs.
-    var mixes: [AssetReaderAudioMixOutput] = []
+    var mixes: [AssetReaderAudioMixOutput] {
+        get { settings.withLock { $0.mixes } }
+        set { settings.withLock { $0.mixes = newValue } }
+    }
     /// What each smart cut re-encoded and copied, read after the run.
-    var cutReports: [() -> String] = []
+    var cutReports: [@Sendable () -> String] {
+        get { settings.withLock { $0.cutReports } }
+        set { settings.withLock { $0.cutReports = newValue } }
+    }
 
     /// A pipe from `reader`'s outputs (and other sources) into `writer`'s inputs; connect them, then `run()`.
     public init(reader: AssetReader?, writer: AssetWriter) {
@@ -99,9 +137,9 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
 
     /// - Parameter start: where the source's decode times start (a range's start), for progress.
     func connect(_ source: any SampleBufferSource, to input: AssetWriterInput, duration: MediaTime?, start: MediaTime) {
-        lock.withLock {
-            let queue = DispatchQueue(label: "splice.pipe.\(connections.count)")
-            connections.append(Connection(source: source, input: input, queue: queue, duration: duration, start: start))
+        state.withLock {
+            let queue = DispatchQueue(label: "splice.pipe.\($0.connections.count)")
+            $0.connections.append(Connection(source: source, input: input, queue: queue, duration: duration, start: start))
         }
     }
 
@@ -120,15 +158,17 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
         }
         guard writer.startWriting() else {
             reader?.cancelReading()
+            // A cancel that lands before the writer starts leaves it cancelled, with no error.
+            if cancelled { throw MediaError(.cancelled, "writing was cancelled", file: writer.outputURL.path) }
             throw writer.error ?? MediaError(.io, "cannot start writing", file: writer.outputURL.path)
         }
         writer.startSession(atSourceTime: sessionStartTime)
         // (known from the start: what is written before the samples, chapters, is cut to it too)
         if let end = sessionEndTime { writer.endSession(atSourceTime: end) }
-        let connections = lock.withLock { () -> [Connection] in
-            progress = Array(repeating: 0, count: self.connections.count)
-            left = Array(repeating: false, count: self.connections.count)
-            return self.connections
+        let connections = state.withLock { s -> [Connection] in
+            s.progress = Array(repeating: 0, count: s.connections.count)
+            s.left = Array(repeating: false, count: s.connections.count)
+            return s.connections
         }
         for (i, c) in connections.enumerated() {
             group.enter()
@@ -152,12 +192,12 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
 
     /// Stops the run: the reader and writer are cancelled and no output is left.
     public func cancel() {
-        lock.withLock { isCancelled = true }
+        state.withLock { $0.isCancelled = true }
         reader?.cancelReading()
         writer.cancelWriting()
     }
 
-    private var cancelled: Bool { lock.withLock { isCancelled } }
+    private var cancelled: Bool { state.withLock { $0.isCancelled } }
 
     private func pump(_ i: Int, _ c: Connection) {
         let output = c.source as? AssetReaderTrackOutput
@@ -185,9 +225,9 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
     }
 
     private func leave(_ i: Int) {
-        let first: Bool = lock.withLock {
-            guard !left[i] else { return false }
-            left[i] = true
+        let first: Bool = state.withLock {
+            guard !$0.left[i] else { return false }
+            $0.left[i] = true
             return true
         }
         if first { group.leave() }
@@ -195,16 +235,15 @@ public final class SamplePipe: @unchecked Sendable {   // state under `lock`; `m
 
     /// Calls `progressHandler` one call at a time (the connections' queues report concurrently),
     /// at most about ten times a second, and with 1.0 once.
-    private let delivery = NSLock()
-    private var pacing = ProgressPacing()   // under `lock`
+    private let delivery = Mutex(())
 
     private func report(_ i: Int, _ fraction: Double) {
         guard let handler = progressHandler else { return }
-        delivery.withLock {
-            let total: Double? = lock.withLock {
-                progress[i] = fraction
-                let total = progress.allSatisfy { $0 >= 1 } ? 1 : min(0.999, progress.reduce(0, +) / Double(max(1, progress.count)))
-                return pacing.tells(total) ? total : nil
+        delivery.withLock { _ in
+            let total: Double? = state.withLock { s in
+                s.progress[i] = fraction
+                let total = s.progress.allSatisfy { $0 >= 1 } ? 1 : min(0.999, s.progress.reduce(0, +) / Double(max(1, s.progress.count)))
+                return s.pacing.tells(total) ? total : nil
             }
             if let total { handler(total) }
         }

@@ -34,7 +34,7 @@ extension TrackMirror {
     private func connectSmart(_ track: AssetTrack, spans: [CutSpan], origin: MediaTime, reencodes: Bool, crossfade: SmartCrossfade?,
                               to pipe: SamplePipe) throws -> AssetWriterInput {
         let reader = pipe.reader
-        let fail: (MediaError) -> Void = { error in reader?.fail(error, track: track) }
+        let fail: @Sendable (MediaError) -> Void = { error in reader?.fail(error, track: track) }
         let kind = crossfade != nil ? "smart crossfade" : reencodes ? "smart cut" : "keyframe cut"
         let source: any SampleBufferSource
         let format: FormatDescription

@@ -1,6 +1,7 @@
 import Foundation
 import MediaCore
 import FFmpegBridge
+import Synchronization
 
 /// Pictures composed from several video tracks by a `VideoComposition` (AVFoundation's
 /// `AVAssetReaderVideoCompositionOutput`): one picture every `frameDuration`, from the reader's
@@ -16,7 +17,7 @@ import FFmpegBridge
 /// reader.startReading()
 /// while let frame = output.copyNextSampleBuffer() { … frame.pixelBuffer … }
 /// ```
-public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unchecked Sendable {   // settings @Guarded; reading state under `lock`
+public final class AssetReaderVideoCompositionOutput: SampleBufferSource, Sendable {
     /// The tracks drawn.
     public let videoTracks: [AssetTrack]
     /// The pictures handed out: `pixelFormat` (yuv420p10le renders in 10 bits; other formats are
@@ -24,14 +25,25 @@ public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unche
     /// render size.
     public let videoSettings: VideoOutputSettings?
     /// The composition; nil: `VideoComposition(propertiesOf:)` of the tracks' asset. Set before reading.
-    @Guarded public var videoComposition: VideoComposition? = nil
+    public var videoComposition: VideoComposition? {
+        get { settings.withLock { $0.videoComposition } }
+        set { settings.withLock { $0.videoComposition = newValue } }
+    }
+    /// The reader this output was added to.
+    var reader: AssetReader? {
+        get { settings.withLock { $0.reader } }
+        set { settings.withLock { $0.reader = newValue } }
+    }
 
     let outputs: [AssetReaderTrackOutput]
-    weak var reader: AssetReader?
-    private let lock = NSLock()
-    /// The rendering, a few pictures ahead on a thread of its own (while the encoder works).
-    private var cursor: PrefetchingCursor?
-    private var failed = false
+    private struct Settings {
+        var videoComposition: VideoComposition?
+        weak var reader: AssetReader?
+    }
+    private let settings = Mutex(Settings())
+    /// The rendering, a few pictures ahead on a thread of its own (while the encoder works), and
+    /// whether it failed.
+    private let rendering = Mutex<(cursor: PrefetchingCursor?, failed: Bool)>((nil, false))
 
     /// An output drawing `videoTracks` (of the reader's asset) as `videoComposition` says, into pictures of `videoSettings`.
     public init(videoTracks: [AssetTrack], videoSettings: VideoOutputSettings?) {
@@ -43,7 +55,7 @@ public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unche
         outputs = videoTracks.map { AssetReaderTrackOutput(track: $0, outputSettings: .video(decoded)) }
     }
 
-    deinit { cursor?.close() }
+    deinit { rendering.withLock { $0.cursor?.close() } }
 
     /// The format pictures are decoded and composed in: 10-bit when 10-bit pictures are asked for.
     static func renderFormat(_ settings: VideoOutputSettings?) -> PixelBuffer.PixelFormat {
@@ -53,18 +65,21 @@ public final class AssetReaderVideoCompositionOutput: SampleBufferSource, @unche
     /// The next composed picture, or nil at the end (or when reading or rendering failed: the
     /// reader's `status` and `error` say).
     public func copyNextSampleBuffer() -> SampleBuffer? {
-        lock.withLock {
-            guard !failed else { return nil }
+        let outcome: Result<SampleBuffer?, Error> = rendering.withLock { r in
+            guard !r.failed else { return .success(nil) }
             do {
-                if cursor == nil {
-                    cursor = PrefetchingCursor(try CompositionRenderCursor(self), capacity: 3, damagedPackets: { 0 })
+                if r.cursor == nil {
+                    r.cursor = PrefetchingCursor(.init(cursor: try CompositionRenderCursor(self), decoding: nil), capacity: 3)
                 }
-                return try cursor?.next()
+                return .success(try r.cursor?.next())
             } catch {
-                failed = true
-                reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
-                return nil
+                r.failed = true
+                return .failure(error)
             }
+        }
+        do { return try outcome.get() } catch {
+            reader?.fail(error as? MediaError ?? MediaError(.io, "\(error)"))
+            return nil
         }
     }
 

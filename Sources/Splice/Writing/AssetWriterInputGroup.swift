@@ -2,7 +2,7 @@ import MediaCore
 
 /// Inputs whose tracks are alternatives to each other: one `alternate_group` in the file,
 /// the default input enabled and the others disabled.
-public final class AssetWriterInputGroup: @unchecked Sendable {   // immutable after init
+public final class AssetWriterInputGroup: Sendable {
     /// The group's inputs.
     public let inputs: [AssetWriterInput]
     /// The input enabled by default; `nil` leaves every track of the group disabled.
