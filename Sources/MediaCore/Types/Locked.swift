@@ -27,22 +27,6 @@ public final class Locked<Value: Sendable>: @unchecked Sendable {   // `stored` 
     public var value: Value { withLock { $0 } }
 }
 
-/// A property that several threads may read and set, under a lock of its own:
-/// `@Guarded public var name: String? = nil`.
-@propertyWrapper
-public struct Guarded<Value: Sendable>: Sendable {
-    private let box: Locked<Value>
-
-    /// The property with its first value.
-    public init(wrappedValue: Value) { box = Locked(wrappedValue) }
-
-    /// The value, read and set under the lock.
-    public var wrappedValue: Value {
-        get { box.value }
-        nonmutating set { box.withLock { $0 = newValue } }
-    }
-}
-
 extension Locked {
     /// One part of the value, read or set under the lock.
     public subscript<T>(_ part: WritableKeyPath<Value, T>) -> T {

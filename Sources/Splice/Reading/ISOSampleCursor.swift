@@ -5,25 +5,40 @@ import ISOBMFF
 /// One MP4/MOV track's samples, read through its sample tables: from the sync sample at or
 /// before a time range's start to its end, each sample's bytes read from a window of up to
 /// 4 MiB along its chunk (or left in the file, for a writer to copy file to file).
-/// Its per-sample state is `@exclusivity(unchecked)`: one thread at a time reads a cursor (under its
-/// output's reading lock); see "Access checks on the sample path" in docs/design-notes.md.
+/// The cursor is a shell over one `ISOSampleReader` value: a sample costs one exclusivity
+/// check, not one per field (see "Access checks on the sample path" in docs/design-notes.md).
 final class ISOSampleCursor: SampleCursor {
-    @exclusivity(unchecked) private var iterator: SampleIterator
+    private var reader: ISOSampleReader
+
+    init(track: AssetTrack, iso: Track, trackExtends: TrackExtends?, file: ReadOnlyFile, span: MediaSpan,
+         copiesSampleData: Bool) {
+        reader = ISOSampleReader(track: track, iso: iso, trackExtends: trackExtends, file: file, span: span,
+                                 copiesSampleData: copiesSampleData)
+    }
+
+    func next() throws -> SampleBuffer? { try reader.next() }
+
+    func close() {}
+}
+
+/// The state of an `ISOSampleCursor`.
+struct ISOSampleReader {
+    private var iterator: SampleIterator
     private let file: ReadOnlyFile
     private let trackID: Int
     private let timescale: Int32
     private let formats: [FormatDescription]
     private let copiesSampleData: Bool
-    @exclusivity(unchecked) private var endDecodeTime: Int64 = .max
+    private var endDecodeTime: Int64 = .max
     /// How many samples are left to give, when the span ends: up to the last one, in decode
     /// order, presented before its end (those decoded before the end but shown after it are
     /// not needed, and would keep a cut's media from joining the next one's).
-    @exclusivity(unchecked) private var remaining: Int = .max
+    private var remaining: Int = .max
     /// Where a one-segment edit list ends the media (audio only): samples past it are trimmed.
-    @exclusivity(unchecked) private var editEnd: Int64?
+    private var editEnd: Int64?
     /// Why the track cannot be read in decode order (fragments whose decode times go back).
     private let timingProblem: String?
-    @exclusivity(unchecked) private var window = FileWindow()
+    private var window = FileWindow()
     /// Largest single read: chunks bigger than this are read in pieces.
     static let maximumRead: UInt64 = 4 << 20
 
@@ -45,7 +60,7 @@ final class ISOSampleCursor: SampleCursor {
 
     /// Moves to the last sync sample at or before the first sample that ends after the span's
     /// start, and ends after the last sample decoded before its end that is presented before it.
-    private func position(at span: MediaSpan) {
+    private mutating func position(at span: MediaSpan) {
         if span.start.isNumeric {
             let start = span.start.convertScale(timescale, method: .down)
             var probe = iterator
@@ -68,7 +83,7 @@ final class ISOSampleCursor: SampleCursor {
         remaining = needed
     }
 
-    func next() throws -> SampleBuffer? {
+    mutating func next() throws -> SampleBuffer? {
         if let timingProblem { throw MediaError(.invalidData, timingProblem) }
         guard remaining > 0, let s = iterator.next(), s.decodeTime < endDecodeTime else { return nil }
         remaining -= 1
@@ -96,10 +111,8 @@ final class ISOSampleCursor: SampleCursor {
         return sample
     }
 
-    func close() {}
-
     /// The sample's bytes, from a window of up to 4 MiB read at once along its chunk.
-    private func read(_ s: SampleInfo) throws -> Data {
-        try window.read(file, at: s.offset, size: Int(widening: s.size), span: min(s.contiguousBytes, ISOSampleCursor.maximumRead))
+    private mutating func read(_ s: SampleInfo) throws -> Data {
+        try window.read(file, at: s.offset, size: Int(widening: s.size), span: min(s.contiguousBytes, ISOSampleReader.maximumRead))
     }
 }

@@ -95,9 +95,21 @@ struct MatroskaTimeline: Sendable {
 
 /// One Matroska track's samples: from the key frame at or before a span's start to its end,
 /// each frame's bytes read from the file (or left there, for a writer to copy file to file).
-/// Its per-sample state is `@exclusivity(unchecked)`: one thread at a time reads a cursor (under its
-/// output's reading lock); see "Access checks on the sample path" in docs/design-notes.md.
+/// The cursor is a shell over one `MatroskaSampleReader` value, as `ISOSampleCursor` is.
 final class MatroskaSampleCursor: SampleCursor {
+    private var reader: MatroskaSampleReader
+
+    init(track: AssetTrack, backing: MatroskaTrackBacking, file: ReadOnlyFile, span: MediaSpan, copiesSampleData: Bool) {
+        reader = MatroskaSampleReader(track: track, backing: backing, file: file, span: span, copiesSampleData: copiesSampleData)
+    }
+
+    func next() throws -> SampleBuffer? { try reader.next() }
+
+    func close() {}
+}
+
+/// The state of a `MatroskaSampleCursor`.
+struct MatroskaSampleReader {
     private let timeline: MatroskaTimeline
     private let file: ReadOnlyFile
     private let timescale: Int32
@@ -105,9 +117,9 @@ final class MatroskaSampleCursor: SampleCursor {
     private let isVideo: Bool
     private let sampleRate: Int
     private let copiesSampleData: Bool
-    @exclusivity(unchecked) private var index = 0
-    @exclusivity(unchecked) private var endIndex: Int
-    @exclusivity(unchecked) private var window = FileWindow()
+    private var index = 0
+    private var endIndex: Int
+    private var window = FileWindow()
     /// Frames smaller than this are read through a window of `windowSize` bytes (laced audio
     /// lies together); larger ones are read alone.
     static let windowSize = 64 << 10
@@ -126,7 +138,7 @@ final class MatroskaSampleCursor: SampleCursor {
 
     /// As `ISOSampleCursor` positions: from the last key frame at or before the first frame that
     /// ends after the span's start, to the last frame decoded before its end that is shown before it.
-    private func position(at span: MediaSpan) {
+    private mutating func position(at span: MediaSpan) {
         let pts = timeline.presentationTimes
         if span.start.isNumeric {
             let start = span.start.convertScale(timescale, method: .down).value
@@ -147,7 +159,7 @@ final class MatroskaSampleCursor: SampleCursor {
         endIndex = last
     }
 
-    func next() throws -> SampleBuffer? {
+    mutating func next() throws -> SampleBuffer? {
         guard index < endIndex else { return nil }
         let i = index, f = timeline.frameIndexes[index]
         index += 1
@@ -172,11 +184,9 @@ final class MatroskaSampleCursor: SampleCursor {
         return sample
     }
 
-    func close() {}
-
     /// A frame's bytes: small ones through a window read at once.
-    private func read(offset: UInt64, size: Int) throws -> Data {
-        guard size < MatroskaSampleCursor.windowSize / 4 else { return try file.readData(at: offset, count: size) }
-        return try window.read(file, at: offset, size: size, span: UInt64(clamping: MatroskaSampleCursor.windowSize))
+    private mutating func read(offset: UInt64, size: Int) throws -> Data {
+        guard size < MatroskaSampleReader.windowSize / 4 else { return try file.readData(at: offset, count: size) }
+        return try window.read(file, at: offset, size: size, span: UInt64(clamping: MatroskaSampleReader.windowSize))
     }
 }

@@ -10,9 +10,36 @@
 /// a writer session that starts at the range start hides them with its edit list.
 import MediaCore
 
-/// Its per-sample state is `@exclusivity(unchecked)`: one thread at a time reads a cursor (under its
-/// output's reading lock); see "Access checks on the sample path" in docs/design-notes.md.
+/// The cursor is a shell over one `TimelineReader` value, as `ISOSampleCursor` is: a sample
+/// costs one exclusivity check, not one per field.
 final class TimelineCursor: SampleCursor {
+    private var reader: TimelineReader
+
+    /// - Parameter open: a media-time cursor for a span of media, positioned at the sync sample
+    ///   before its start where the source can (`RangeFilter` cuts what it hands out).
+    /// - Parameter carriesPreroll: a piece of AAC starts one packet early (its pre-roll), which a
+    ///   decoder needs and an edit list hides; `false` for containers without edit lists.
+    init(track: AssetTrack, timeRange: TimeRange, carriesPreroll: Bool = true, open: @escaping (MediaSpan) throws -> any SampleCursor) {
+        reader = TimelineReader(track: track, timeRange: timeRange, carriesPreroll: carriesPreroll, open: open)
+    }
+
+    /// Media times as stored, cut to `timeRange` mapped to media time through the track's first
+    /// edit (what `presentsMediaTimeline` hands out).
+    init(mediaTimesOf track: AssetTrack, timeRange: TimeRange, open: @escaping (MediaSpan) throws -> any SampleCursor) {
+        reader = TimelineReader(mediaTimesOf: track, timeRange: timeRange, open: open)
+    }
+
+    func next() throws -> SampleBuffer? { try reader.next() }
+
+    func close() { reader.close() }
+
+    /// The packets before a cut a decoder of the track needs (ISO/IEC 14496-12's roll distance):
+    /// AAC's overlapped transform needs the one before.
+    static func preroll(of track: AssetTrack) -> Int { TimelineReader.preroll(of: track) }
+}
+
+/// The state of a `TimelineCursor`.
+struct TimelineReader {
     /// One span of media shown on the timeline: a non-empty edit, clipped to the read range.
     struct Piece {
         /// The media shown, in media time (either end may be infinite).
@@ -27,43 +54,44 @@ final class TimelineCursor: SampleCursor {
     }
 
     private let trackID: Int
-    @exclusivity(unchecked) private var pieces: [Piece]
+    private var pieces: [Piece]
     /// Why the track cannot be handed out on the timeline (thrown by the first `next()`).
-    @exclusivity(unchecked) private var refusal: MediaError?
+    private var refusal: MediaError?
     private let open: (MediaSpan) throws -> any SampleCursor
-    /// The piece being read: its cursor and filter (a class, so that a sample costs no copy of them).
-    private final class Reading {
+    /// The piece being read: its cursor and filter.
+    private struct Reading {
         let cursor: any SampleCursor
-        @exclusivity(unchecked) var filter: RangeFilter
+        var filter: RangeFilter
         let piece: Piece
-        let isShifted: Bool
+
         init(cursor: any SampleCursor, piece: Piece, preroll: Int) {
             self.cursor = cursor
             self.piece = piece
-            isShifted = piece.shift != .zero
             filter = RangeFilter(span: piece.media, keepsTaken: piece.dwell != nil, preroll: preroll)
         }
+
+        /// Past its start, shown as it is: its cursor, its end, and its shift (nil: none).
+        var steady: (cursor: any SampleCursor, end: MediaTime, shift: MediaTime?)? {
+            guard filter.released, piece.dwell == nil, piece.shown == nil else { return nil }
+            return (cursor, filter.span.end, piece.shift == .zero ? nil : piece.shift)
+        }
     }
-    @exclusivity(unchecked) private var current: Reading?
+    private var current: Reading?
     /// Packets handed out before a piece's first one that a decoder needs to start cleanly (AAC: 1).
     private let preroll: Int
     /// How much media those packets span (AAC: 1024 samples a packet).
-    @exclusivity(unchecked) private var prerollSpan = MediaTime.zero
-    @exclusivity(unchecked) private var ready: [SampleBuffer] = []
-    @exclusivity(unchecked) private var lastDecodeTime: MediaTime?
+    private var prerollSpan = MediaTime.zero
+    private var ready: [SampleBuffer] = []
+    private var lastDecodeTime: MediaTime?
 
-    /// - Parameter open: a media-time cursor for a span of media, positioned at the sync sample
-    ///   before its start where the source can (`RangeFilter` cuts what it hands out).
-    /// - Parameter carriesPreroll: a piece of AAC starts one packet early (its pre-roll), which a
-    ///   decoder needs and an edit list hides; `false` for containers without edit lists.
     init(track: AssetTrack, timeRange: TimeRange, carriesPreroll: Bool = true, open: @escaping (MediaSpan) throws -> any SampleCursor) {
         trackID = track.trackID
-        preroll = carriesPreroll ? TimelineCursor.preroll(of: track) : 0
-        prerollSpan = TimelineCursor.prerollSpan(of: track, packets: preroll)
-        pieces = TimelineCursor.pieces(of: track, in: timeRange)
+        preroll = carriesPreroll ? TimelineReader.preroll(of: track) : 0
+        prerollSpan = TimelineReader.prerollSpan(of: track, packets: preroll)
+        pieces = TimelineReader.pieces(of: track, in: timeRange)
         self.open = open
         // Each edit positions a cursor by walking the sample table: bound edits × samples.
-        if pieces.count > 1, pieces.count * max(1, track.sampleCount ?? 1) > TimelineCursor.maximumEditWork {
+        if pieces.count > 1, pieces.count * max(1, track.sampleCount ?? 1) > TimelineReader.maximumEditWork {
             refusal = MediaError(.unsupported, "\(pieces.count) edits of \(track.sampleCount ?? 0) samples are too many to hand out on "
                                  + "the asset's timeline; read the track with presentsMediaTimeline", location: "track \(track.trackID)")
         }
@@ -84,12 +112,11 @@ final class TimelineCursor: SampleCursor {
     /// The most edits × samples a track's timeline is built from.
     static let maximumEditWork = 50_000_000
 
-    /// Media times as stored, cut to `timeRange` mapped to media time through the track's first
-    /// edit (what `presentsMediaTimeline` hands out).
+    /// See `TimelineCursor.init(mediaTimesOf:timeRange:open:)`.
     init(mediaTimesOf track: AssetTrack, timeRange: TimeRange, open: @escaping (MediaSpan) throws -> any SampleCursor) {
         trackID = track.trackID
-        preroll = TimelineCursor.preroll(of: track)
-        prerollSpan = TimelineCursor.prerollSpan(of: track, packets: preroll)
+        preroll = TimelineReader.preroll(of: track)
+        prerollSpan = TimelineReader.prerollSpan(of: track, packets: preroll)
         pieces = [Piece(media: MediaSpan(timeRange, shiftedBy: track.timelineShift), shift: .zero)]
         self.open = open
     }
@@ -129,13 +156,12 @@ final class TimelineCursor: SampleCursor {
         return pieces
     }
 
-    func next() throws -> SampleBuffer? {
+    mutating func next() throws -> SampleBuffer? {
         if let refusal { throw refusal }
         // Steady state: a piece past its start, nothing queued — one sample in, one out.
-        if ready.isEmpty, let c = current, c.filter.released, c.piece.dwell == nil, c.piece.shown == nil {
-            let end = c.filter.span.end
-            if var sample = try c.cursor.next(), !(end.isNumeric && sample.decodeTimeStamp >= end) {
-                if c.isShifted { TimelineCursor.shift(&sample, by: c.piece.shift) }
+        if ready.isEmpty, let c = current?.steady {
+            if var sample = try c.cursor.next(), !(c.end.isNumeric && sample.decodeTimeStamp >= c.end) {
+                if let shift = c.shift { TimelineReader.shift(&sample, by: shift) }
                 try checkOrder(sample)
                 return sample
             }
@@ -154,38 +180,41 @@ final class TimelineCursor: SampleCursor {
                 if preroll > 0, opened.start.isNumeric { opened.start = opened.start - prerollSpan }
                 current = Reading(cursor: try open(opened), piece: piece, preroll: preroll)
             }
-            guard let c = current else { return nil }
-            let outcome = try c.cursor.next().map { try c.filter.push($0) } ?? .end
+            guard let cursor = current?.cursor else { return nil }
+            let outcome: RangeFilter.Outcome
+            if let sample = try cursor.next() { outcome = try current!.filter.push(sample) } else { outcome = .end }
+            let piece = current!.piece
             switch outcome {
-            case .pass(let sample) where c.piece.dwell == nil:
-                guard let s = TimelineCursor.placed(sample, in: c.piece) else { continue }
+            case .pass(let sample) where piece.dwell == nil:
+                guard let s = TimelineReader.placed(sample, in: piece) else { continue }
                 return try handOut(s)
-            case .release(let samples) where c.piece.dwell == nil:
-                ready = samples.compactMap { TimelineCursor.placed($0, in: c.piece) }
+            case .release(let samples) where piece.dwell == nil:
+                ready = samples.compactMap { TimelineReader.placed($0, in: piece) }
             case .end:
-                c.cursor.close()
+                let taken = current!.filter.taken
+                cursor.close()
                 current = nil
-                if let dwell = c.piece.dwell { ready = TimelineCursor.dwell(c.filter.taken, at: c.piece.media.start, shownAt: dwell) }
+                if let dwell = piece.dwell { ready = TimelineReader.dwell(taken, at: piece.media.start, shownAt: dwell) }
             case .pass, .release, .held:
                 break
             }
         }
     }
 
-    func close() {
+    mutating func close() {
         current?.cursor.close()
         current = nil
         pieces = []
         ready = []
     }
 
-    private func handOut(_ sample: SampleBuffer) throws -> SampleBuffer {
+    private mutating func handOut(_ sample: SampleBuffer) throws -> SampleBuffer {
         try checkOrder(sample)
         return sample
     }
 
     /// Checks that decode times keep increasing across edits.
-    private func checkOrder(_ sample: SampleBuffer) throws {
+    private mutating func checkOrder(_ sample: SampleBuffer) throws {
         if let last = lastDecodeTime, sample.decodeTimeStamp < last {
             throw MediaError(.unsupported, "an edit that starts between sync samples follows another edit, so its samples "
                              + "cannot be handed out in decode order on the asset's timeline; read the track with "

@@ -3,6 +3,7 @@ import Foundation
 import MediaCore
 import ISOBMFF
 import FFmpegBridge
+import Synchronization
 
 /// Writes sample buffers into a new MP4, MOV, M4A or M4V file, natively, or into a Matroska,
 /// WebM, MPEG-TS or AVI file through libavformat.
@@ -26,7 +27,7 @@ import FFmpegBridge
 /// … input.append(sample) … input.markAsFinished()
 /// try await writer.finishWriting()
 /// ```
-public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; writing state (and each input's `state`) under `lock`
+public final class AssetWriter: @unchecked Sendable {   // settings under one lock; writing state (and each input's `state`) under `lock`
     /// Where a writer is (AVFoundation's `AVAssetWriter.Status`).
     public enum Status: Sendable, Equatable {
         /// Inputs can be added; writing has not started.
@@ -45,25 +46,55 @@ public final class AssetWriter: @unchecked Sendable {   // settings @Guarded; wr
     public let outputURL: URL
     /// The container written.
     public let fileType: FileType
+    /// The writer's settings, as its properties set them; one lock for all.
+    private struct Settings {
+        var movieTimeScale: Int32 = 1000
+        var shouldOptimizeForNetworkUse: Bool = false
+        var replacesExistingFile: Bool = false
+        var syncsToDisk: Bool = false
+        var chapters: [Asset.Chapter] = []
+        var metadata: [MetadataItem] = []
+    }
+
+    private let settings = Mutex(Settings())
+
     /// The movie timescale (`mvhd`, edit lists, track durations). Set before `startWriting()`.
-    @Guarded public var movieTimeScale: Int32 = 1000
+    public var movieTimeScale: Int32 {
+        get { settings.withLock { $0.movieTimeScale } }
+        set { settings.withLock { $0.movieTimeScale = newValue } }
+    }
     /// Put `moov` before `mdat` so that players can start before the whole file is read.
-    @Guarded public var shouldOptimizeForNetworkUse: Bool = false
+    public var shouldOptimizeForNetworkUse: Bool {
+        get { settings.withLock { $0.shouldOptimizeForNetworkUse } }
+        set { settings.withLock { $0.shouldOptimizeForNetworkUse = newValue } }
+    }
     /// Whether an existing file at `outputURL` may be replaced (atomically, on success).
-    @Guarded public var replacesExistingFile: Bool = false
+    public var replacesExistingFile: Bool {
+        get { settings.withLock { $0.replacesExistingFile } }
+        set { settings.withLock { $0.replacesExistingFile = newValue } }
+    }
     /// Whether the output is flushed to disk before it is put in place (`fsync`), so that it
     /// survives a power loss from then on — for a program that deletes the inputs once the job
     /// is done (the command line's `--sync`). Off by default: it costs a remux about a fifth of
     /// its time. An output that replaces a file is flushed either way.
-    @Guarded public var syncsToDisk: Bool = false
+    public var syncsToDisk: Bool {
+        get { settings.withLock { $0.syncsToDisk } }
+        set { settings.withLock { $0.syncsToDisk = newValue } }
+    }
     /// Chapters, on the output's timeline, for containers that list them (Matroska, WebM). Set
     /// before `startWriting()`.
-    @Guarded public var chapters: [Asset.Chapter] = []
+    public var chapters: [Asset.Chapter] {
+        get { settings.withLock { $0.chapters } }
+        set { settings.withLock { $0.chapters = newValue } }
+    }
     /// The movie's metadata to write (`title`, `creationDate`, `location`, …); empty: none of
     /// its own — an MP4/MOV copies what `copyMovieStructure(of:)` took, if anything. In MP4/MOV
     /// the items replace the copied user data (`creationDate` sets `mvhd` too); elsewhere they
     /// are the container's tags. Set before writing starts.
-    @Guarded public var metadata: [MetadataItem] = []
+    public var metadata: [MetadataItem] {
+        get { settings.withLock { $0.metadata } }
+        set { settings.withLock { $0.metadata = newValue } }
+    }
 
     let lock = NSLock()
     // What the sample path touches is `@exclusivity(unchecked)` (used under `lock`): see

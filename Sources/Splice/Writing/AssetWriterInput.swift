@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MediaCore
+import Synchronization
 
 /// One output track of an `AssetWriter`: takes sample buffers and says when it is ready for more.
 ///
@@ -21,7 +22,7 @@ import MediaCore
 ///     }
 /// }
 /// ```
-public final class AssetWriterInput: @unchecked Sendable {   // settings @Guarded, tref list locked; `state` under the writer's lock
+public final class AssetWriterInput: @unchecked Sendable {   // settings under one lock; `state` under the writer's lock
     /// What the track written carries.
     public let mediaType: MediaType
     /// `nil`: samples are written as they are. `.video(…)`/`.audio(…)`: the input takes decoded
@@ -30,57 +31,142 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings @Guarde
     /// The format of the samples to come; its ISO sample entry is written byte-exact.
     public let sourceFormatHint: FormatDescription?
 
+    /// The input's settings, as its properties set them; one lock for all.
+    private struct Settings {
+        var languageCode: String? = nil
+        var extendedLanguageTag: String? = nil
+        var marksOutputTrackAsEnabled: Bool = true
+        var name: String? = nil
+        var mediaTimeScale: Int32 = 0
+        var naturalSize: Dimensions? = nil
+        var transform: AffineTransform2D? = nil
+        var preferredVolume: Float? = nil
+        var preferredMediaChunkDuration: MediaTime = MediaTime(value: 1, timescale: 2)
+        var isForced: Bool = false
+        var mediaCharacteristics: Set<MediaCharacteristic> = []
+        var segments: [TrackSegment]? = nil
+        var cut: TrackCut? = nil
+        weak var writer: AssetWriter?
+        var sharesEquivalentDescriptions: Bool = false
+        var passthrough: TrackPassthrough? = nil
+        var frameRateHint: (num: Int32, den: Int32)? = nil
+        var timecodeTag: String? = nil
+        var presentationLead: MediaTime = .zero
+        var sourceTrackID: Int? = nil
+    }
+
+    private let settings = Mutex(Settings())
+
     /// ISO 639-2/T language for `mdhd` (`und` when nil).
-    @Guarded public var languageCode: String? = nil
+    public var languageCode: String? {
+        get { settings.withLock { $0.languageCode } }
+        set { settings.withLock { $0.languageCode = newValue } }
+    }
     /// BCP 47 tag for `elng`.
-    @Guarded public var extendedLanguageTag: String? = nil
+    public var extendedLanguageTag: String? {
+        get { settings.withLock { $0.extendedLanguageTag } }
+        set { settings.withLock { $0.extendedLanguageTag = newValue } }
+    }
     /// Whether the track is enabled when it is in no group (groups decide for their members).
-    @Guarded public var marksOutputTrackAsEnabled: Bool = true
+    public var marksOutputTrackAsEnabled: Bool {
+        get { settings.withLock { $0.marksOutputTrackAsEnabled } }
+        set { settings.withLock { $0.marksOutputTrackAsEnabled = newValue } }
+    }
     /// The handler name (`hdlr`).
-    @Guarded public var name: String? = nil
+    public var name: String? {
+        get { settings.withLock { $0.name } }
+        set { settings.withLock { $0.name = newValue } }
+    }
     /// The media timescale; 0 takes the timescale of the first sample's decode time.
-    @Guarded public var mediaTimeScale: Int32 = 0
+    public var mediaTimeScale: Int32 {
+        get { settings.withLock { $0.mediaTimeScale } }
+        set { settings.withLock { $0.mediaTimeScale = newValue } }
+    }
     /// The track's visual size (`tkhd` width/height); defaults to the format's dimensions.
-    @Guarded public var naturalSize: Dimensions? = nil
+    public var naturalSize: Dimensions? {
+        get { settings.withLock { $0.naturalSize } }
+        set { settings.withLock { $0.naturalSize = newValue } }
+    }
     /// The track's display transform (`tkhd` matrix): a copied track's, or identity, when nil.
-    @Guarded public var transform: AffineTransform2D? = nil
+    public var transform: AffineTransform2D? {
+        get { settings.withLock { $0.transform } }
+        set { settings.withLock { $0.transform = newValue } }
+    }
     /// Audio volume, 0…1 (`tkhd`); 1 for audio tracks when nil.
-    @Guarded public var preferredVolume: Float? = nil
+    public var preferredVolume: Float? {
+        get { settings.withLock { $0.preferredVolume } }
+        set { settings.withLock { $0.preferredVolume = newValue } }
+    }
     /// How much media to gather per chunk before interleaving with other tracks.
-    @Guarded public var preferredMediaChunkDuration: MediaTime = MediaTime(value: 1, timescale: 2)
+    public var preferredMediaChunkDuration: MediaTime {
+        get { settings.withLock { $0.preferredMediaChunkDuration } }
+        set { settings.withLock { $0.preferredMediaChunkDuration = newValue } }
+    }
     /// Forced subtitles: Matroska's forced flag; a text track converted to tx3g for MP4/MOV gets
     /// the all-samples-forced display flag.
-    @Guarded public var isForced: Bool = false
+    public var isForced: Bool {
+        get { settings.withLock { $0.isForced } }
+        set { settings.withLock { $0.isForced = newValue } }
+    }
     /// `.describesMusicAndSoundForAccessibility` and `.describesVideoForAccessibility` become
     /// Matroska's hearing- and visual-impaired flags and Apple's tagged characteristics in MP4/MOV.
-    @Guarded public var mediaCharacteristics: Set<MediaCharacteristic> = []
+    public var mediaCharacteristics: Set<MediaCharacteristic> {
+        get { settings.withLock { $0.mediaCharacteristics } }
+        set { settings.withLock { $0.mediaCharacteristics = newValue } }
+    }
     /// The edit list to write, in movie time; `nil` for none (or one derived from the session times).
-    @Guarded public var segments: [TrackSegment]? = nil
+    public var segments: [TrackSegment]? {
+        get { settings.withLock { $0.segments } }
+        set { settings.withLock { $0.segments = newValue } }
+    }
     /// The cut this input shows (a ranged copy's, with no `segments`): video is kept from the
     /// sync sample it reads from, and the edit list ends where it ends; nil: the session's times.
-    @Guarded var cut: TrackCut? = nil
+    var cut: TrackCut? {
+        get { settings.withLock { $0.cut } }
+        set { settings.withLock { $0.cut = newValue } }
+    }
 
-    // Set when the input is added (`writer`) or while the writer is configured (the rest), then
-    // only read: the writer's lock orders those writes before its threads' reads.
-    weak var writer: AssetWriter?
+    // Set when the input is added (`writer`) or while the writer is configured (the rest).
+    var writer: AssetWriter? {
+        get { settings.withLock { $0.writer } }
+        set { settings.withLock { $0.writer = newValue } }
+    }
     /// Its `tref`s, under a lock of their own (`addTrackAssociation` may run on any thread).
     var associations: [(type: TrackAssociationType, input: AssetWriterInput)] { trackAssociations.withLock { $0 } }
     private let trackAssociations = Locked([(type: TrackAssociationType, input: AssetWriterInput)]())
     /// Samples from several files (a composition): sample descriptions that differ only in what a
     /// decoder ignores share one entry.
-    var sharesEquivalentDescriptions = false
+    var sharesEquivalentDescriptions: Bool {
+        get { settings.withLock { $0.sharesEquivalentDescriptions } }
+        set { settings.withLock { $0.sharesEquivalentDescriptions = newValue } }
+    }
     /// Boxes and fields carried over from a source MP4/MOV track (see `init(copying:)`).
-    var passthrough: TrackPassthrough?
+    var passthrough: TrackPassthrough? {
+        get { settings.withLock { $0.passthrough } }
+        set { settings.withLock { $0.passthrough = newValue } }
+    }
     /// The source's stated frame rate, for containers that store one (Matroska's `DefaultDuration`).
-    var frameRateHint: (num: Int32, den: Int32)?
+    var frameRateHint: (num: Int32, den: Int32)? {
+        get { settings.withLock { $0.frameRateHint } }
+        set { settings.withLock { $0.frameRateHint = newValue } }
+    }
     /// A start timecode to store as the track's TIMECODE tag (Matroska), for a timecode track
     /// the container cannot hold.
-    var timecodeTag: String?
+    var timecodeTag: String? {
+        get { settings.withLock { $0.timecodeTag } }
+        set { settings.withLock { $0.timecodeTag = newValue } }
+    }
     /// How far presentation may come before decode in the source (negative composition
     /// offsets): containers that store both times, or check them, get decode times that much earlier.
-    var presentationLead = MediaTime.zero
+    var presentationLead: MediaTime {
+        get { settings.withLock { $0.presentationLead } }
+        set { settings.withLock { $0.presentationLead = newValue } }
+    }
     /// The ID of the track this input copies or re-encodes, which messages name it by.
-    var sourceTrackID: Int?
+    var sourceTrackID: Int? {
+        get { settings.withLock { $0.sourceTrackID } }
+        set { settings.withLock { $0.sourceTrackID = newValue } }
+    }
     /// What the writer keeps of this input while writing: touched only under the writer's lock.
     @exclusivity(unchecked) var state = InputState(index: 0)
 
