@@ -212,7 +212,7 @@ public final class SamplePipe: Sendable {
                 leave(i)
                 return
             }
-            guard let writer = c.input.writer, writer.append(contentsOf: samples, to: c.input) else { break }
+            guard c.input.append(contentsOf: samples) else { break }
             if let d = c.duration, d > .zero, progressHandler != nil {
                 let end = sample.decodeTimeStamp + (sample.duration.isNumeric ? sample.duration : .zero) - c.start
                 report(i, max(0, min(1, end.seconds / d.seconds)))

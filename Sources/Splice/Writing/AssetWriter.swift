@@ -27,7 +27,7 @@ import Synchronization
 /// … input.append(sample) … input.markAsFinished()
 /// try await writer.finishWriting()
 /// ```
-public final class AssetWriter: @unchecked Sendable {   // settings under one lock; writing state (and each input's `state`) under `lock`
+public final class AssetWriter: Sendable {
     /// Where a writer is (AVFoundation's `AVAssetWriter.Status`).
     public enum Status: Sendable, Equatable {
         /// Inputs can be added; writing has not started.
@@ -47,7 +47,7 @@ public final class AssetWriter: @unchecked Sendable {   // settings under one lo
     /// The container written.
     public let fileType: FileType
     /// The writer's settings, as its properties set them; one lock for all.
-    private struct Settings {
+    struct Settings {
         var movieTimeScale: Int32 = 1000
         var shouldOptimizeForNetworkUse: Bool = false
         var replacesExistingFile: Bool = false
@@ -96,20 +96,10 @@ public final class AssetWriter: @unchecked Sendable {   // settings under one lo
         set { settings.withLock { $0.metadata = newValue } }
     }
 
-    let lock = NSLock()
-    // What the sample path touches is `@exclusivity(unchecked)` (used under `lock`): see
-    // "Access checks on the sample path" in docs/design-notes.md.
-    @exclusivity(unchecked) var _status: Status = .unknown
-    private var _error: MediaError?
-    @exclusivity(unchecked) var _inputs: [AssetWriterInput] = []
-    private var _groups: [AssetWriterInputGroup] = []
-    /// What a copied MP4/MOV movie keeps (see `copyMovieStructure(of:)`).
-    private var template = MovieTemplate()
-    private var file: OutputFile?
-    @exclusivity(unchecked) var muxer: (any Muxer)?
-    @exclusivity(unchecked) var interleaver = Interleaver(inputs: [])
-    @exclusivity(unchecked) var session = WriterSession(start: .zero)
-    @exclusivity(unchecked) var sessionStarted = false
+    /// The writer's one state (status, inputs and their `InputState`s, file, muxer, interleaver,
+    /// session), behind one lock. Each input's stage lock (`AssetWriterInput.stages`) is taken
+    /// before it, never inside it: `WriterCore` holds no stage.
+    let core: Mutex<WriterCore>
 
     /// Makes a writer for `outputURL`; `fileType` defaults to the one its extension names.
     /// - Throws: `.unsupported` when no file type is given and the extension names none Splice
@@ -125,43 +115,45 @@ public final class AssetWriter: @unchecked Sendable {   // settings under one lo
             }
         }
         self.fileType = type
+        core = Mutex(WriterCore(outputPath: outputURL.path))
     }
 
     /// Where the writer is.
-    public var status: Status { lock.withLock { _status } }
+    public var status: Status { core.withLock { $0.status } }
     /// Why writing failed, when `status` is `.failed`.
-    public var error: MediaError? { lock.withLock { _error } }
+    public var error: MediaError? { core.withLock { $0.error } }
     /// The inputs added, in order: the file's tracks.
-    public var inputs: [AssetWriterInput] { lock.withLock { _inputs } }
+    public var inputs: [AssetWriterInput] { core.withLock { $0.inputs } }
     /// The groups added.
-    public var inputGroups: [AssetWriterInputGroup] { lock.withLock { _groups } }
+    public var inputGroups: [AssetWriterInputGroup] { core.withLock { $0.groups } }
     /// What encoders corrected or did not take (a size rounded to even, an unknown option).
     public var warnings: [String] {
-        // The stages under the writer's lock (it guards each input's state); their notes under their own.
-        lock.withLock { _inputs.flatMap(\.state.stages) }.flatMap(\.warnings)
+        // (each input's stages under its own lock, the writer's not held)
+        inputs.flatMap { input in input.stages.withLock { ($0.list ?? []).flatMap(\.warnings) } }
     }
 
     // MARK: Inputs and groups
 
     /// Whether `input` can be added: not added yet, its settings fit the file type, before writing starts.
     public func canAdd(_ input: AssetWriterInput) -> Bool {
-        lock.withLock { refusal(of: input) == nil }
+        core.withLock { refusal(of: input, in: $0) == nil }
     }
 
     /// Adds `input`.
     /// - Throws: why it cannot be added (writing has started, it belongs to a writer already, or it
     ///   has output settings); the writer then fails with the same error.
     public func add(_ input: AssetWriterInput) throws {
-        try lock.withLock {
-            if let reason = refusal(of: input) { throw refuseLocked(reason) }
+        try core.withLock { c in
+            if let reason = refusal(of: input, in: c) { throw c.refuse(reason) }
             input.writer = self
-            input.state = InputState(index: _inputs.count, sourceTrackID: input.sourceTrackID)
-            _inputs.append(input)
+            input.index = c.inputs.count
+            c.states.append(InputState(index: c.inputs.count, sourceTrackID: input.sourceTrackID))
+            c.inputs.append(input)
         }
     }
 
-    private func refusal(of input: AssetWriterInput) -> String? {
-        if _status != .unknown { return "inputs are added before startWriting()" }
+    private func refusal(of input: AssetWriterInput, in c: borrowing WriterCore) -> String? {
+        if c.status != .unknown { return "inputs are added before startWriting()" }
         if input.writer === self { return "the input was added already" }
         if input.writer != nil { return "the input belongs to another writer" }
         switch input.outputSettings {
@@ -172,25 +164,18 @@ public final class AssetWriter: @unchecked Sendable {   // settings under one lo
         return nil
     }
 
-    /// A misuse of the writer: it fails (status `.failed`, `error` set), and the error is thrown.
-    private func refuseLocked(_ reason: String) -> MediaError {
-        let error = MediaError(.invalidOperation, reason, file: outputURL.path)
-        failLocked(error)
-        return error
-    }
-
     /// Whether `group` can be added: its inputs are this writer's, in no other group, and its
     /// default input (if any) is one of them.
     public func canAdd(_ group: AssetWriterInputGroup) -> Bool {
-        lock.withLock { refusal(of: group) == nil }
+        core.withLock { refusal(of: group, in: $0) == nil }
     }
 
-    private func refusal(of group: AssetWriterInputGroup) -> String? {
-        if _status != .unknown { return "groups are added before startWriting()" }
+    private func refusal(of group: AssetWriterInputGroup, in c: borrowing WriterCore) -> String? {
+        if c.status != .unknown { return "groups are added before startWriting()" }
         if group.inputs.isEmpty { return "a group needs at least one input" }
-        if !group.inputs.allSatisfy({ i in _inputs.contains { $0 === i } }) { return "a group's inputs are added to the writer first" }
+        if !group.inputs.allSatisfy({ i in c.inputs.contains { $0 === i } }) { return "a group's inputs are added to the writer first" }
         if let d = group.defaultInput, !group.inputs.contains(where: { $0 === d }) { return "a group's default input is one of its inputs" }
-        let grouped = _groups.flatMap(\.inputs)
+        let grouped = c.groups.flatMap(\.inputs)
         if group.inputs.contains(where: { i in grouped.contains { $0 === i } }) { return "an input belongs to one group at most" }
         return nil
     }
@@ -198,9 +183,9 @@ public final class AssetWriter: @unchecked Sendable {   // settings under one lo
     /// Adds `group`.
     /// - Throws: why it cannot be added (see `canAdd(_:)`); the writer then fails with the same error.
     public func add(_ group: AssetWriterInputGroup) throws {
-        try lock.withLock {
-            if let reason = refusal(of: group) { throw refuseLocked(reason) }
-            _groups.append(group)
+        try core.withLock { c in
+            if let reason = refusal(of: group, in: c) { throw c.refuse(reason) }
+            c.groups.append(group)
         }
     }
 
@@ -212,16 +197,16 @@ public final class AssetWriter: @unchecked Sendable {   // settings under one lo
         guard let movie = asset.source.isoMovie else {
             // A composition's new headers take the first clip's times (an MP4/MOV's).
             if let header = asset.source.movieHeaderTemplate {
-                lock.withLock { if _status == .unknown { template.stamp(from: header) } }
+                core.withLock { if $0.status == .unknown { $0.template.stamp(from: header) } }
             }
             return
         }
-        lock.withLock {
-            guard _status == .unknown else { return }
+        core.withLock { c in
+            guard c.status == .unknown else { return }
             if movie.movieHeader.timescale <= UInt32(clamping: Int32.max) { movieTimeScale = Int32(clamping: movie.movieHeader.timescale) }
-            template = MovieTemplate(fileType: FileType(movie.fileType) == fileType ? movie.fileType : nil,
-                                     header: movie.movieHeader, boxes: movie.otherMovieBoxes)
-            template.stamp(from: movie.movieHeader)
+            c.template = MovieTemplate(fileType: FileType(movie.fileType) == fileType ? movie.fileType : nil,
+                                       header: movie.movieHeader, boxes: movie.otherMovieBoxes)
+            c.template.stamp(from: movie.movieHeader)
         }
     }
 
@@ -231,53 +216,42 @@ public final class AssetWriter: @unchecked Sendable {   // settings under one lo
     /// `status` `.failed` and `error` set) when the file cannot be created.
     @discardableResult
     public func startWriting() -> Bool {
-        let started: Bool = lock.withLock {
-            guard _status == .unknown else { return false }
+        let settings = self.settings.withLock { $0 }
+        return core.withLock { c in
+            guard c.status == .unknown else { return false }
             do {
-                let file = try OutputFile(destination: outputURL.path, replacing: replacesExistingFile, syncing: syncsToDisk)
-                self.file = file
-                let muxer = try makeMuxer(file)
-                self.muxer = muxer
-                for input in _inputs { installStages(input) }
-                interleaver = Interleaver(inputs: _inputs)
-                _ = interleaver.updateSlowestFrontier(_inputs.map(\.state))
-                _status = .writing
+                let file = try OutputFile(destination: outputURL.path, replacing: settings.replacesExistingFile, syncing: settings.syncsToDisk)
+                c.file = file
+                c.muxer = try makeMuxer(file, settings, c)
+                c.interleaver = Interleaver(inputs: c.inputs)
+                _ = c.interleaver.updateSlowestFrontier(c.states)
+                c.status = .writing
                 return true
             } catch {
-                failLocked(error)
+                c.fail(error)
                 return false
             }
         }
-        return started
     }
 
-    private func makeMuxer(_ file: OutputFile) throws -> any Muxer {
+    private func makeMuxer(_ file: OutputFile, _ settings: Settings, _ c: borrowing WriterCore) throws -> any Muxer {
         switch fileType.writer {
         case .libavformat(let name):
-            return try FormatMuxer(fileType: fileType, muxerName: name, file: file, groups: _groups, chapters: chapters, metadata: metadata)
+            return try FormatMuxer(fileType: fileType, muxerName: name, file: file, groups: c.groups, chapters: settings.chapters,
+                                   metadata: settings.metadata)
         case .iso(let ftyp, _):
-            return try MovieMuxer(file: file, fileType: fileType, ftyp: template.fileType ?? ftyp, template: template.with(metadata),
-                                  groups: _groups, inputCount: _inputs.count, movieTimeScale: movieTimeScale,
-                                  fastStart: shouldOptimizeForNetworkUse)
+            return try MovieMuxer(file: file, fileType: fileType, ftyp: c.template.fileType ?? ftyp, template: c.template.with(settings.metadata),
+                                  groups: c.groups, inputCount: c.inputs.count, movieTimeScale: settings.movieTimeScale,
+                                  fastStart: settings.shouldOptimizeForNetworkUse)
         }
-    }
-
-    /// The stages of an input: the encoder of an input with output settings; the text
-    /// conversion of text and subtitle inputs.
-    private func installStages(_ input: AssetWriterInput) {
-        if let settings = input.outputSettings { input.state.stages.append(EncodingStage(settings: settings, label: input.state.label)) }
-        guard input.mediaType == .text || input.mediaType == .subtitle else { return }
-        let text = TextConversion(fileType: fileType, isForced: input.isForced, size: input.naturalSize, label: input.state.label)
-        input.state.text = text
-        input.state.stages.append(text)
     }
 
     /// Starts the session: samples are written relative to `time` (0 for a plain copy).
     public func startSession(atSourceTime time: MediaTime) {
-        lock.withLock {
-            if !sessionStarted {
-                sessionStarted = true
-                session.start = time
+        core.withLock { c in
+            if !c.sessionStarted {
+                c.sessionStarted = true
+                c.session.start = time
             }
         }
         pumpAll()
@@ -285,32 +259,15 @@ public final class AssetWriter: @unchecked Sendable {   // settings under one lo
 
     /// Ends the session at `time`: tracks are cut there (through their edit lists).
     public func endSession(atSourceTime time: MediaTime) {
-        lock.withLock { session.end = time }
-    }
-
-    /// Fails the writer with `error` (lock held): the file is removed and pending samples dropped.
-    func failLocked(_ error: Error) {
-        guard _status == .writing || _status == .unknown else { return }
-        var e = (error as? MediaError) ?? MediaError(.io, "\(error)")
-        if e.file == nil { e.file = outputURL.path }
-        _status = .failed
-        _error = e
-        tearDown()
-    }
-
-    /// Drops the muxer, the temporary file and every pending sample (lock held).
-    private func tearDown() {
-        muxer = nil
-        file?.discard()
-        for input in _inputs { input.state.discardPending() }
+        core.withLock { $0.session.end = time }
     }
 
     /// Stops writing and removes the temporary file; the destination is untouched.
     public func cancelWriting() {
-        lock.withLock {
-            guard _status == .writing || _status == .unknown else { return }
-            _status = .cancelled
-            tearDown()
+        core.withLock { c in
+            guard c.status == .writing || c.status == .unknown else { return }
+            c.status = .cancelled
+            c.tearDown()
         }
         pumpAll()
     }
@@ -339,21 +296,22 @@ public final class AssetWriter: @unchecked Sendable {   // settings under one lo
     /// Finishes the file on the calling thread; see `finishWriting(completionHandler:)`.
     public func finish() {
         // What the unfinished inputs' stages hold is written first (outside the lock, as stages run).
-        for input in lock.withLock({ _status == .writing ? _inputs.filter { !$0.state.isFinished } : [] }) { finishStages(of: input) }
-        lock.withLock {
-            guard _status == .writing, let file, let muxer else { return }
+        let unfinished = core.withLock { c in c.status == .writing ? c.inputs.filter { !c.states[$0.index].isFinished } : [] }
+        for input in unfinished { finishStages(of: input) }
+        core.withLock { c in
+            guard c.status == .writing, let file = c.file, let muxer = c.muxer else { return }
             do {
-                for input in _inputs {
-                    input.state.isFinished = true
-                    input.state.requestBlock = nil
+                for i in c.states.indices {
+                    c.states[i].isFinished = true
+                    c.states[i].requestBlock = nil
                 }
-                try flush(all: true)
-                try muxer.finish(_inputs, session: session)
-                self.muxer = nil
+                try c.flush(all: true)
+                try muxer.finish(c.inputs, states: c.states, session: c.session)
+                c.muxer = nil
                 try file.commit()
-                _status = .completed
+                c.status = .completed
             } catch {
-                failLocked(error)
+                c.fail(error)
             }
         }
     }

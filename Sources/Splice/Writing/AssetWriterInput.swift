@@ -22,7 +22,7 @@ import Synchronization
 ///     }
 /// }
 /// ```
-public final class AssetWriterInput: @unchecked Sendable {   // settings under one lock; `state` under the writer's lock
+public final class AssetWriterInput: Sendable {
     /// What the track written carries.
     public let mediaType: MediaType
     /// `nil`: samples are written as they are. `.video(…)`/`.audio(…)`: the input takes decoded
@@ -47,6 +47,10 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings under o
         var segments: [TrackSegment]? = nil
         var cut: TrackCut? = nil
         weak var writer: AssetWriter?
+        /// Its position among the writer's inputs (its state is `WriterCore.states[index]`).
+        var index = 0
+        /// Stages added by hand (`add(stage:)`), beyond those its settings make.
+        var addedStages = false
         var sharesEquivalentDescriptions: Bool = false
         var passthrough: TrackPassthrough? = nil
         var frameRateHint: (num: Int32, den: Int32)? = nil
@@ -167,8 +171,29 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings under o
         get { settings.withLock { $0.sourceTrackID } }
         set { settings.withLock { $0.sourceTrackID = newValue } }
     }
-    /// What the writer keeps of this input while writing: touched only under the writer's lock.
-    @exclusivity(unchecked) var state = InputState(index: 0)
+    /// Its position among its writer's inputs (set when it is added).
+    var index: Int {
+        get { settings.withLock { $0.index } }
+        set { settings.withLock { $0.index = newValue } }
+    }
+    /// The writer it was added to, and its position there, read at once.
+    var link: (writer: AssetWriter, index: Int)? {
+        settings.withLock { s in s.writer.map { ($0, s.index) } }
+    }
+    /// Its stages (an encoder, a text conversion), under a lock taken before the writer's.
+    let stages = Mutex(InputStages())
+    /// Whether samples go through stages before they are queued: an encoder, a text
+    /// conversion, or stages added by hand.
+    var hasStages: Bool {
+        outputSettings != nil || mediaType == .text || mediaType == .subtitle || settings.withLock { $0.addedStages }
+    }
+
+    /// Adds `stage` after the input's own, before the first sample (a stage shared with its
+    /// maker, which is `Sendable` for that).
+    func add(stage: any SampleStage & Sendable) {
+        settings.withLock { $0.addedStages = true }
+        stages.withLock { $0.added.append(stage) }
+    }
 
     /// Makes an input for `mediaType` samples.
     /// - Parameters:
@@ -210,17 +235,12 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings under o
         if track.mediaType == .audio, track.preferredVolume != 1 { preferredVolume = track.preferredVolume }
     }
 
-    /// The timescale the track is written in: its samples', else `mediaTimeScale`, else `fallback`.
-    func writtenTimescale(fallback: Int32) -> Int32 {
-        state.timescale > 0 ? state.timescale : (mediaTimeScale > 0 ? mediaTimeScale : fallback)
-    }
-
     /// Whether `append(_:)` would take a sample now: `false` while this track is far enough
     /// ahead of the others (or holds a full chunk), after `markAsFinished()`, and once writing
     /// completes. After writing failed or was cancelled it is `true` until `markAsFinished()`,
     /// so that a feeding loop runs on to `append(_:)`, which returns `false`.
     public var isReadyForMoreMediaData: Bool {
-        writer?.isReady(self) ?? false
+        link.map { $0.writer.isReady(at: $0.index) } ?? false
     }
 
     /// Calls `block` on `queue` whenever the input is ready for more data, until it is marked
@@ -228,7 +248,7 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings under o
     /// An input not added to a writer (`AssetWriter.add(_:)` threw, or was never called) has no
     /// writer to run it: the block is not kept.
     public func requestMediaDataWhenReady(on queue: DispatchQueue, using block: @escaping @Sendable () -> Void) {
-        writer?.setRequest(self, queue: queue, block: block)
+        if let (writer, i) = link { writer.setRequest(at: i, queue: queue, block: block) }
     }
 
     /// Appends a sample. Returns `false` when it cannot be written; the writer's `status` and
@@ -236,12 +256,12 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings under o
     /// `startWriting()` it fails the writer, saying so (AVFoundation raises an exception).
     @discardableResult
     public func append(_ sample: SampleBuffer) -> Bool {
-        writer?.append(sample, to: self) ?? false
+        link.map { $0.writer.append(sample, to: self, at: $0.index) } ?? false
     }
 
     /// Says that no more samples come for this track.
     public func markAsFinished() {
-        writer?.markAsFinished(self)
+        if let (writer, i) = link { writer.markAsFinished(self, at: i) }
     }
 
     /// Whether a `tref` of `type` from this input's track to `input`'s can be added.
@@ -257,5 +277,13 @@ public final class AssetWriterInput: @unchecked Sendable {   // settings under o
         trackAssociations.withLock { list in
             if !list.contains(where: { $0.type == type && $0.input === input }) { list.append((type, input)) }
         }
+    }
+}
+
+extension AssetWriterInput {
+    /// Appends `samples` in order, as as many calls of `append(_:)` do; a copy takes the
+    /// writer's lock once for them all. `false` as `append(_:)` returns it.
+    func append(contentsOf samples: [SampleBuffer]) -> Bool {
+        link.map { $0.writer.append(contentsOf: samples, to: self, at: $0.index) } ?? false
     }
 }

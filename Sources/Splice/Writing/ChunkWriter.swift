@@ -33,16 +33,16 @@ struct ChunkWriter {
     /// refers to the same source file in increasing offsets per track (a passthrough copy), they
     /// go in source order instead: the output keeps the source's interleaving, and adjacent
     /// ranges are copied file to file in one go (`queue` merges them across chunks).
-    static func layout(_ counts: [Int], of inputs: [AssetWriterInput]) -> [(AssetWriterInput, Range<Int>)] {
+    static func layout(_ counts: [Int], of inputs: [InputState]) -> [(Int, Range<Int>)] {
         var runs: [(input: Int, range: Range<Int>)] = []
         var cursor = [Int](repeating: 0, count: inputs.count)
         while true {
             var w = Int64.max
-            for (i, input) in inputs.enumerated() where cursor[i] < counts[i] { w = min(w, input.state.pending[cursor[i]].window) }
+            for (i, input) in inputs.enumerated() where cursor[i] < counts[i] { w = min(w, input.pending[cursor[i]].window) }
             guard w != Int64.max else { break }
             let ranges = inputs.indices.map { i in
                 var end = cursor[i]
-                while end < counts[i] && inputs[i].state.pending[end].window <= w { end += 1 }
+                while end < counts[i] && inputs[i].pending[end].window <= w { end += 1 }
                 return cursor[i]..<end
             }
             // (One input: source order is its own order.)
@@ -50,14 +50,14 @@ struct ChunkWriter {
                 : sourceOrder(ranges, inputs).map { runsInSourceOrder($0, inputs) } ?? runsByInput(ranges, inputs)
             cursor = ranges.map(\.upperBound)
         }
-        return runs.map { (inputs[$0.input], $0.range) }
+        return runs.map { ($0.input, $0.range) }
     }
 
     /// One window: inputs in order, one run per stretch of samples sharing a description.
-    private static func runsByInput(_ ranges: [Range<Int>], _ inputs: [AssetWriterInput]) -> [(input: Int, range: Range<Int>)] {
+    private static func runsByInput(_ ranges: [Range<Int>], _ inputs: [InputState]) -> [(input: Int, range: Range<Int>)] {
         var runs: [(Int, Range<Int>)] = []
         for (i, input) in inputs.enumerated() {
-            let pending = input.state.pending
+            let pending = input.pending
             var start = ranges[i].lowerBound
             while start < ranges[i].upperBound {
                 var stop = start + 1
@@ -69,11 +69,11 @@ struct ChunkWriter {
         return runs
     }
 
-    private static func runsInSourceOrder(_ order: [(Int, Int)], _ inputs: [AssetWriterInput]) -> [(input: Int, range: Range<Int>)] {
+    private static func runsInSourceOrder(_ order: [(Int, Int)], _ inputs: [InputState]) -> [(input: Int, range: Range<Int>)] {
         var runs: [(input: Int, range: Range<Int>)] = []
         for (i, k) in order {
             if let last = runs.last, last.input == i, last.range.upperBound == k,
-               inputs[i].state.pending[k].descriptionIndex == inputs[i].state.pending[last.range.lowerBound].descriptionIndex {
+               inputs[i].pending[k].descriptionIndex == inputs[i].pending[last.range.lowerBound].descriptionIndex {
                 runs[runs.count - 1].range = last.range.lowerBound..<(k + 1)
             } else {
                 runs.append((i, k..<(k + 1)))
@@ -84,13 +84,13 @@ struct ChunkWriter {
 
     /// The samples to flush as (input, index) in source-file order, when they all lie in one
     /// file with offsets increasing within each input.
-    private static func sourceOrder(_ ranges: [Range<Int>], _ inputs: [AssetWriterInput]) -> [(Int, Int)]? {
+    private static func sourceOrder(_ ranges: [Range<Int>], _ inputs: [InputState]) -> [(Int, Int)]? {
         var file: ReadOnlyFile?
         var offsets: [[UInt64]] = []
         for (i, input) in inputs.enumerated() {
             var list: [UInt64] = []
             list.reserveCapacity(ranges[i].count)
-            for s in input.state.pending[ranges[i]] {
+            for s in input.pending[ranges[i]] {
                 guard case .file(let r) = s.storage else { return nil }
                 if file == nil { file = r.file } else if file !== r.file { return nil }
                 if let previous = list.last, r.offset < previous { return nil }
@@ -117,7 +117,7 @@ struct ChunkWriter {
     }
 
     /// Writes one chunk and records it, with its samples, in `table`.
-    mutating func chunk(_ samples: ArraySlice<PendingSample>, into table: TrackTable, firstDecodeTime: Int64) throws {
+    mutating func chunk(_ samples: ArraySlice<PendingSample>, into table: inout TrackTable, firstDecodeTime: Int64) throws {
         let offset = file.size + queued
         for s in samples {
             guard let size = UInt32(exactly: s.length) else {

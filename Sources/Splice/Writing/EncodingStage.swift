@@ -6,13 +6,12 @@ import FFmpegBridge
 /// The encoder of an input with output settings: decoded samples in (pictures converted to the
 /// encoder's format and size, audio converted and cut into the encoder's frame size), encoded
 /// samples out, with a sample entry made from the encoder's extradata and packets in ISO form.
-/// Runs outside the writer's lock (`runsConcurrently`), so that inputs encode at the same time.
-final class EncodingStage: SampleStage, @unchecked Sendable {   // state under `lock`
-    let runsConcurrently = true
+/// Confined (its input's stage lock, or the smart cut that made it): it runs outside the
+/// writer's lock, so that inputs encode at the same time.
+final class EncodingStage: SampleStage {
     private let settings: EncodingSettings
     /// "track 2", for messages.
     private let track: String
-    private let lock = NSLock()
     private var encoder: Encoder?
     private var pictures: PictureConverter?
     private var audio: AudioConverter?
@@ -24,7 +23,7 @@ final class EncodingStage: SampleStage, @unchecked Sendable {   // state under `
     /// Video: the duration of the pictures (an encoder's packets may have none).
     private var frameDuration: Int64 = 0
     /// What was corrected or not taken (sizes rounded to even, options the encoder ignored).
-    var warnings: [String] { lock.withLock { notes } }
+    var warnings: [String] { notes }
     private var notes: [String] = []
     /// The previous picture's time, for a duration where pictures come without one.
     private var lastPicture: Int64?
@@ -36,54 +35,50 @@ final class EncodingStage: SampleStage, @unchecked Sendable {   // state under `
 
     /// The encoded samples `sample` completes.
     func process(_ sample: SampleBuffer, timescale: Int32) throws -> [SampleBuffer] {
-        try lock.withLock {
-            guard sample.isDecoded else {
-                throw MediaError(.invalidData, "\(track): an input with output settings takes decoded samples "
-                                 + "(from a reader output with output settings, or a pixel-buffer adaptor)")
-            }
-            if encoder == nil { try open(for: sample) }
-            guard let encoder else { return [] }
-            if let picture = sample.imageBuffer {
-                guard let pictures else { throw MediaError(.invalidData, "\(track): a picture for an audio encoder") }
-                let source = try (picture.storage as? Frame) ?? Frame.copying(picture)
-                let frame = try pictures.convert(source)
-                frame.presentationTimestamp = sample.presentationTimeStamp.convertScale(encoder.configuration.timescale).value
-                if frameDuration == 0 {
-                    if sample.duration.isNumeric, sample.duration > .zero {
-                        frameDuration = sample.duration.convertScale(encoder.configuration.timescale).value
-                    } else if let last = lastPicture, frame.presentationTimestamp > last {
-                        frameDuration = frame.presentationTimestamp - last    // pictures appended without durations
-                    }
-                }
-                lastPicture = frame.presentationTimestamp
-                return try packets(encoder.encode(frame))
-            }
-            guard let pcm = sample.pcmBuffer, let audio else { throw MediaError(.invalidData, "\(track): PCM for a video encoder") }
-            if !audioStarted {
-                audioStarted = true
-                audioClock = sample.presentationTimeStamp.convertScale(encoder.configuration.timescale).value
-            }
-            let source = try (pcm.storage as? Frame) ?? Frame.copying(pcm)
-            guard let converted = try audio.convert(source).pcm else { return [] }
-            return try feed(converted, into: encoder)
+        guard sample.isDecoded else {
+            throw MediaError(.invalidData, "\(track): an input with output settings takes decoded samples "
+                             + "(from a reader output with output settings, or a pixel-buffer adaptor)")
         }
+        if encoder == nil { try open(for: sample) }
+        guard let encoder else { return [] }
+        if let picture = sample.imageBuffer {
+            guard let pictures else { throw MediaError(.invalidData, "\(track): a picture for an audio encoder") }
+            let source = try (picture.storage as? Frame) ?? Frame.copying(picture)
+            let frame = try pictures.convert(source)
+            frame.presentationTimestamp = sample.presentationTimeStamp.convertScale(encoder.configuration.timescale).value
+            if frameDuration == 0 {
+                if sample.duration.isNumeric, sample.duration > .zero {
+                    frameDuration = sample.duration.convertScale(encoder.configuration.timescale).value
+                } else if let last = lastPicture, frame.presentationTimestamp > last {
+                    frameDuration = frame.presentationTimestamp - last    // pictures appended without durations
+                }
+            }
+            lastPicture = frame.presentationTimestamp
+            return try packets(encoder.encode(frame))
+        }
+        guard let pcm = sample.pcmBuffer, let audio else { throw MediaError(.invalidData, "\(track): PCM for a video encoder") }
+        if !audioStarted {
+            audioStarted = true
+            audioClock = sample.presentationTimeStamp.convertScale(encoder.configuration.timescale).value
+        }
+        let source = try (pcm.storage as? Frame) ?? Frame.copying(pcm)
+        guard let converted = try audio.convert(source).pcm else { return [] }
+        return try feed(converted, into: encoder)
     }
 
     /// What the encoder still holds, at the input's end.
     func finish(timescale: Int32) throws -> [SampleBuffer] {
-        try lock.withLock {
-            guard let encoder else { return [] }
-            var out: [SampleBuffer] = []
-            if let audio, let rest = try audio.flush()?.pcm { out += try feed(rest, into: encoder) }
-            if let (frame, filled) = partial, filled > 0 {
-                frame.setAudio(frameCount: filled, presentationTime: audioClock)
-                audioClock += Int64(widening: filled)
-                out += try packets(encoder.encode(frame))
-                partial = nil
-            }
-            out += try packets(encoder.encode(nil))
-            return out
+        guard let encoder else { return [] }
+        var out: [SampleBuffer] = []
+        if let audio, let rest = try audio.flush()?.pcm { out += try feed(rest, into: encoder) }
+        if let (frame, filled) = partial, filled > 0 {
+            frame.setAudio(frameCount: filled, presentationTime: audioClock)
+            audioClock += Int64(widening: filled)
+            out += try packets(encoder.encode(frame))
+            partial = nil
         }
+        out += try packets(encoder.encode(nil))
+        return out
     }
 
     /// Cuts converted audio into encoder frames of its frame size.

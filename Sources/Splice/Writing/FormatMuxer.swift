@@ -70,9 +70,9 @@ final class FormatMuxer: Muxer {
     /// first). A change of H.264/HEVC parameter sets is carried into the stream (see
     /// `write`); any other codec whose configuration changes is refused, since the container
     /// has one configuration per stream and the later samples would not decode.
-    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 {
+    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, state: InputState) throws -> UInt32 {
         guard input.mediaType == .video || input.mediaType == .audio else { return 1 }
-        let key = input.state.index
+        let key = state.index
         let format = sample.formatDescription
         // Most samples share their predecessor's description: no sample entry parsed for them.
         if let last = lastDescription[key], last.format == format { return last.index }
@@ -87,7 +87,7 @@ final class FormatMuxer: Muxer {
         if let first = known.first {
             guard first.nal != nil, config.nal != nil, first.codecName == config.codecName else {
                 let what = first.codecName == config.codecName ? "its \(config.codecName) configuration changes" : "its codec changes from \(first.codecName) to \(config.codecName)"
-                throw MediaError(.unsupported, "\(input.state.label): \(what) partway (a second sample description), which \(formatName) "
+                throw MediaError(.unsupported, "\(state.label): \(what) partway (a second sample description), which \(formatName) "
                                  + "files cannot carry: they have one configuration per stream, so the later samples would not decode; "
                                  + "mp4 and mov can, or re-encode")
             }
@@ -98,19 +98,19 @@ final class FormatMuxer: Muxer {
         return UInt32(clamping: known.count)
     }
 
-    func write(_ counts: [Int], of inputs: [AssetWriterInput], session: WriterSession) throws {
-        if streams.isEmpty { try start(inputs, session: session) }
+    func write(_ counts: [Int], of inputs: [AssetWriterInput], states: inout [InputState], session: WriterSession) throws {
+        if streams.isEmpty { try start(inputs, states: &states, session: session) }
         var order: [(time: Double, input: Int, k: Int)] = []
-        for (i, input) in inputs.enumerated() {
-            let scale = Double(input.state.timescale)
-            for k in 0..<counts[i] { order.append((Double(input.state.pending[k].decodeTime + streams[i].shift) / scale, i, k)) }
+        for (i, state) in states.enumerated() {
+            let scale = Double(state.timescale)
+            for k in 0..<counts[i] { order.append((Double(state.pending[k].decodeTime + streams[i].shift) / scale, i, k)) }
         }
         order.sort { ($0.time, $0.input, $0.k) < ($1.time, $1.input, $1.k) }
-        for (_, i, k) in order { try write(inputs[i].state.pending[k], of: inputs[i], stream: streams[i], session: session) }
+        for (_, i, k) in order { try write(states[i].pending[k], of: inputs[i], state: states[i], stream: streams[i], session: session) }
     }
 
-    private func write(_ s: PendingSample, of input: AssetWriterInput, stream: Stream, session: WriterSession) throws {
-        let scale = input.state.timescale
+    private func write(_ s: PendingSample, of input: AssetWriterInput, state: InputState, stream: Stream, session: WriterSession) throws {
+        let scale = state.timescale
         func ticks(_ v: Int64) -> Int64 {
             MediaTime(value: v, timescale: scale).ticks(numerator: stream.timeBase.num, denominator: stream.timeBase.den)
         }
@@ -127,12 +127,12 @@ final class FormatMuxer: Muxer {
         case .pcm, .pixels: throw MediaError(.invalidOperation, "decoded samples reached the muxer without an encoder")
         }
         var configuration: [UInt8]?
-        if let known = configurations[input.state.index], known.count > 1, let first = known.first,
+        if let known = configurations[state.index], known.count > 1, let first = known.first,
            known.indices.contains(Int(widening: s.descriptionIndex) - 1) {
             let own = known[Int(widening: s.descriptionIndex) - 1]
-            if s.descriptionIndex != 1 { changedDescription.insert(input.state.index) }
+            if s.descriptionIndex != 1 { changedDescription.insert(state.index) }
             if !fileType.startCodeCodecs.contains(first.codecName), let stream = first.nal, let nal = own.nal,
-               changedDescription.contains(input.state.index) {
+               changedDescription.contains(state.index) {
                 // One configuration per stream, and no filter to put the new parameter sets in
                 // band: they go in each sync sample.
                 data = Data(try nal.inBand([UInt8](data), for: stream, withParameterSets: s.isSync))
@@ -148,7 +148,7 @@ final class FormatMuxer: Muxer {
         var duration = s.duration
         if let end = session.end.map({ ($0 - session.start).convertScale(scale).value }), pts < end { duration = min(duration, end - pts) }
         var skipped = 0
-        if s.trimDurationAtEnd > .zero, let rate = input.state.firstFormat?.sampleRate ?? input.sourceFormatHint?.sampleRate {
+        if s.trimDurationAtEnd > .zero, let rate = state.firstFormat?.sampleRate ?? input.sourceFormatHint?.sampleRate {
             skipped = max(0, min(1_000_000_000, (s.trimDurationAtEnd.seconds * rate).rounded(saturating: Int.self) ?? 0))
         }
         packetsWritten += 1
@@ -161,12 +161,12 @@ final class FormatMuxer: Muxer {
             let time = { (v: Int64) in String(format: "%.3f s", MediaTime(value: v, timescale: scale).seconds) }
             // (libavformat's stream index is not one the user knows: the track is named first.)
             let why = context.lastMessage.map { ": " + $0.replacingOccurrences(of: #" in stream \d+$"#, with: "", options: .regularExpression) } ?? ""
-            throw MediaError(error.code, "\(input.state.label): the \(formatName) muxer refused the sample at decode time \(time(dts)), "
+            throw MediaError(error.code, "\(state.label): the \(formatName) muxer refused the sample at decode time \(time(dts)), "
                              + "presentation time \(time(pts)) (\(data.count) bytes)\(why)")
         }
     }
 
-    func finish(_ inputs: [AssetWriterInput], session: WriterSession) throws {
+    func finish(_ inputs: [AssetWriterInput], states: [InputState], session: WriterSession) throws {
         // libavformat 5.1 writes Matroska and WebM without a sample that its own reader cannot
         // open, and MPEG-TS as an empty file: no output is better than one that does not open.
         guard packetsWritten > 0 else {
@@ -176,15 +176,16 @@ final class FormatMuxer: Muxer {
     }
 
     /// Adds one stream per input and writes the header (before the first packet).
-    private func start(_ inputs: [AssetWriterInput], session: WriterSession) throws {
+    private func start(_ inputs: [AssetWriterInput], states: inout [InputState], session: WriterSession) throws {
         let assignments = AssetWriterInputGroup.assignments(groups)
-        for input in inputs {
-            guard let format = input.state.firstFormat ?? input.sourceFormatHint else {
-                throw MediaError(.invalidOperation, "\(input.state.label) has no samples and no format hint")
+        for (i, input) in inputs.enumerated() {
+            let state = states[i]
+            guard let format = state.firstFormat ?? input.sourceFormatHint else {
+                throw MediaError(.invalidOperation, "\(state.label) has no samples and no format hint")
             }
             let codec: CodecParameters
             do {
-                codec = try codecParameters(input, format: format, track: input.state.label)
+                codec = try codecParameters(input, text: state.text, format: format, track: state.label)
             } catch var error as MediaError {
                 error.trackID = error.trackID ?? input.sourceTrackID
                 throw error
@@ -193,15 +194,15 @@ final class FormatMuxer: Muxer {
             metadata.isDefault = assignments[ObjectIdentifier(input)]?.enabled ?? input.marksOutputTrackAsEnabled
             let forcedTarget = inputs.contains { other in other.associations.contains { $0.type == .forcedSubtitlesOnly && $0.input === input } }
             let forcedText = [format, input.sourceFormatHint].contains { $0?.codec == "tx3g" && TX3G.isForcedOnly($0?.sampleEntry) }
-            metadata.isForced = input.isForced || forcedTarget || forcedText || (input.state.text?.sawForcedText ?? false)
+            metadata.isForced = input.isForced || forcedTarget || forcedText || (state.text?.sawForcedText ?? false)
             metadata.isHearingImpaired = input.mediaCharacteristics.contains(.describesMusicAndSoundForAccessibility)
             metadata.isVisualImpaired = input.mediaCharacteristics.contains(.describesVideoForAccessibility)
             if let l = input.languageCode, l != "und" { metadata.language = fileType.bibliographicLanguages ? ISO639.bibliographic(l) : l }
             if let name = input.name, !MediaType.isDefaultHandlerName(name) { metadata.title = name }
             metadata.timecode = input.timecodeTag
-            let scale = input.writtenTimescale(fallback: 1000)
-            input.state.timescale = scale
-            let rate = input.mediaType == .video ? input.frameRateHint ?? constantFrameRate(input) : nil
+            let scale = state.writtenTimescale(input, fallback: 1000)
+            states[i].timescale = scale
+            let rate = input.mediaType == .video ? input.frameRateHint ?? constantFrameRate(states[i]) : nil
             // AVI counts video time in frames, an index entry a tick: in a finer time base its
             // muxer writes empty frames between the real ones (1,725 of them in 3 s at 1/600).
             let timeBase = fileType == .avi ? rate.map { ($0.den, $0.num) } ?? (1, scale) : (1, scale)
@@ -214,7 +215,7 @@ final class FormatMuxer: Muxer {
             if let first = input.segments?.first(where: { !$0.isEmpty }), let source = first.source {
                 shift = shift + first.target.start - source.start
             }
-            let lead = max(input.presentationLead.convertScale(scale).value, -(input.state.pending.map(\.compositionOffset).min() ?? 0))
+            let lead = max(input.presentationLead.convertScale(scale).value, -(state.pending.map(\.compositionOffset).min() ?? 0))
             streams.append(Stream(index: index, timeBase: (1, 1), shift: shift.convertScale(scale).value, lead: max(0, lead)))
         }
         // Chapters on the session's timeline: cut to it (a trim keeps what it shows of each),
@@ -237,25 +238,25 @@ final class FormatMuxer: Muxer {
     /// A stream cut out of a longer one (an MPEG-TS segment) may start with an odd first gap;
     /// variable-rate video gets none, so that readers take each frame's duration from the
     /// timestamps, not from a wrong default.
-    private func constantFrameRate(_ input: AssetWriterInput) -> (num: Int32, den: Int32)? {
-        let first = input.state.pending.prefix(64).map(\.duration)
+    private func constantFrameRate(_ state: InputState) -> (num: Int32, den: Int32)? {
+        let first = state.pending.prefix(64).map(\.duration)
         let durations = first.count > 2 ? first.dropLast() : first[...]
         let counts = Dictionary(durations.map { ($0, 1) }, uniquingKeysWith: +)
         guard durations.count >= 2, let (d, n) = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }),
               n >= 2, n >= durations.count - max(1, durations.count / 10), d > 0, d <= Int64(widening: Int32.max) else { return nil }
-        return (input.state.timescale, Int32(truncatingIfNeeded: d))
+        return (state.timescale, Int32(truncatingIfNeeded: d))
     }
 
     /// The codec of an input's stream: its text packet format, or what its sample entry (or, for
     /// samples without one, its format's codec parameters) describes.
-    private func codecParameters(_ input: AssetWriterInput, format: FormatDescription, track: String) throws -> CodecParameters {
+    private func codecParameters(_ input: AssetWriterInput, text facts: TextFacts?, format: FormatDescription, track: String) throws -> CodecParameters {
         var p: CodecParameters
         if TextConversion.isMP4Text(format) || (format.sampleEntry == nil && SubtitlePacketFormat(codecName: format.codecName ?? "") != nil) {
-            guard let text = input.state.text?.streamFormat() else {
+            guard let text = facts?.streamFormat else {
                 throw MediaError(.unsupported, "\(track): \(formatName) files cannot hold text subtitles; mkv (SRT) and webm (WebVTT) can")
             }
             p = CodecParameters(mediaType: .subtitle, codecName: text.rawValue)
-            p.extradata = input.state.text?.header ?? []
+            p.extradata = facts?.header ?? []
         } else if let entry = format.sampleEntry {
             switch CodecMapping.extendedCoding(sampleEntry: [UInt8](entry), mediaType: input.mediaType) {
             case .mvHEVC?:

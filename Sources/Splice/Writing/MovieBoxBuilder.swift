@@ -7,6 +7,8 @@ import ISOBMFF
 /// list) and what a copied track carries over (`TrackPassthrough`).
 struct MovieBoxBuilder {
     let inputs: [AssetWriterInput]
+    /// What the writer kept of each input, in the same order.
+    let states: [InputState]
     let tables: [TrackTable]
     let groups: [AssetWriterInputGroup]
     let session: WriterSession
@@ -20,7 +22,7 @@ struct MovieBoxBuilder {
         var tracks: [Track] = []
         var movieDuration: UInt64 = 0
         for (i, input) in inputs.enumerated() {
-            var track = self.track(input, table: tables[i], chunkShift: chunkShift)
+            var track = self.track(input, state: states[i], table: tables[i], chunkShift: chunkShift)
             let (group, enabled) = assignments[ObjectIdentifier(input)] ?? (0, input.marksOutputTrackAsEnabled)
             track.header.trackID = UInt32(clamping: i + 1)
             track.header.alternateGroup = group
@@ -38,7 +40,7 @@ struct MovieBoxBuilder {
         return MovieWriter.movieBox(header: mvhd, tracks: tracks, otherBoxes: template.boxes)
     }
 
-    private func track(_ input: AssetWriterInput, table: TrackTable, chunkShift: UInt64) -> Track {
+    private func track(_ input: AssetWriterInput, state: InputState, table: TrackTable, chunkShift: UInt64) -> Track {
         let pass = input.passthrough
         var sampleTable = table.builder.finished()
         if chunkShift > 0 { sampleTable.chunkOffsets = sampleTable.chunkOffsets.map { $0 + chunkShift } }
@@ -51,7 +53,7 @@ struct MovieBoxBuilder {
             // An empty track still describes its format.
             sampleTable.sampleEntries = [parsed]
         }
-        let mediaScale = input.writtenTimescale(fallback: movieTimeScale)
+        let mediaScale = state.writtenTimescale(input, fallback: movieTimeScale)
         let mediaDuration = table.builder.duration
         if input.outputSettings != nil {
             // An encoded track: its sample entries say its bit rates (`btrt`, §8.5.2.2).
@@ -62,8 +64,8 @@ struct MovieBoxBuilder {
                 return e
             }
         }
-        let edits = editList(input, mediaScale: mediaScale, mediaDuration: mediaDuration)
-        var header = trackHeader(input)
+        let edits = editList(input, state: state, mediaScale: mediaScale, mediaDuration: mediaDuration)
+        var header = trackHeader(input, firstFormat: state.firstFormat)
         if let edits {
             header.duration = edits.entries.reduce(0) { $0 + $1.segmentDuration }
         } else {
@@ -85,7 +87,7 @@ struct MovieBoxBuilder {
 
     /// `tkhd` without ID, group, enabled flag and duration: the copied header, or a new one sized
     /// from the format; then the input's size, matrix and volume where it sets them.
-    private func trackHeader(_ input: AssetWriterInput) -> TrackHeader {
+    private func trackHeader(_ input: AssetWriterInput, firstFormat: FormatDescription?) -> TrackHeader {
         var header = input.passthrough?.header ?? TrackHeader(
             version: 0, flags: TrackHeader.inMovieFlag | TrackHeader.inPreviewFlag, creationTime: template.stamp.creation,
             modificationTime: template.stamp.modification, trackID: 0, duration: 0, layer: 0, alternateGroup: 0, volume: 0,
@@ -93,7 +95,7 @@ struct MovieBoxBuilder {
         if input.passthrough == nil {
             header.volume = input.mediaType == .audio ? 0x100 : 0
             // The hint's size, else (an encoded input) the size of what was written.
-            if let d = (input.sourceFormatHint ?? input.state.firstFormat)?.dimensions, input.mediaType == .video || input.mediaType.isLegible {
+            if let d = (input.sourceFormatHint ?? firstFormat)?.dimensions, input.mediaType == .video || input.mediaType.isLegible {
                 header.width = UInt32(clamping: min(d.width, 0xFFFF)) << 16
                 header.height = UInt32(clamping: min(d.height, 0xFFFF)) << 16
             }
@@ -108,9 +110,9 @@ struct MovieBoxBuilder {
     }
 
     /// The input's segments as an edit list, else the one its session implies.
-    private func editList(_ input: AssetWriterInput, mediaScale: Int32, mediaDuration: UInt64) -> EditList? {
+    private func editList(_ input: AssetWriterInput, state: InputState, mediaScale: Int32, mediaDuration: UInt64) -> EditList? {
         guard let segments = input.segments else {
-            return SessionEdits(state: input.state, session: session, shownEnd: input.cut?.shown.end, mediaScale: mediaScale,
+            return SessionEdits(state: state, session: session, shownEnd: input.cut?.shown.end, mediaScale: mediaScale,
                                 movieScale: movieTimeScale, mediaDuration: mediaDuration).editList
         }
         return EditList(entries: TrackSegment.coalesced(segments).map { s in

@@ -4,9 +4,8 @@ import ISOBMFF
 
 /// Writes MP4/MOV/M4A/M4V natively: `ftyp`, one `mdat` that grows as chunks are written, then
 /// the `moov` built from each track's sample table — after `mdat`, or (fast start) inserted in
-/// front of it without a second pass over the media.
-/// Its per-sample state is `@exclusivity(unchecked)`: it is used under the writer's lock; see
-/// "Access checks on the sample path" in docs/design-notes.md.
+/// front of it without a second pass over the media. Its tables are values: a sample costs one
+/// exclusivity check (on `tables`), not one per field.
 final class MovieMuxer: Muxer {
     private let file: OutputFile
     private let fileType: FileType
@@ -16,12 +15,12 @@ final class MovieMuxer: Muxer {
     private let groups: [AssetWriterInputGroup]
     private let movieTimeScale: Int32
     private let fastStart: Bool
-    @exclusivity(unchecked) private var mdatStart: UInt64 = 0
+    private var mdatStart: UInt64 = 0
     /// One per input.
-    @exclusivity(unchecked) private var tables: [TrackTable]
+    private var tables: [TrackTable]
     /// Writes the chunks; what it holds back (adjacent file ranges, small samples) is written
     /// by a later flush or at the end.
-    @exclusivity(unchecked) private var out: ChunkWriter
+    private var out: ChunkWriter
 
     /// Starts the file: `ftyp` (unless fast start puts it in front later), then a `free` box and a
     /// 32-bit `mdat` header, which together become a 64-bit `mdat` header if the media needs it.
@@ -44,20 +43,20 @@ final class MovieMuxer: Muxer {
         try file.write(w.bytes)
     }
 
-    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 {
-        try tables[input.state.index].descriptionIndex(for: sample, input: input)
+    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, state: InputState) throws -> UInt32 {
+        try tables[state.index].descriptionIndex(for: sample, input: input, label: state.label)
     }
 
-    func write(_ counts: [Int], of inputs: [AssetWriterInput], session: WriterSession) throws {
-        for (input, slice) in ChunkWriter.layout(counts, of: inputs) {
-            try out.chunk(input.state.pending[slice], into: tables[input.state.index], firstDecodeTime: input.state.firstDecodeTime ?? 0)
+    func write(_ counts: [Int], of inputs: [AssetWriterInput], states: inout [InputState], session: WriterSession) throws {
+        for (i, slice) in ChunkWriter.layout(counts, of: states) {
+            try out.chunk(states[i].pending[slice], into: &tables[i], firstDecodeTime: states[i].firstDecodeTime ?? 0)
         }
     }
 
-    func finish(_ inputs: [AssetWriterInput], session: WriterSession) throws {
+    func finish(_ inputs: [AssetWriterInput], states: [InputState], session: WriterSession) throws {
         try out.finish()
         try patchMediaDataSize()
-        let builder = MovieBoxBuilder(inputs: inputs, tables: tables, groups: groups, session: session,
+        let builder = MovieBoxBuilder(inputs: inputs, states: states, tables: tables, groups: groups, session: session,
                                       movieTimeScale: movieTimeScale, fileType: fileType, template: template)
         guard fastStart else {
             var moov = builder.movieBox(chunkShift: 0)
@@ -96,15 +95,14 @@ final class MovieMuxer: Muxer {
     }
 }
 
-/// The sample table being built for one track, and its sample descriptions (per-sample state:
-/// `@exclusivity(unchecked)`, as `MovieMuxer`'s).
-final class TrackTable {
-    @exclusivity(unchecked) var builder = SampleTableBuilder()
-    @exclusivity(unchecked) private var entryIndex: [Data: UInt32] = [:]
+/// The sample table being built for one track, and its sample descriptions.
+struct TrackTable {
+    var builder = SampleTableBuilder()
+    private var entryIndex: [Data: UInt32] = [:]
     /// Entries by what a decoder needs of them (type, configuration, size, rate, channels).
-    @exclusivity(unchecked) private var decodingIndex: [String: UInt32] = [:]
-    @exclusivity(unchecked) private var entryCount: UInt32 = 0
-    @exclusivity(unchecked) private var last: (format: FormatDescription, index: UInt32)?
+    private var decodingIndex: [String: UInt32] = [:]
+    private var entryCount: UInt32 = 0
+    private var last: (format: FormatDescription, index: UInt32)?
     /// Whether AAC entries not copied from an MP4/MOV track are written as QuickTime writes them.
     private let quickTimeSound: Bool
 
@@ -112,7 +110,7 @@ final class TrackTable {
 
     /// The index of `sample`'s sample description, added on first use. A sample without an ISO
     /// sample entry gets one built from its codec parameters (what an encoder produces).
-    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32 {
+    mutating func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, label: String) throws -> UInt32 {
         let format = sample.formatDescription
         if let last, last.format == format { return last.index }
         if entryCount == 0, let copied = input.passthrough?.sampleEntries, !copied.isEmpty {
@@ -123,7 +121,7 @@ final class TrackTable {
                 entryIndex[entry] = entryCount
             }
         }
-        var entry = try format.sampleEntry ?? TrackTable.buildEntry(for: sample, track: input.state.label)
+        var entry = try format.sampleEntry ?? TrackTable.buildEntry(for: sample, track: label)
         if quickTimeSound, input.passthrough == nil, let qt = CodecMapping.quickTimeSoundEntry([UInt8](entry)) { entry = Data(qt) }
         let i: UInt32
         let p = format.parameters

@@ -5,15 +5,18 @@ import Subtitles
 
 /// Where an `AssetWriter`'s interleaved samples go: the native MP4/MOV muxer (`MovieMuxer`) or
 /// a libavformat muxer (`FormatMuxer`). The writer owns the output file (a temporary file
-/// committed on success) and the state machine; a muxer only lays out what it is given.
+/// committed on success) and the state machine; a muxer only lays out what it is given: the
+/// inputs, and what the writer keeps of each (`states`, in the same order). It is used under
+/// the writer's lock, one thread at a time, and is not `Sendable`.
 protocol Muxer: AnyObject {
     /// The sample description `sample` refers to (1-based; MP4/MOV dedup their entries, other
     /// containers have one per stream).
-    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput) throws -> UInt32
-    /// Writes the first `counts[i]` pending samples of each input.
-    func write(_ counts: [Int], of inputs: [AssetWriterInput], session: WriterSession) throws
+    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, state: InputState) throws -> UInt32
+    /// Writes the first `counts[i]` pending samples of each input (a muxer may settle a state's
+    /// timescale when it declares its stream).
+    func write(_ counts: [Int], of inputs: [AssetWriterInput], states: inout [InputState], session: WriterSession) throws
     /// Writes what follows the samples (the movie box, an index, a trailer).
-    func finish(_ inputs: [AssetWriterInput], session: WriterSession) throws
+    func finish(_ inputs: [AssetWriterInput], states: [InputState], session: WriterSession) throws
 }
 
 /// The session times of a writer: where its output's timeline starts and ends, in source time.

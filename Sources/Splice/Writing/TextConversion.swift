@@ -11,8 +11,6 @@ import FFmpegBridge
 /// container's packets (WebVTT ones where it holds them, so that `wvtt` keeps its ids and
 /// settings), and the gaps are dropped. Other samples pass untouched.
 final class TextConversion: SampleStage {
-    /// Under the writer's lock: the muxer reads what it saw (`packetFormat`, `header`, `sawForcedText`).
-    let runsConcurrently = false
     /// The file written: MP4 text, or text packets (Matroska: SRT, WebM: WebVTT by default).
     private let fileType: FileType
     private let isForced: Bool
