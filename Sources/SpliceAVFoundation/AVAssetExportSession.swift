@@ -26,7 +26,7 @@ public final class AVAssetExportSession: Sendable {
     /// Splice's session.
     public let session: ExportSession
     /// Whether an export was asked for (`status` says `.waiting` until it runs).
-    private let started = Mutex(false)
+    private let started = Atomic(false)
 
     /// An export of `asset` with the preset named `presetName` (`AVAssetExportPresetMediumQuality`);
     /// nil when no preset has that name.
@@ -83,7 +83,7 @@ public final class AVAssetExportSession: Sendable {
     /// Where the export stands.
     public var status: Status {
         switch session.status {
-        case .unknown: started.withLock { $0 } ? .waiting : .unknown
+        case .unknown: started.load(ordering: .acquiring) ? .waiting : .unknown
         case .exporting: .exporting
         case .completed: .completed
         case .failed: .failed
@@ -110,6 +110,6 @@ public final class AVAssetExportSession: Sendable {
     public func cancelExport() { session.cancelExport() }
 
     private func prepare() {
-        started.withLock { $0 = true }
+        started.store(true, ordering: .releasing)
     }
 }

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import MediaCore
 import Splice
-import Synchronization
 import Testing
 import TestSupport
 

@@ -1,5 +1,4 @@
 import MediaCore
-import Synchronization
 import ISOBMFF
 
 /// One track of an `Asset`: its media, language, flags, group, associations and edits.

@@ -1,7 +1,6 @@
 import Foundation
 import MediaCore
 import FFmpegBridge
-import Synchronization
 
 /// Several audio tracks mixed into one stream of PCM (AVFoundation's
 /// `AVAssetReaderAudioMixOutput`): each track decoded and converted to one rate and layout

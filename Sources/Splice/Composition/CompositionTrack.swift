@@ -1,6 +1,5 @@
 import Foundation
 import MediaCore
-import Synchronization
 
 /// A track of a `MutableComposition` (AVFoundation's `AVMutableCompositionTrack`). Safe to use
 /// from several threads: its state is one value under one lock, and each edit is made whole

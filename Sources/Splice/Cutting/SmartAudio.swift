@@ -1,6 +1,5 @@
 import Foundation
 import MediaCore
-import Synchronization
 import ISOBMFF
 
 /// The sound of a smart cut (AAC): one stream of 1024-sample frames from the output's start,

@@ -1,6 +1,5 @@
 import Foundation
 import MediaCore
-import Synchronization
 import ISOBMFF
 
 /// The video of a smart cut: for each span, the frames from its start to the first copied sync

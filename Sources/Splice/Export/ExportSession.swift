@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import Foundation
 import MediaCore
 import ISOBMFF
@@ -152,7 +151,7 @@ public final class ExportSession: Sendable {
     private let state: Mutex<State>
     /// Held while a progress value is handed to `progressHandler`, so that calls come one at a
     /// time and in order; taken before `state`, never while holding it.
-    private let delivery = Mutex(())
+    private let delivery = NSLock()
 
     /// How many plans `run()` made (one per export; tests count them).
     var plansMade: Int { state.withLock { $0.plansMade } }
@@ -312,7 +311,7 @@ public final class ExportSession: Sendable {
 
     /// Moves `progress` forward and tells `progressHandler`, one call at a time, in order.
     private func advance(to fraction: Double, final: Bool = false) {
-        delivery.withLock { _ in
+        delivery.withLock {
             let (moved, handler): (Double?, (@Sendable (Double) -> Void)?) = state.withLock {
                 let f = final ? 1 : min(fraction, 0.999)
                 guard f > $0.progress else { return (nil, nil) }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import MediaCore
 
 /// Anything that hands out sample buffers in decode order: a reader's track output, a subtitle reader…
@@ -235,11 +234,11 @@ public final class SamplePipe: Sendable {
 
     /// Calls `progressHandler` one call at a time (the connections' queues report concurrently),
     /// at most about ten times a second, and with 1.0 once.
-    private let delivery = Mutex(())
+    private let delivery = NSLock()
 
     private func report(_ i: Int, _ fraction: Double) {
         guard let handler = progressHandler else { return }
-        delivery.withLock { _ in
+        delivery.withLock {
             let total: Double? = state.withLock { s in
                 s.progress[i] = fraction
                 let total = s.progress.allSatisfy { $0 >= 1 } ? 1 : min(0.999, s.progress.reduce(0, +) / Double(max(1, s.progress.count)))

@@ -1,6 +1,5 @@
 import Foundation
 import MediaCore
-import Synchronization
 
 /// Reads an asset's samples, one `AssetReaderTrackOutput` per track.
 ///

@@ -1,7 +1,6 @@
 import Foundation
 import MediaCore
 import FFmpegBridge
-import Synchronization
 
 /// Hands out the samples of one track, in decode order.
 ///

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import MediaCore
-import Synchronization
 
 /// Decodes ahead on a thread of its own: a decoding cursor's next few samples are made while the
 /// caller encodes (or otherwise uses) the ones before, so that decode → convert → encode of one

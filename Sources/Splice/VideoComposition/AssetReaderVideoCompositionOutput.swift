@@ -1,7 +1,6 @@
 import Foundation
 import MediaCore
 import FFmpegBridge
-import Synchronization
 
 /// Pictures composed from several video tracks by a `VideoComposition` (AVFoundation's
 /// `AVAssetReaderVideoCompositionOutput`): one picture every `frameDuration`, from the reader's

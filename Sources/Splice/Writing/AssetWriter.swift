@@ -3,7 +3,6 @@ import Foundation
 import MediaCore
 import ISOBMFF
 import FFmpegBridge
-import Synchronization
 
 /// Writes sample buffers into a new MP4, MOV, M4A or M4V file, natively, or into a Matroska,
 /// WebM, MPEG-TS or AVI file through libavformat.

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import MediaCore
-import Synchronization
 
 /// One output track of an `AssetWriter`: takes sample buffers and says when it is ready for more.
 ///
