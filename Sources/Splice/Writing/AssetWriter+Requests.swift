@@ -20,11 +20,10 @@ extension AssetWriter {
     /// Runs input `i`'s request block on its queue if it is ready (or must see a terminal status).
     private func pump(_ i: Int) {
         let scheduled: (block: @Sendable () -> Void, queue: DispatchQueue)? = core.withLock { c in
-            let state = c.states[i]
-            guard let block = state.requestBlock, let queue = state.requestQueue, !state.isScheduled else { return nil }
+            guard let block = c.states[i].requestBlock, let queue = c.states[i].requestQueue, !c.states[i].isScheduled else { return nil }
             let run: Bool
             if c.hasEnded {
-                run = !state.sawTerminalStatus && !state.isFinished
+                run = !c.states[i].sawTerminalStatus && !c.states[i].isFinished
                 c.states[i].sawTerminalStatus = true
             } else {
                 run = c.isReady(i)

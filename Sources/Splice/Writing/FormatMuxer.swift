@@ -70,9 +70,8 @@ final class FormatMuxer: Muxer {
     /// first). A change of H.264/HEVC parameter sets is carried into the stream (see
     /// `write`); any other codec whose configuration changes is refused, since the container
     /// has one configuration per stream and the later samples would not decode.
-    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, state: InputState) throws -> UInt32 {
+    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, index key: Int, label: String) throws -> UInt32 {
         guard input.mediaType == .video || input.mediaType == .audio else { return 1 }
-        let key = state.index
         let format = sample.formatDescription
         // Most samples share their predecessor's description: no sample entry parsed for them.
         if let last = lastDescription[key], last.format == format { return last.index }
@@ -87,7 +86,7 @@ final class FormatMuxer: Muxer {
         if let first = known.first {
             guard first.nal != nil, config.nal != nil, first.codecName == config.codecName else {
                 let what = first.codecName == config.codecName ? "its \(config.codecName) configuration changes" : "its codec changes from \(first.codecName) to \(config.codecName)"
-                throw MediaError(.unsupported, "\(state.label): \(what) partway (a second sample description), which \(formatName) "
+                throw MediaError(.unsupported, "\(label): \(what) partway (a second sample description), which \(formatName) "
                                  + "files cannot carry: they have one configuration per stream, so the later samples would not decode; "
                                  + "mp4 and mov can, or re-encode")
             }
@@ -106,10 +105,20 @@ final class FormatMuxer: Muxer {
             for k in 0..<counts[i] { order.append((Double(state.pending[k].decodeTime + streams[i].shift) / scale, i, k)) }
         }
         order.sort { ($0.time, $0.input, $0.k) < ($1.time, $1.input, $1.k) }
-        for (_, i, k) in order { try write(states[i].pending[k], of: inputs[i], state: states[i], stream: streams[i], session: session) }
+        // (what each write needs of its input's state, read once, not a copy of the state a sample)
+        let tracks = states.map { Track(index: $0.index, label: $0.label, timescale: $0.timescale, firstFormat: $0.firstFormat) }
+        for (_, i, k) in order { try write(states[i].pending[k], of: inputs[i], track: tracks[i], stream: streams[i], session: session) }
     }
 
-    private func write(_ s: PendingSample, of input: AssetWriterInput, state: InputState, stream: Stream, session: WriterSession) throws {
+    /// What writing a sample needs of its input's state.
+    private struct Track {
+        let index: Int
+        let label: String
+        let timescale: Int32
+        let firstFormat: FormatDescription?
+    }
+
+    private func write(_ s: PendingSample, of input: AssetWriterInput, track state: Track, stream: Stream, session: WriterSession) throws {
         let scale = state.timescale
         func ticks(_ v: Int64) -> Int64 {
             MediaTime(value: v, timescale: scale).ticks(numerator: stream.timeBase.num, denominator: stream.timeBase.den)

@@ -19,13 +19,13 @@ struct Interleaver {
     }
 
     /// Whether `state`'s input may take another sample now.
-    func isReady(_ state: InputState) -> Bool {
+    func isReady(_ state: borrowing InputState) -> Bool {
         !state.isFinished && state.pendingBytes < Interleaver.maximumPendingBytes && state.frontier <= slowestFrontier + 1
     }
 
     /// Whether `state` holds so much that its chunk must be written now.
-    func isHeavy(_ state: InputState) -> Bool {
-        state.pendingBytes >= Interleaver.maximumPendingBytes
+    func isHeavy(pendingBytes: Int) -> Bool {
+        pendingBytes >= Interleaver.maximumPendingBytes
     }
 
     /// The window a decode time (`value` in `timescale` units) falls in.
@@ -48,7 +48,7 @@ struct Interleaver {
     func writableCounts(_ states: [InputState], all: Bool) -> [Int]? {
         var limit = all ? Int64.max : slowestFrontier
         // An input holding too much data has its chunk written now, so that it never blocks.
-        if !all, let heavy = states.first(where: { !$0.isFinished && isHeavy($0) && $0.frontier <= limit }) {
+        if !all, let heavy = states.first(where: { !$0.isFinished && isHeavy(pendingBytes: $0.pendingBytes) && $0.frontier <= limit }) {
             limit = heavy.frontier + 1
         }
         var any = false

@@ -43,8 +43,8 @@ final class MovieMuxer: Muxer {
         try file.write(w.bytes)
     }
 
-    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, state: InputState) throws -> UInt32 {
-        try tables[state.index].descriptionIndex(for: sample, input: input, label: state.label)
+    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, index: Int, label: String) throws -> UInt32 {
+        try tables[index].descriptionIndex(for: sample, input: input, label: label)
     }
 
     func write(_ counts: [Int], of inputs: [AssetWriterInput], states: inout [InputState], session: WriterSession) throws {

@@ -11,7 +11,8 @@ import Subtitles
 protocol Muxer: AnyObject {
     /// The sample description `sample` refers to (1-based; MP4/MOV dedup their entries, other
     /// containers have one per stream).
-    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, state: InputState) throws -> UInt32
+    /// (`index` is the input's position, `label` how messages name its track.)
+    func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, index: Int, label: String) throws -> UInt32
     /// Writes the first `counts[i]` pending samples of each input (a muxer may settle a state's
     /// timescale when it declares its stream).
     func write(_ counts: [Int], of inputs: [AssetWriterInput], states: inout [InputState], session: WriterSession) throws

@@ -93,7 +93,7 @@ struct WriterCore {
         }
         // Only a move of the slowest input can make another one ready.
         let moved = states[i].frontier != frontier && interleaver.updateSlowestFrontier(states)
-        if moved || interleaver.isHeavy(states[i]) { try flush(all: false) }
+        if moved || interleaver.isHeavy(pendingBytes: states[i].pendingBytes) { try flush(all: false) }
         return moved
     }
 
@@ -114,7 +114,7 @@ struct WriterCore {
         if let last = states[i].lastDecodeTime, dts < last {
             throw MediaError(.invalidData, "\(label): decode time \(sample.decodeTimeStamp) goes back before the previous sample's")
         }
-        let description = try muxer?.descriptionIndex(for: sample, input: inputs[i], state: states[i]) ?? 1
+        let description = try muxer?.descriptionIndex(for: sample, input: inputs[i], index: i, label: label) ?? 1
         let trimEnd = sample.trimDurationAtEnd > .zero ? sample.trimDurationAtEnd.convertScale(ts).value : 0
         let window = interleaver.windowIndex(dts, timescale: ts)
         states[i].record(sample, dts: dts, pts: pts, duration: duration, trimEnd: trimEnd, window: window, description: description)
