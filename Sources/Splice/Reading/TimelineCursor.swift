@@ -32,10 +32,6 @@ final class TimelineCursor: SampleCursor {
     func next() throws -> SampleBuffer? { try reader.next() }
 
     func close() { reader.close() }
-
-    /// The packets before a cut a decoder of the track needs (ISO/IEC 14496-12's roll distance):
-    /// AAC's overlapped transform needs the one before.
-    static func preroll(of track: AssetTrack) -> Int { TimelineReader.preroll(of: track) }
 }
 
 /// The state of a `TimelineCursor`.

@@ -36,9 +36,9 @@ extension AssetWriter {
         switch staged {
         case nil:
             return false
-        case .failure?:
+        case .failure(let error)?:
             // (the writer failed in the check above, or fails now: a stage threw)
-            if case .failure(let error)? = staged { core.withLock { $0.fail(error) } }
+            core.withLock { $0.fail(error) }
             pumpAll()
             return false
         case .success(let samples)?:
