@@ -100,4 +100,35 @@ struct NumericTrapTests {
         try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:v?", "-map", "0:a?", "-c", "copy",
                                   "-f", "streamhash", "-hash", "md5", "-"]).stdout
     }
+
+    /// A fragmented movie whose version-1 `tfdt`s all start at 2^64 − 1 or 2^64 − 2 (once an
+    /// arithmetic-overflow trap in the fragment timing check): inspected with exit 0, and refused
+    /// by a copy with one line naming the fragment, nothing written.
+    @Test(arguments: [UInt64.max, UInt64.max - 1])
+    func fragmentDecodeTimeNearTheEnd(_ tfdt: UInt64) throws {
+        let url = Fixtures.path("tfdt-\(tfdt).mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=2", "-c:v", "libx264", "-preset", "ultrafast",
+                         "-g", "5", "-movflags", "+frag_keyframe+empty_moov", url.path])
+        var bytes = [UInt8](try Data(contentsOf: url))
+        var patched = 0
+        var i = 4
+        while i + 16 <= bytes.count {
+            if bytes[i..<(i + 4)].elementsEqual("tfdt".utf8) {
+                #expect(bytes[i + 4] == 1, "ffmpeg writes version-1 tfdt boxes")
+                for k in 0..<8 { bytes[i + 8 + k] = UInt8(truncatingIfNeeded: tfdt >> (56 - 8 * UInt64(k))) }
+                patched += 1
+            }
+            i += 1
+        }
+        #expect(patched > 1)
+        try Data(bytes).write(to: url)
+        let inspect = try Tool.splice(["inspect", url.path])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        let out = Fixtures.path("tfdt-\(tfdt)-copy.mp4")
+        try? FileManager.default.removeItem(at: out)
+        let remux = try Tool.splice(["remux", url.path, out.path])
+        #expect(remux.status == 65)
+        #expect(remux.stderr.contains("starts its decode times at \(tfdt) (tfdt)"), "\(remux.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
 }

@@ -26,7 +26,8 @@ extension Track {
     /// times go back, which no sample table holds: said in `timingProblem`.
     mutating func checkFragmentTiming() -> [String] {
         let scale = Double(mediaHeader.timescale > 0 ? mediaHeader.timescale : 1)
-        let seconds = { (v: Int64) in String(format: "%.3f s", Double(v) / scale) }
+        // (in Double: a gap between two times near Int64's ends does not fit an Int64)
+        let seconds = { (v: Double) in String(format: "%.3f s", v / scale) }
         var notes: [String] = []
         var end: Int64? = sampleTable.sampleCount > 0 ? Int64(clamping: sampleTable.totalDuration) : nil
         for f in fragments where f.sampleCount > 0 {
@@ -34,14 +35,19 @@ extension Track {
             if let end, start != end {
                 let place = "the fragment at byte \(f.moofOffset) (track \(trackID))"
                 if start < end {
-                    timingProblem = timingProblem ?? "\(place) starts its decode times at \(seconds(start)), before the samples before it end "
-                        + "(\(seconds(end))): decode times that go back cannot be kept in a sample table"
+                    timingProblem = timingProblem ?? "\(place) starts its decode times at \(seconds(Double(start))), before the samples before it end "
+                        + "(\(seconds(Double(end)))): decode times that go back cannot be kept in a sample table"
                 } else {
-                    notes.append("\(place) starts \(seconds(start - end)) after the samples before it end: a copy keeps its decode "
+                    notes.append("\(place) starts \(seconds(Double(start) - Double(end))) after the samples before it end: a copy keeps its decode "
                                  + "times, so the sample before it lasts that much longer")
                 }
             }
-            end = start.addingReportingOverflow(Int64(clamping: f.duration)).partialValue
+            let (next, overflow) = start.addingReportingOverflow(Int64(clamping: f.duration))
+            if overflow || f.baseMediaDecodeTime.map({ $0 > UInt64(Int64.max) }) == true {
+                timingProblem = timingProblem ?? "the fragment at byte \(f.moofOffset) (track \(trackID)) starts its decode times at "
+                    + "\(f.baseMediaDecodeTime ?? 0) (tfdt), where its samples' times pass the largest a track can hold"
+            }
+            end = overflow ? Int64.max : next
         }
         return notes
     }
