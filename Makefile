@@ -9,7 +9,7 @@ BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswr
 TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time strace python3 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav mpv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test install lint docs examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
+.PHONY: c-api demo test install lint docs examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
 
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -53,14 +53,36 @@ lint:
 	scripts/lint
 	scripts/lint-selftest
 
-## An optimized `splice` in $(PREFIX)/bin (default /usr/local; `make install PREFIX=~/.local` needs no root).
-## It runs where the Swift toolchain's runtime is (it links /opt/swift's libraries, as every Swift program here).
+## An optimized `splice` in $(PREFIX)/bin (default /usr/local; `make install PREFIX=~/.local` needs no root),
+## and the C library: $(PREFIX)/lib/libsplice.so.$(SPLICE_VERSION) (SONAME libsplice.so.$(SPLICE_MAJOR), the Swift
+## runtime linked in, only splice_* exported), $(PREFIX)/include/splice.h and $(PREFIX)/lib/pkgconfig/splice.pc.
+## `splice` runs where the Swift toolchain's runtime is (it links /opt/swift's libraries, as every Swift
+## program here); libsplice.so needs only libc and FFmpeg's libraries, opened on first use.
 PREFIX ?= /usr/local
+SPLICE_MAJOR := $(shell sed -n 's/^\#define SPLICE_VERSION_MAJOR //p' Sources/CSplice/include/splice.h)
+SPLICE_VERSION := $(SPLICE_MAJOR).$(shell sed -n 's/^\#define SPLICE_VERSION_MINOR //p' Sources/CSplice/include/splice.h).$(shell sed -n 's/^\#define SPLICE_VERSION_PATCH //p' Sources/CSplice/include/splice.h)
+CLIB_BUILD := -c release --product SpliceC --scratch-path .build/clib -Xswiftc -static-stdlib -Xswiftc -use-ld=lld \
+	-Xlinker -soname=libsplice.so.$(SPLICE_MAJOR) -Xlinker --version-script=$(CURDIR)/scripts/libsplice.map
 install: deps-build
 	$(SWIFT) build -c release --product splice
-	install -d "$(PREFIX)/bin"
+	rm -f .build/clib/release/libSpliceC.so   # relinked each time: the version script is no input SwiftPM tracks
+	$(SWIFT) build $(CLIB_BUILD)
+	install -d "$(PREFIX)/bin" "$(PREFIX)/include" "$(PREFIX)/lib/pkgconfig"
 	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/splice" "$(PREFIX)/bin/splice"
-	@echo "installed $(PREFIX)/bin/splice"
+	install -m 755 "$$($(SWIFT) build $(CLIB_BUILD) --show-bin-path)/libSpliceC.so" "$(PREFIX)/lib/libsplice.so.$(SPLICE_VERSION)"
+	ln -sf "libsplice.so.$(SPLICE_VERSION)" "$(PREFIX)/lib/libsplice.so.$(SPLICE_MAJOR)"
+	ln -sf "libsplice.so.$(SPLICE_MAJOR)" "$(PREFIX)/lib/libsplice.so"
+	install -m 644 Sources/CSplice/include/splice.h "$(PREFIX)/include/splice.h"
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SPLICE_VERSION)|' scripts/splice.pc.in > "$(PREFIX)/lib/pkgconfig/splice.pc"
+	@echo "installed $(PREFIX)/bin/splice and $(PREFIX)/lib/libsplice.so.$(SPLICE_VERSION) ($$(du -h "$(PREFIX)/lib/libsplice.so.$(SPLICE_VERSION)" | cut -f1))"
+
+## The C library as a C program uses it (scripts/check-c-api): installed into a temporary prefix,
+## Examples/c built with pkg-config alone under -std=c99 -Werror -pedantic and AddressSanitizer, run
+## (inspect, remux with progress, a long export cancelled from another thread); the exports (nm -D),
+## the dependencies (ldd), the previous minor version's header, and every damaged or crafted test
+## input through splice_inspect_json and splice_remux in one process.
+c-api: deps-test
+	scripts/check-c-api
 
 ## Build and run the whole test suite.
 test: deps-test

@@ -10,6 +10,10 @@ let package = Package(
         // The lower layers, for the fuzz targets in Fuzz/ (a package of its own).
         .library(name: "SpliceInternals", targets: ["MediaCore", "ISOBMFF", "Matroska", "Subtitles"]),
         .executable(name: "splice", targets: ["splice"]),
+        // The C library (libsplice.so, include/splice.h): built and installed by `make install`.
+        .library(name: "SpliceC", type: .dynamic, targets: ["SpliceC"]),
+        // The same, linked statically, for the fuzz target that drives it (Fuzz/).
+        .library(name: "SpliceCInterface", targets: ["CSplice", "SpliceC"]),
     ],
     targets: [
         // FFmpeg's headers (libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libavfilter-dev). The libraries are not
@@ -27,7 +31,13 @@ let package = Package(
         .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "FFmpegLoader", "MediaCore"]),
         .target(name: "Splice", dependencies: ["MediaCore", "ISOBMFF", "Matroska", "Subtitles", "FFmpegBridge"]),
         .target(name: "SpliceAVFoundation", dependencies: ["Splice"]),
-        .executableTarget(name: "splice", dependencies: ["Splice"]),
+        // The subcommands, run by `splice` in the terminal and by the C library in a caller's host.
+        .target(name: "SpliceCLI", dependencies: ["CSplice", "Splice"]),
+        .executableTarget(name: "splice", dependencies: ["Splice", "SpliceCLI"]),
+        // splice.h (the version its macros say is Splice's), and its calls written in Swift
+        // (@_cdecl) over SpliceCLI.
+        .target(name: "CSplice"),
+        .target(name: "SpliceC", dependencies: ["CSplice", "Splice", "SpliceCLI"]),
         .executableTarget(name: "splice-bench", dependencies: ["Splice"], path: "Benchmarks/SpliceBench"),
         // Shared by the test targets: running tools (ffmpeg, ffprobe, the built splice) and the fixtures they make.
         .target(name: "TestSupport", dependencies: ["MediaCore", "ISOBMFF"], path: "Tests/TestSupport"),

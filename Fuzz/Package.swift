@@ -19,6 +19,8 @@ let package = Package(
         .executableTarget(name: "FuzzSampleEntries", dependencies: ["FuzzSupport", .product(name: "SpliceInternals", package: "Splice")]),
         .executableTarget(name: "FuzzWriter", dependencies: ["FuzzSupport", .product(name: "Splice", package: "Splice"),
                                                              .product(name: "SpliceInternals", package: "Splice")]),
+        // The C interface (splice.h), as a C program calls it; with FUZZ_EXTREMES, the extremes sweep.
+        .executableTarget(name: "FuzzCAPI", dependencies: ["FuzzSupport", .product(name: "SpliceCInterface", package: "Splice")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Splice
+import SpliceCLI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +9,8 @@ import Glibc
 signal(SIGXFSZ, SIG_IGN)
 Signals.install()
 SystemMemory.tuneForStreaming()
-let status = CommandLine.run(Array(CommandLine.arguments.dropFirst()))
+let host = CommandHost.terminal(cancellation: Signals.cancellation, interruption: Signals.reportInterruption)
+let status = CommandHost.$current.withValue(host) { CommandLine.run(Array(CommandLine.arguments.dropFirst())) }
 if Signals.received != nil {
     // A job stopped by a signal does not wait for a decode in progress (a cancel never does): its
     // thread may still be inside libav's libraries, loading or running them, and exit()'s

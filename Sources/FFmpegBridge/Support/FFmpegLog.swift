@@ -47,6 +47,14 @@ public enum FFmpegLog {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var verbose = false             // guarded by `lock`
     nonisolated(unsafe) private static var sinks: [UnsafeRawPointer: Sink] = [:]   // guarded by `lock`
+    nonisolated(unsafe) private static var handler: (@Sendable (Int32, String) -> Void)?   // guarded by `lock`
+
+    /// Sends the warnings and errors no job claims (and, with `setVerbose(true)`, every line
+    /// shown) to `handler` — with libav's level (`AV_LOG_ERROR`, …) — instead of stderr; nil
+    /// restores stderr. The handler is called on the thread that logged, possibly on several at once.
+    public static func setHandler(_ handler: (@Sendable (Int32, String) -> Void)?) {
+        lock.withLock { self.handler = handler }
+    }
 
     /// Shows FFmpeg's messages on stderr, prefixed `ffmpeg:` (`true`), or only keeps its warnings
     /// and errors (the default).
@@ -116,16 +124,21 @@ public enum FFmpegLog {
         }
         let body = text.hasPrefix("[") ? text.drop { $0 != "]" }.dropFirst() : Substring(text)
         guard body.contains(where: { $0.isLetter || $0.isNumber }) else { return }
-        let (sink, show): (Sink?, Bool) = lock.withLock {
-            (context.flatMap { sinks[$0] } ?? root.flatMap { sinks[$0] }, verbose)
+        let (sink, show, route): (Sink?, Bool, (@Sendable (Int32, String) -> Void)?) = lock.withLock {
+            (context.flatMap { sinks[$0] } ?? root.flatMap { sinks[$0] }, verbose, Self.handler)
         }
+        var claimed = false
         if level <= AV_LOG_WARNING {
             if let sink {
                 sink.append(text)
+                claimed = true
             } else if let routed = pthread_getspecific(threadSink) {
                 Unmanaged<Sink>.fromOpaque(routed).takeUnretainedValue().append(text)
+                claimed = true
             }
         }
-        if show { let line = Array("ffmpeg: \(text)\n".utf8); _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) } }   // a closed stderr drops the line
+        if let handler = route {
+            if show || (level <= AV_LOG_WARNING && !claimed) { handler(level, text) }
+        } else if show { let line = Array("ffmpeg: \(text)\n".utf8); _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) } }   // a closed stderr drops the line
     }
 }

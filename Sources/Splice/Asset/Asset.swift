@@ -234,4 +234,13 @@ public enum Diagnostics {
     public static func showFFmpegMessages(_ show: Bool) {
         FFmpegLog.setVerbose(show)
     }
+
+    /// Sends FFmpeg's messages to `handler` instead of stderr, nil restores stderr: the warnings
+    /// and errors no job keeps (a job's own go to its `warnings`), and every line shown by
+    /// `showFFmpegMessages(true)`. `handler` gets the line and whether it is an error (not a
+    /// warning or information), on the thread that logged, possibly on several at once.
+    public static func setFFmpegMessageHandler(_ handler: (@Sendable (_ line: String, _ isError: Bool) -> Void)?) {
+        guard let handler else { return FFmpegLog.setHandler(nil) }
+        FFmpegLog.setHandler { level, line in handler(line, level <= 16) }   // 16: AV_LOG_ERROR
+    }
 }

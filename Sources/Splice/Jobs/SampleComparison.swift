@@ -14,7 +14,9 @@ public enum SampleComparison {
     }
 
     /// - Throws: `.invalidData` naming the first track and sample that differ.
-    public static func compare(_ a: Asset, _ b: Asset) throws -> Result {
+    /// - Parameter isCancelled: Asked before each sample; `true` stops the comparison with a
+    ///   `cancelled` error.
+    public static func compare(_ a: Asset, _ b: Asset, isCancelled: () -> Bool = { false }) throws -> Result {
         guard a.tracks.count == b.tracks.count else {
             throw MediaError(.invalidData, "\(a.tracks.count) tracks against \(b.tracks.count)", file: b.url.path)
         }
@@ -36,6 +38,7 @@ public enum SampleComparison {
             var shift: (MediaTime, MediaTime)?
             var previous: (SampleBuffer, SampleBuffer, Int)?
             while true {
+                if isCancelled() { throw MediaError(.cancelled, "the comparison was cancelled", file: b.url.path) }
                 let sa = oa.copyNextSampleBuffer(), sb = ob.copyNextSampleBuffer()
                 if let e = ra.error { throw e }
                 if let e = rb.error { throw e }

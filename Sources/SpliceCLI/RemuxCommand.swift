@@ -102,25 +102,23 @@ enum RemuxCommand: Command {
         return ExitCode.success
     }
 
-    /// Compares the copy at `written` with `asset` and moves it to `output`; on a difference
-    /// removes it and exits 1 with the first difference.
+    /// Compares the copy at `written` with `asset` and moves it to `output`; on a difference (or
+    /// a cancel while the copy is read back) removes it and throws.
     static func verified(_ asset: Asset, _ written: URL, into output: URL) throws -> Int32 {
-        // A signal while the copy is read back removes it: nothing is left.
-        try Signals.whileRunning(cancel: {
-            unlink(written.path)
-            _exit(Signals.reportInterruption(of: output.path) ?? 130)
-        }) { try verifiedNow(asset, written, into: output) }
-    }
-
-    private static func verifiedNow(_ asset: Asset, _ written: URL, into output: URL) throws -> Int32 {
+        let cancelled = Locked(false)
         let result: SampleComparison.Result
         do {
-            result = try SampleComparison.compare(asset, try Asset(url: written))
+            result = try Terminal.whileRunning(cancel: { cancelled.withLock { $0 = true } }) {
+                try SampleComparison.compare(asset, try Asset(url: written), isCancelled: { cancelled.withLock { $0 } })
+            }
         } catch {
             try? FileManager.default.removeItem(at: written)
+            if let e = error as? MediaError, e.code == .cancelled {
+                guard let status = CommandHost.current.interruption(output.path) else { throw e }
+                return status
+            }
             let reason = (error as? MediaError)?.message ?? "\(error)"
-            Terminal.error("error: \(output.path): verification failed: \(reason); the copy was removed and nothing was written\n")
-            return ExitCode.failure
+            throw MediaError(.invalidOperation, "verification failed: \(reason); the copy was removed and nothing was written", file: output.path)
         }
         guard rename(written.path, output.path) == 0 else {
             let reason = String(cString: strerror(errno))

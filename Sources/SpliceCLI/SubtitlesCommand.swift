@@ -123,7 +123,7 @@ enum SubtitlesCommand: Command {
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
         pipe.writer.syncsToDisk = Terminal.syncsToDisk
         for w in warnings { Terminal.error("warning: \(w)\n") }
-        try Signals.whileRunning(cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
+        try Terminal.whileRunning(cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
         for note in pipe.notes { Terminal.note(note) }
         try JobRunner.summarize(outputURL, "copied", "\(tracks.count) subtitle track\(tracks.count == 1 ? "" : "s") added")
         return ExitCode.success

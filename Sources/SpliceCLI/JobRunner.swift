@@ -48,15 +48,15 @@ enum JobRunner {
     /// - Returns: nil when it ran to the end, or 128 + the signal that interrupted it (said on stderr).
     static func run(output: URL, mediaSeconds: Double, json: Bool, install: (@escaping @Sendable (Double) -> Void) -> Void,
                     cancel: @escaping @Sendable () -> Void, _ body: () throws -> Void) throws -> Int32? {
-        let reporter = ProgressReporter(mediaSeconds: mediaSeconds, json: json)
+        let reporter = ProgressReporter(mediaSeconds: mediaSeconds, json: json, host: CommandHost.current)
         if reporter.isEnabled { install { reporter.update($0) } }
         do {
-            try Signals.whileRunning(cancel: cancel, body)
+            try Terminal.whileRunning(cancel: cancel, body)
             reporter.finish()
             return nil
         } catch let e as MediaError where e.code == .cancelled {
             reporter.clear()
-            guard let status = Signals.reportInterruption(of: output.path) else { throw e }
+            guard let status = CommandHost.current.interruption(output.path) else { throw e }
             return status
         } catch {
             reporter.clear()
@@ -69,21 +69,25 @@ enum JobRunner {
 /// JSON object per line (`--progress json`: `{"progress":…,"speed":…,"eta":…}`).
 final class ProgressReporter: @unchecked Sendable {   // `last`, `lastFraction` under `lock`; the rest immutable
     private let json: Bool
-    private let bar = isatty(2) != 0
+    private let bar: Bool
+    private let host: CommandHost
     private let mediaSeconds: Double
     private let start = Date()
     private let lock = NSLock()
     private var last = Date.distantPast
     private var lastFraction = 0.0
 
-    init(mediaSeconds: Double, json: Bool) {
+    init(mediaSeconds: Double, json: Bool, host: CommandHost) {
         self.json = json
+        self.host = host
+        self.bar = host.drawsProgressBar
         self.mediaSeconds = mediaSeconds
     }
 
-    var isEnabled: Bool { json || bar }
+    var isEnabled: Bool { json || bar || host.progress != nil }
 
     func update(_ fraction: Double) {
+        if let progress = host.progress { return progress(fraction) }
         guard isEnabled else { return }
         let now = Date()
         lock.withLock {
@@ -99,23 +103,24 @@ final class ProgressReporter: @unchecked Sendable {   // `last`, `lastFraction` 
         let speed = mediaSeconds.isFinite ? fraction * mediaSeconds / elapsed : 0
         let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : (json ? -1 : 0)
         guard !json else {
-            return Terminal.error(String(format: "{\"progress\":%.4f,\"speed\":%.2f,\"eta\":%.1f}\n", fraction, speed, max(0, eta)))
+            return host.write(.diagnostics, String(format: "{\"progress\":%.4f,\"speed\":%.2f,\"eta\":%.1f}\n", fraction, speed, max(0, eta)))
         }
         let width = 30
         let filled = max(0, min(width, (fraction * Double(width)).rounded(saturating: Int.self, .down) ?? 0))
         let seconds = eta.rounded(saturating: Int.self, .towardZero) ?? 0
-        Terminal.error(String(format: "\r[%@] %3d%%  %.0fx  ETA %d:%02d ", String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled),
+        host.write(.diagnostics, String(format: "\r[%@] %3d%%  %.0fx  ETA %d:%02d ", String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled),
                               (fraction * 100).rounded(saturating: Int.self, .towardZero) ?? 0, speed, seconds / 60, seconds % 60))
     }
 
     func finish() {
+        if let progress = host.progress { return progress(1) }
         guard isEnabled else { return }
         lock.withLock {
             if json && lastFraction >= 1 { return }
             write(1, Date())
         }
-        if !json { Terminal.error("\n") }
+        if !json { host.write(.diagnostics, "\n") }
     }
 
-    func clear() { if bar && !json { Terminal.error("\r\u{1B}[K") } }
+    func clear() { if host.progress == nil && bar && !json { host.write(.diagnostics, "\r\u{1B}[K") } }
 }

@@ -1,3 +1,4 @@
+import CSplice
 import Foundation
 import Splice
 
@@ -12,9 +13,20 @@ enum ExitCode {
 }
 
 /// A wrong command line: printed with a pointer to help, exit 64.
-struct UsageError: Error {
-    var message: String
-    var command: String?
+public struct UsageError: Error, CustomStringConvertible {
+    /// What is wrong.
+    public var message: String
+    /// The subcommand whose arguments they are.
+    public var command: String?
+
+    /// `message`, after the subcommand.
+    public var description: String { (command.map { "\($0): " } ?? "") + message }
+
+    /// A wrong argument of `command`.
+    public init(message: String, command: String? = nil) {
+        self.message = message
+        self.command = command
+    }
 }
 
 /// A subcommand of `splice`.
@@ -26,8 +38,9 @@ protocol Command: Sendable {
     static func run(_ arguments: [String]) throws -> Int32
 }
 
+/// Splice's version: splice.h's, the one number of the C library and the command.
 enum Version {
-    static let string = "0.1.0"
+    static let string = "\(SPLICE_VERSION_MAJOR).\(SPLICE_VERSION_MINOR).\(SPLICE_VERSION_PATCH)"
 }
 
 extension CommandLine {
@@ -56,38 +69,61 @@ extension CommandLine {
         return s
     }
 
-    static func run(_ arguments: [String]) -> Int32 {
+    /// Runs `splice` with `arguments` (the program's name left out) in the current host: every
+    /// error is said on its diagnostics stream as one line, and the exit status returned.
+    public static func run(_ arguments: [String]) -> Int32 {
         // The options of every subcommand, before or after its name.
         var args = arguments
+        var host = CommandHost.current
         if let v = args.firstIndex(of: "--verbose") {
             args.remove(at: v)
             Diagnostics.showFFmpegMessages(true)
         }
         if let q = args.firstIndex(of: "--quiet") {
             args.remove(at: q)
-            Terminal.isQuiet = true
+            host.isQuiet = true
         }
         if let v = args.firstIndex(of: "--sync") {
             args.remove(at: v)
-            Terminal.syncsToDisk = true
+            host.syncsToDisk = true
         }
+        return CommandHost.$current.withValue(host) { dispatch(args) }
+    }
+
+    /// Runs the subcommand `arguments[0]` with the rest of `arguments` in the current host, and
+    /// throws what it fails with (a `UsageError` for a wrong argument, with its subcommand).
+    /// - Returns: The exit status of a job that ended without an error (0, or 128 + a signal
+    ///   where the host stops jobs by signals).
+    public static func execute(_ arguments: [String]) throws -> Int32 {
+        guard let name = arguments.first, let c = commands.first(where: { $0.name == name }) else {
+            throw UsageError(message: "unknown subcommand '\(arguments.first ?? "")'")
+        }
+        do {
+            return try c.run(Array(arguments.dropFirst()))
+        } catch var e as UsageError {
+            e.command = c.name
+            throw e
+        }
+    }
+
+    private static func dispatch(_ args: [String]) -> Int32 {
         guard let first = args.first else {
             Terminal.error(mainHelp)
             return ExitCode.usage
         }
         switch first {
         case "-h", "--help":
-            print(mainHelp, terminator: "")
+            Terminal.output(mainHelp)
             return ExitCode.success
         case "--version":
-            print("splice \(Version.string)")
+            Terminal.output("splice \(Version.string)\n")
             return ExitCode.success
         case "help":
-            guard args.count > 1 else { print(mainHelp, terminator: ""); return ExitCode.success }
+            guard args.count > 1 else { Terminal.output(mainHelp); return ExitCode.success }
             guard let c = commands.first(where: { $0.name == args[1] }) else {
                 return report(UsageError(message: "unknown subcommand '\(args[1])'"))
             }
-            print(c.help, terminator: "")
+            Terminal.output(c.help)
             return ExitCode.success
         default:
             guard let c = commands.first(where: { $0.name == first }) else {
@@ -95,13 +131,13 @@ extension CommandLine {
             }
             let rest = Array(args.dropFirst())
             if rest.contains("-h") || rest.contains("--help") {
-                print(c.help, terminator: "")
+                Terminal.output(c.help)
                 return ExitCode.success
             }
             do {
                 return try c.run(rest)
-            } catch let e as MediaError where e.code == .cancelled && Signals.received != nil {
-                return Signals.reportInterruption(of: nil) ?? ExitCode.failure
+            } catch let e as MediaError where e.code == .cancelled && CommandHost.current.cancellation.isCancelled {
+                return CommandHost.current.interruption(nil) ?? report(e)
             } catch let e as UsageError {
                 var e = e
                 e.command = c.name

@@ -46,7 +46,7 @@ enum ThumbnailCommand: Command {
         generator.maximumSize = try args.size("--size")
         let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
         let cancelled = Locked(false)
-        let images = try Signals.whileRunning(cancel: { cancelled.withLock { $0 = true } }) {
+        let images = try Terminal.whileRunning(cancel: { cancelled.withLock { $0 = true } }) {
             try generator.writeImages(at: times, to: paths, replacing: args.has("--force"), syncing: Terminal.syncsToDisk, isCancelled: { cancelled.withLock { $0 } })
         }
         let shown = images.map { String(format: "%.3f", $0.actualTime.seconds) }.joined(separator: ", ")

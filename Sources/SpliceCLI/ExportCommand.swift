@@ -97,9 +97,9 @@ enum ExportCommand: Command {
                 let audio = p.audioBitRate.map { "{\"codec\":\"aac\",\"bitRate\":\($0)}" } ?? "\"copy\""
                 return "{\"name\":\"\(p.rawValue)\",\"video\":\(video),\"audio\":\(audio)}"
             }
-            print("[\n  " + items.joined(separator: ",\n  ") + "\n]")
+            Terminal.output("[\n  " + items.joined(separator: ",\n  ") + "\n]\n")
         } else {
-            for p in ExportPreset.allCases { print(p.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0) + p.summary) }
+            Terminal.output(ExportPreset.allCases.map { $0.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0) + $0.summary + "\n" }.joined())
         }
         return ExitCode.success
     }

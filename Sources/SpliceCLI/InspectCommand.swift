@@ -47,9 +47,9 @@ enum InspectCommand: Command {
         }
         let report = AssetReport(asset: asset)
         if args.flags.contains("--json") {
-            print(try report.json())
+            Terminal.output(try report.json() + "\n")
         } else {
-            print(report.table(), terminator: "")
+            Terminal.output(report.table())
         }
         return ExitCode.success
     }
