@@ -123,7 +123,9 @@ sanitize: deps-test
 ## libFuzzer targets (Fuzz/): build, seed, and run each for FUZZ_SECONDS (default 60), or for
 ## FUZZ_RUNS executions (what CI does; FuzzRemux, which writes two files an input, a tenth of them).
 ## Each run takes a fresh seed and prints it: FUZZ_SEED=<n> repeats a run.
-## Crashes land in Fuzz/crashes/; make each a regression fixture named after its bug.
+## Crashes land in Fuzz/crashes/; make each a regression fixture named after its bug. Then the
+## extremes sweep: every numeric field of the seed movies at 0, 1, max, 2^31, 2^63, NaN (FuzzCAPI with
+## FUZZ_EXTREMES; see docs/hardening.md).
 ## `make fuzz-campaign` runs the targets users' files reach for FUZZ_CAMPAIGN_SECONDS each (niced),
 ## growing the corpora kept in Fuzz/corpus/remux and Fuzz/corpus/entries.
 FUZZ_SECONDS ?= 60
@@ -131,7 +133,7 @@ ifndef FUZZ_SEED
 FUZZ_SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$$runs,-max_total_time=$(FUZZ_SECONDS)) -seed=$(FUZZ_SEED)
-FUZZ_TARGETS := Boxes SampleTables Subtitles Writer Codecs Remux SampleEntries Matroska
+FUZZ_TARGETS := Boxes SampleTables Subtitles Writer Codecs Remux SampleEntries Matroska CAPI
 fuzz-build: deps-test
 	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 	Fuzz/seed.sh
@@ -139,17 +141,21 @@ fuzz-build: deps-test
 fuzz: fuzz-build
 	@mkdir -p Fuzz/crashes; status=0; \
 	for t in $(FUZZ_TARGETS); do \
-		corpus=Fuzz/work/$$t; mkdir -p $$corpus; runs=$(FUZZ_RUNS); [ $$t != Remux ] || runs=$$((runs / 10)); \
+		corpus=Fuzz/work/$$t; mkdir -p $$corpus; runs=$(FUZZ_RUNS); case $$t in Remux|CAPI) runs=$$((runs / 10)) ;; esac; \
 		case $$t in Boxes) cp -n Fuzz/corpus/boxes/* $$corpus/ ;; SampleTables) cp -n Fuzz/corpus/tables/* $$corpus/ ;; \
 		            Subtitles) cp -n Fuzz/corpus/subtitles/* $$corpus/ ;; Codecs) cp -n Fuzz/corpus/codecs/* $$corpus/ ;; \
-		            Remux) cp -n Fuzz/corpus/remux/* $$corpus/ ;; SampleEntries) cp -n Fuzz/corpus/entries/* $$corpus/ ;; \
+		            Remux|CAPI) cp -n Fuzz/corpus/remux/* $$corpus/ ;; SampleEntries) cp -n Fuzz/corpus/entries/* $$corpus/ ;; \
 		            Matroska) cp -n Fuzz/corpus/matroska/* $$corpus/ ;; esac; \
 		echo "fuzzing $$t ($(FUZZ_LIMIT); FUZZ_SEED=$(FUZZ_SEED) repeats it)"; \
 		SWIFT_BACKTRACE=enable=no Fuzz/.build/release/Fuzz$$t $(FUZZ_LIMIT) -timeout=10 \
 			-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$t- $$corpus \
 			2>&1 | grep -E '^(Done|stat::number_of_executed_units|==[0-9]+==ERROR|.*Fatal error)' || true; \
 		if ls Fuzz/crashes/$$t-* >/dev/null 2>&1; then echo "$$t: crash found (see Fuzz/crashes)"; status=1; fi; \
-	done; exit $$status
+	done; \
+	mkdir -p Fuzz/work/extremes && cp Fuzz/corpus/boxes/* Fuzz/corpus/matroska/seed-mkvmerge.mkv Fuzz/work/extremes/ && \
+	SWIFT_BACKTRACE=enable=no FUZZ_EXTREMES=Fuzz/work/extremes Fuzz/.build/release/FuzzCAPI 2>&1 | grep -E '^extremes|ERROR|Fatal error' \
+		&& [ ! -e Fuzz/crashes/CAPI-extremes-current ] || { echo "extremes: a mutant broke a rule (Fuzz/crashes/CAPI-extremes-current)"; status=1; }; \
+	exit $$status
 
 FUZZ_CAMPAIGN_SECONDS ?= 1800
 fuzz-campaign: fuzz-build

@@ -48,6 +48,8 @@ let package = Package(
         .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
         .testTarget(name: "SpliceTests", dependencies: ["Splice", "ISOBMFF", "TestSupport"], exclude: ["Regressions"]),
         .testTarget(name: "SpliceAVFoundationTests", dependencies: ["SpliceAVFoundation", "TestSupport"]),
+        // splice.h's calls, made as a C program makes them (the installed library from C: scripts/check-c-api).
+        .testTarget(name: "CAPITests", dependencies: ["CSplice", "SpliceC", "TestSupport"]),
         // A container registered from outside Splice (`FileType.register`), as a program would.
         .testTarget(name: "RegisteredFileTypeTests", dependencies: ["Splice", "TestSupport"]),
     ],

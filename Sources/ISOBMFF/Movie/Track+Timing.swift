@@ -43,7 +43,7 @@ extension Track {
                 }
             }
             let (next, overflow) = start.addingReportingOverflow(Int64(clamping: f.duration))
-            if overflow || f.baseMediaDecodeTime.map({ $0 > UInt64(Int64.max) }) == true {
+            if overflow || f.baseMediaDecodeTime.map({ Int64(exactly: $0) == nil }) == true {
                 timingProblem = timingProblem ?? "the fragment at byte \(f.moofOffset) (track \(trackID)) starts its decode times at "
                     + "\(f.baseMediaDecodeTime ?? 0) (tfdt), where its samples' times pass the largest a track can hold"
             }
