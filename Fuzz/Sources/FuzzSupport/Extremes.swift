@@ -15,7 +15,7 @@ public enum Extremes {
 
     /// Every mutant of `seed`, handed to `body` one at a time (there are tens of thousands).
     public static func forEachMutant(of seed: [UInt8], _ body: (Mutant) -> Void) {
-        var fields: [(offset: Int, width: Int, where: String)] = []
+        var fields: [Field] = []
         if seed.count >= 4, seed[0...3] == [0x1A, 0x45, 0xDF, 0xA3] {
             ebmlFields(seed, 0, seed.count, "", &fields)
         } else {
@@ -30,11 +30,14 @@ public enum Extremes {
         }
     }
 
+    /// A place a number can be: its offset, its width in bytes, and where it is (a box path).
+    typealias Field = (offset: Int, width: Int, where: String)
+
     /// The extremes a field of `width` bytes is set to (big-endian values).
     static func values(width: Int) -> [(String, UInt64)] {
         let bits = UInt64(width * 8)
         let max: UInt64 = bits == 64 ? .max : (1 << bits) - 1
-        var v: [(String, UInt64)] = [("0", 0), ("1", 1), ("max", max), ("max-1", max - 1), ("2^\(bits - 1)", 1 << (bits - 1))]
+        var v: [(String, UInt64)] = [("0", 0), ("1", 1), ("max", max), ("2^\(bits - 1)", 1 << (bits - 1))]
         if width == 8 { v.append(("2^31", 1 << 31)) }
         if width == 4 { v += [("NaN", 0x7FC0_0000), ("+inf", 0x7F80_0000), ("-inf", 0xFF80_0000)] }
         if width == 8 { v += [("NaN", 0x7FF8_0000_0000_0000), ("+inf", 0x7FF0_0000_0000_0000), ("-inf", 0xFFF0_0000_0000_0000)] }
@@ -49,7 +52,11 @@ public enum Extremes {
         "mp4a": 28, "enca": 28, "ac-3": 28, "ec-3": 28, "Opus": 28, "fLaC": 28, "alac": 28, "sowt": 28, "twos": 28,
         "lpcm": 28, "in24": 28, "ipcm": 28, "tx3g": 38, "wvtt": 8, "text": 51, "tmcd": 26, "stpp": 8]
 
-    static func boxFields(_ b: [UInt8], _ start: Int, _ end: Int, _ path: String, _ fields: inout [(Int, Int, String)]) {
+    /// Boxes that are tables of like entries.
+    static let tables: Set<String> = ["stsz", "stz2", "stco", "co64", "stts", "ctts", "stss", "stsc", "sdtp", "stps", "trun", "sbgp",
+                                      "saiz", "saio", "senc", "tfra", "elst", "sgpd", "subs", "padb", "stdp", "cslg"]
+
+    static func boxFields(_ b: [UInt8], _ start: Int, _ end: Int, _ path: String, _ fields: inout [Field]) {
         var at = start
         while end - at >= 8 {
             let size32 = b[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
@@ -67,6 +74,10 @@ public enum Extremes {
             if let skip = containers[type], boxEnd - payload >= skip {
                 addPayload(b, payload, payload + skip, "\(path)/\(type)", &fields)
                 boxFields(b, payload + skip, boxEnd, "\(path)/\(type)", &fields)
+            } else if tables.contains(type), boxEnd - payload > 48 {
+                // A table's entries repeat the same fields: its header and first entries, and its last.
+                addPayload(b, payload, payload + 32, "\(path)/\(type)", &fields)
+                addPayload(b, boxEnd - 16, boxEnd, "\(path)/\(type) end", &fields)
             } else if type != "mdat" && type != "free" && type != "skip" {
                 addPayload(b, payload, boxEnd, "\(path)/\(type)", &fields)
             }
@@ -74,7 +85,7 @@ public enum Extremes {
         }
     }
 
-    private static func addPayload(_ b: [UInt8], _ start: Int, _ end: Int, _ path: String, _ fields: inout [(Int, Int, String)]) {
+    private static func addPayload(_ b: [UInt8], _ start: Int, _ end: Int, _ path: String, _ fields: inout [Field]) {
         for width in [1, 2, 4, 8] {
             var o = start
             while o + width <= end {
@@ -98,7 +109,7 @@ public enum Extremes {
         return (v, length)
     }
 
-    static func ebmlFields(_ b: [UInt8], _ start: Int, _ end: Int, _ path: String, _ fields: inout [(Int, Int, String)]) {
+    static func ebmlFields(_ b: [UInt8], _ start: Int, _ end: Int, _ path: String, _ fields: inout [Field]) {
         var at = start
         while at < end {
             guard let id = vint(b, at, keepMarker: true), let size = vint(b, at + id.length, keepMarker: false) else { return }
