@@ -13,9 +13,12 @@ public enum SampleComparison {
         public var samples: Int
     }
 
+    /// Compares every track of `b` with the same track of `a`: bytes, times, sync flags, structure.
+    /// - Parameters:
+    ///   - a: The original.
+    ///   - b: The copy.
+    ///   - isCancelled: Asked before each sample; `true` stops the comparison with a `cancelled` error.
     /// - Throws: `.invalidData` naming the first track and sample that differ.
-    /// - Parameter isCancelled: Asked before each sample; `true` stops the comparison with a
-    ///   `cancelled` error.
     public static func compare(_ a: Asset, _ b: Asset, isCancelled: () -> Bool = { false }) throws -> Result {
         guard a.tracks.count == b.tracks.count else {
             throw MediaError(.invalidData, "\(a.tracks.count) tracks against \(b.tracks.count)", file: b.url.path)
