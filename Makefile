@@ -147,13 +147,13 @@ fuzz: fuzz-build
 		            Remux|CAPI) cp -n Fuzz/corpus/remux/* $$corpus/ ;; SampleEntries) cp -n Fuzz/corpus/entries/* $$corpus/ ;; \
 		            Matroska) cp -n Fuzz/corpus/matroska/* $$corpus/ ;; esac; \
 		echo "fuzzing $$t ($(FUZZ_LIMIT); FUZZ_SEED=$(FUZZ_SEED) repeats it)"; \
-		SWIFT_BACKTRACE=enable=no Fuzz/.build/release/Fuzz$$t $(FUZZ_LIMIT) -timeout=10 \
+		SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp Fuzz/.build/release/Fuzz$$t $(FUZZ_LIMIT) -timeout=10 \
 			-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$t- $$corpus \
 			2>&1 | grep -E '^(Done|stat::number_of_executed_units|==[0-9]+==ERROR|.*Fatal error)' || true; \
 		if ls Fuzz/crashes/$$t-* >/dev/null 2>&1; then echo "$$t: crash found (see Fuzz/crashes)"; status=1; fi; \
 	done; \
 	mkdir -p Fuzz/work/extremes && cp $(EXTREMES_SEEDS) Fuzz/work/extremes/ && \
-	SWIFT_BACKTRACE=enable=no FUZZ_EXTREMES=Fuzz/work/extremes Fuzz/.build/release/FuzzCAPI 2>&1 | grep -E '^extremes|ERROR|Fatal error' \
+	SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp FUZZ_EXTREMES=Fuzz/work/extremes Fuzz/.build/release/FuzzCAPI 2>&1 | grep -E '^extremes|ERROR|Fatal error' \
 		&& [ ! -e Fuzz/crashes/CAPI-extremes-current ] || { echo "extremes: a mutant broke a rule (Fuzz/crashes/CAPI-extremes-current)"; status=1; }; \
 	exit $$status
 
