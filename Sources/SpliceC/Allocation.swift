@@ -35,7 +35,7 @@ enum Allocation {
         switch kind(of: pointer) {
         case .string: break
         case .error: ErrorBlock.release(pointer)
-        case .token: Unmanaged<CancelToken>.fromOpaque(pointer.load(as: UnsafeRawPointer.self)).release()
+        case .token: Unmanaged<CancelSwitch>.fromOpaque(pointer.load(as: UnsafeRawPointer.self)).release()
         case nil: return   // not the library's: left alone rather than freed wrongly
         }
         (pointer - headerSize).storeBytes(of: 0, as: UInt32.self)   // a second free finds no magic
@@ -78,41 +78,10 @@ enum ErrorBlock {
     }
 }
 
-/// A caller's cancel token: cancels every job registered with it, and every job registered
-/// after it was cancelled, at once.
-final class CancelToken: Sendable {
-    private struct State {
-        var isCancelled = false
-        var jobs: [ObjectIdentifier: CancelSwitch] = [:]
-    }
-
-    private let state = Locked(State())
-
-    var isCancelled: Bool { state.withLock { $0.isCancelled } }
-
-    func cancel() {
-        let jobs = state.withLock { s in
-            s.isCancelled = true
-            return Array(s.jobs.values)
-        }
-        for job in jobs { job.cancel() }
-    }
-
-    /// Runs `body` with `job` cancelled by this token.
-    func cancelling<T>(_ job: CancelSwitch, _ body: () throws -> T) rethrows -> T {
-        let key = ObjectIdentifier(job)
-        let cancelled = state.withLock { s in
-            s.jobs[key] = job
-            return s.isCancelled
-        }
-        if cancelled { job.cancel() }
-        defer { _ = state.withLock { $0.jobs.removeValue(forKey: key) } }
-        return try body()
-    }
-
-    /// The token a caller's pointer holds.
-    static func from(_ pointer: OpaquePointer) -> CancelToken {
+extension CancelSwitch {
+    /// The switch a caller's cancel token holds (a job's own switch is registered with it).
+    static func token(_ pointer: OpaquePointer) -> CancelSwitch {
         let raw = UnsafeRawPointer(pointer)
-        return Unmanaged<CancelToken>.fromOpaque(raw.load(as: UnsafeRawPointer.self)).takeUnretainedValue()
+        return Unmanaged<CancelSwitch>.fromOpaque(raw.load(as: UnsafeRawPointer.self)).takeUnretainedValue()
     }
 }

@@ -31,18 +31,18 @@ public func spliceErrorFile(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
 @_cdecl("splice_cancel_token_new")
 public func spliceCancelTokenNew() -> OpaquePointer? {
     guard let block = Allocation.allocate(.token, size: MemoryLayout<UnsafeRawPointer>.size) else { return nil }
-    block.storeBytes(of: UnsafeRawPointer(Unmanaged.passRetained(CancelToken()).toOpaque()), as: UnsafeRawPointer.self)
+    block.storeBytes(of: UnsafeRawPointer(Unmanaged.passRetained(CancelSwitch()).toOpaque()), as: UnsafeRawPointer.self)
     return OpaquePointer(block)
 }
 
 @_cdecl("splice_cancel_token_cancel")
 public func spliceCancelTokenCancel(_ token: OpaquePointer?) {
-    token.map(CancelToken.from)?.cancel()
+    token.map(CancelSwitch.token)?.cancel()
 }
 
 @_cdecl("splice_cancel_token_is_cancelled")
 public func spliceCancelTokenIsCancelled(_ token: OpaquePointer?) -> Int32 {
-    token.map(CancelToken.from)?.isCancelled == true ? 1 : 0
+    token.map(CancelSwitch.token)?.isCancelled == true ? 1 : 0
 }
 
 /// The global handler's C function and context, as one value the Swift closure can hold.

@@ -34,7 +34,7 @@ struct JobCall {
         var host = CommandHost(write: { stream, text in channel.write(stream, text) }, cancellation: cancellation)
         host.syncsToDisk = syncs
         if callbacks.progress != nil { host.progress = { channel.progress($0) } }
-        let result = callbacks.token.map { token in token.cancelling(cancellation) { run(arguments, host, channel, callbacks) } }
+        let result = callbacks.token.map { token in token.whileRunning(cancel: { cancellation.cancel() }) { run(arguments, host, channel, callbacks) } }
             ?? run(arguments, host, channel, callbacks)
         switch result {
         case .success:
@@ -139,7 +139,7 @@ final class JobCallbacks {
     let progressContext: UnsafeMutableRawPointer?
     let log: splice_log_fn?
     let logContext: UnsafeMutableRawPointer?
-    let token: CancelToken?
+    let token: CancelSwitch?
     private(set) var deliveredProgress = -1.0
 
     init(_ job: UnsafePointer<splice_job>?) {
@@ -152,7 +152,7 @@ final class JobCallbacks {
         progressContext = copy.progress_context
         log = copy.log
         logContext = copy.log_context
-        token = copy.cancel.map(CancelToken.from)
+        token = copy.cancel.map(CancelSwitch.token)
     }
 
     /// Calls the progress callback with `fraction` when it moved on; its answer: whether to cancel.

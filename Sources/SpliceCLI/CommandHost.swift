@@ -66,13 +66,15 @@ public struct CommandHost: Sendable {
     }
 }
 
-/// The switch one job's cancellation is registered with: thrown from any thread, once; a job
-/// that registers after it was thrown is cancelled at once, so no cancel is lost between two
-/// steps of a command.
+/// The switch jobs' cancellations are registered with: thrown from any thread, once, it
+/// cancels every job registered; a job that registers after it was thrown is cancelled at once,
+/// so no cancel is lost between two steps of a command. (A C caller's cancel token is one, with
+/// each job's own switch registered.)
 public final class CancelSwitch: Sendable {
     private struct State {
         var isOn = false
-        var cancel: (@Sendable () -> Void)?
+        var next = 0
+        var cancels: [Int: @Sendable () -> Void] = [:]
     }
 
     private let state = Locked(State())
@@ -82,27 +84,28 @@ public final class CancelSwitch: Sendable {
     /// Whether the switch was thrown.
     public var isCancelled: Bool { state.withLock { $0.isOn } }
 
-    /// Throws the switch: cancels the job registered, if any.
+    /// Throws the switch: cancels every job registered.
     /// - Returns: Whether a job was registered (and was told).
     @discardableResult
     public func cancel() -> Bool {
-        let cancel: (@Sendable () -> Void)? = state.withLock { s in
+        let cancels = state.withLock { s in
             s.isOn = true
-            return s.cancel
+            return Array(s.cancels.values)
         }
-        cancel?()
-        return cancel != nil
+        for cancel in cancels { cancel() }
+        return !cancels.isEmpty
     }
 
     /// Runs `body` with `cancel` as what throwing the switch does; a switch thrown before is
     /// acted on at once.
     public func whileRunning<T>(cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) rethrows -> T {
-        let pending: Bool = state.withLock { s in
-            s.cancel = cancel
-            return s.isOn
+        let (key, pending): (Int, Bool) = state.withLock { s in
+            s.next += 1
+            s.cancels[s.next] = cancel
+            return (s.next, s.isOn)
         }
         if pending { cancel() }
-        defer { state.withLock { $0.cancel = nil } }
+        defer { _ = state.withLock { $0.cancels.removeValue(forKey: key) } }
         return try body()
     }
 }
