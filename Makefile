@@ -9,7 +9,7 @@ BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswr
 TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time strace python3 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav mpv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: c-api demo test install lint docs examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
+.PHONY: c-api demo test python-test wheel python-venv install lint docs examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
 
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -84,10 +84,38 @@ install: deps-build
 c-api: deps-test
 	scripts/check-c-api
 
-## Build and run the whole test suite.
+## Build and run the whole test suite: the Swift tests, then the Python package's (python-test).
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	$(MAKE) python-test
+
+## The Python package (python/): `make wheel` builds dist/splice-$(SPLICE_VERSION)-py3-none-linux_x86_64.whl,
+## which carries libsplice.so (stripped), so that `pip install` of it needs no Swift toolchain. python-test
+## runs python/tests with pytest twice, each in a fresh virtual environment: the wheel installed (no
+## library of the toolchain's or the build's on any search path), then ./python installed after `make
+## install` into $(PYDIR)/prefix (the library found by pkg-config).
+PYDIR := $(CURDIR)/.build/python
+PYTEST := pytest==8.3.5
+WHEEL := dist/splice-$(SPLICE_VERSION)-py3-none-linux_x86_64.whl
+wheel: deps-build
+	$(MAKE) -s install PREFIX=$(PYDIR)/prefix >/dev/null
+	strip --strip-unneeded -o $(PYDIR)/libsplice.so.$(SPLICE_VERSION) $(PYDIR)/prefix/lib/libsplice.so.$(SPLICE_VERSION)
+	python3 -m pip wheel -q --no-deps --no-build-isolation -w dist --config-settings library=$(PYDIR)/libsplice.so.$(SPLICE_VERSION) ./python
+	@echo "built $(WHEEL) ($$(du -h $(WHEEL) | cut -f1))"
+
+## A virtual environment with the wheel and pytest installed ($(PYDIR)/venv), for the tests and python/examples.
+python-venv: wheel
+	rm -rf $(PYDIR)/venv && python3 -m venv $(PYDIR)/venv
+	$(PYDIR)/venv/bin/pip install -q --disable-pip-version-check $(PYTEST) $(WHEEL)
+
+python-test: deps-test python-venv
+	cd python && env -u LD_LIBRARY_PATH -u SPLICE_LIBRARY PKG_CONFIG_PATH=/nonexistent SPLICE_TEST_LIBRARY=package \
+		$(PYDIR)/venv/bin/python -m pytest -q -p no:cacheprovider tests
+	rm -rf $(PYDIR)/venv-source && python3 -m venv $(PYDIR)/venv-source
+	$(PYDIR)/venv-source/bin/pip install -q --disable-pip-version-check $(PYTEST) ./python
+	cd python && env -u LD_LIBRARY_PATH -u SPLICE_LIBRARY PKG_CONFIG_PATH=$(PYDIR)/prefix/lib/pkgconfig SPLICE_TEST_LIBRARY=pkg-config \
+		$(PYDIR)/venv-source/bin/python -m pytest -q -p no:cacheprovider tests
 
 ## The player matrix: the cutting jobs' outputs (concat, trim, merge; a plain remux and an
 ## ffmpeg-made file as controls) played in ffmpeg, GStreamer, mpv, and headless Chromium and
