@@ -36,10 +36,13 @@ demo: build
 ## The four articles' jobs in AVFoundation's spelling (Examples/) built as a package that depends on Splice
 ## by path, run, and their outputs checked with ffprobe, ffmpeg and mediainfo; then every Swift block of
 ## README.md, docs/ and the DocC catalogs: manifests evaluated, programs built and run on generated media
-## (their outputs decoded by ffmpeg; the README's mix measured), fragments compiled (scripts/check-docs).
+## (their outputs decoded by ffmpeg; the README's mix measured), fragments compiled (scripts/check-docs);
+## then python/examples and every Python block of the docs, run with the wheel (scripts/check-python-examples).
 examples: deps-test
 	scripts/check-examples
 	scripts/check-docs
+	$(MAKE) python-venv
+	scripts/check-python-examples
 
 ## The API reference: every public symbol of Splice, MediaCore, Subtitles and SpliceAVFoundation
 ## documented (scripts/doc-coverage), the DocC catalogs built with docc, warnings as errors, into
@@ -92,11 +95,12 @@ test: deps-test
 
 ## The Python package (python/): `make wheel` builds dist/splice-$(SPLICE_VERSION)-py3-none-linux_x86_64.whl,
 ## which carries libsplice.so (stripped), so that `pip install` of it needs no Swift toolchain. python-test
-## runs python/tests with pytest twice, each in a fresh virtual environment: the wheel installed (no
+## checks the package's type hints (mypy --strict, the examples as users' code), and runs python/tests with pytest twice, each in a fresh virtual environment: the wheel installed (no
 ## library of the toolchain's or the build's on any search path), then ./python installed after `make
 ## install` into $(PYDIR)/prefix (the library found by pkg-config).
 PYDIR := $(CURDIR)/.build/python
 PYTEST := pytest==8.3.5
+MYPY := mypy==1.13.0
 WHEEL := dist/splice-$(SPLICE_VERSION)-py3-none-linux_x86_64.whl
 wheel: deps-build
 	$(MAKE) -s install PREFIX=$(PYDIR)/prefix >/dev/null
@@ -104,12 +108,14 @@ wheel: deps-build
 	python3 -m pip wheel -q --no-deps --no-build-isolation -w dist --config-settings library=$(PYDIR)/libsplice.so.$(SPLICE_VERSION) ./python
 	@echo "built $(WHEEL) ($$(du -h $(WHEEL) | cut -f1))"
 
-## A virtual environment with the wheel and pytest installed ($(PYDIR)/venv), for the tests and python/examples.
+## A virtual environment with the wheel, pytest and mypy installed ($(PYDIR)/venv), for the tests and python/examples.
 python-venv: wheel
 	rm -rf $(PYDIR)/venv && python3 -m venv $(PYDIR)/venv
-	$(PYDIR)/venv/bin/pip install -q --disable-pip-version-check $(PYTEST) $(WHEEL)
+	$(PYDIR)/venv/bin/pip install -q --disable-pip-version-check $(PYTEST) $(MYPY) $(WHEEL)
 
 python-test: deps-test python-venv
+	cd python && $(PYDIR)/venv/bin/mypy --strict --no-incremental src/splice
+	cd python && $(PYDIR)/venv/bin/mypy --strict --no-incremental examples   # against the installed package's hints (py.typed)
 	cd python && env -u LD_LIBRARY_PATH -u SPLICE_LIBRARY PKG_CONFIG_PATH=/nonexistent SPLICE_TEST_LIBRARY=package \
 		$(PYDIR)/venv/bin/python -m pytest -q -p no:cacheprovider tests
 	rm -rf $(PYDIR)/venv-source && python3 -m venv $(PYDIR)/venv-source

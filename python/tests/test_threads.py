@@ -149,3 +149,29 @@ def test_asyncio(media, tmp_path):
     seen = asyncio.run(main())
     assert seen[-1] == 1.0 and seen == sorted(seen)
     assert streamhash(tmp_path / "a.mp4") == streamhash(media / "movie.mp4")
+
+
+def test_a_child_forked_after_splice_ran_gets_an_error_not_a_hang(media, tmp_path):
+    splice.remux(media / "movie.mp4", tmp_path / "parent.mp4")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            splice.remux(media / "movie.mp4", tmp_path / "child.mp4")
+            os.write(write, b"ran")
+        except SpliceError as error:
+            os.write(write, f"{int(error.status)} {error.message}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    deadline = time.monotonic() + 30
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung")
+        time.sleep(0.05)
+    said = os.read(read, 4096).decode()
+    os.close(read)
+    assert said.startswith(f"{int(Status.INVALID_OPERATION)} splice: this process was forked"), said
+    assert not (tmp_path / "child.mp4").exists()

@@ -38,6 +38,9 @@ __all__ = ["CancelToken", "SpliceError", "Status", "__version__", "add_subtitles
 
 __version__ = "0.1.0"
 
+for _public in (CancelToken, SpliceError, Status):
+    _public.__module__ = __name__
+
 Time = Union[int, float, str, datetime.timedelta]
 Tracks = Union[str, int, Iterable[Union[str, int]], None]
 Size = Union[str, tuple[int, int], None]
@@ -45,10 +48,11 @@ Size = Union[str, tuple[int, int], None]
 
 def version() -> str:
     """The version of the loaded C library, ``"MAJOR.MINOR.PATCH"``."""
-    return _native.lib.splice_version().decode()
+    text: bytes = _native.lib.splice_version()
+    return text.decode()
 
 
-def inspect(path: PathLike) -> dict:
+def inspect(path: PathLike) -> dict[str, Any]:
     """The movie at ``path`` described as ``splice inspect --json`` describes it: file, format,
     duration, and tracks with their alternate groups, references, languages, edits and
     samples."""
@@ -126,7 +130,7 @@ def concat(clips: Sequence[Clip], dst: PathLike, cut: Optional[str] = None, *, r
     """Join ``clips`` one after the other into ``dst``. A clip is a path or ``(path, start,
     end)`` (``start`` or ``end`` None: from the start, to the end). ``cut`` as in :func:`trim`;
     ``reencode`` is ``"auto"`` (default), ``"never"`` or ``"always"``."""
-    inputs = []
+    inputs: list[PathLike] = []
     for clip in clips:
         if isinstance(clip, tuple):
             if len(clip) != 3:
@@ -208,9 +212,9 @@ def _value(value: Any) -> Any:
     raise TypeError(f"splice: an option's value is a bool, number, string, path or list, not {value!r}")
 
 
-def _list(tracks: Tracks) -> Optional[list]:
+def _list(tracks: Tracks) -> Union[str, int, list[Union[str, int]], None]:
     if tracks is None or isinstance(tracks, (str, int)):
-        return tracks  # type: ignore[return-value]
+        return tracks
     return list(tracks)
 
 

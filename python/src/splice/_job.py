@@ -24,6 +24,30 @@ log = logging.getLogger("splice")
 _SLICE = 0.05
 
 
+# A child forked after Splice ran in its parent inherits the library's locks but not its
+# threads: a call there would hang. Such a child gets a SpliceError instead.
+_ran = False
+_forked_after_run = False
+
+
+def _after_fork_in_child() -> None:
+    global _forked_after_run
+    _forked_after_run = _forked_after_run or _ran
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _enter(runs: bool = True) -> None:
+    """Before a call into the library (`runs`: one that runs Splice's work)."""
+    global _ran
+    if _forked_after_run:
+        raise SpliceError("splice: this process was forked from one in which Splice had run, and cannot "
+                          "call it (its threads were not copied); start processes with multiprocessing's "
+                          "'spawn' or 'forkserver' method, or use Splice first in the child", Status.INVALID_OPERATION)
+    _ran = _ran or runs
+
+
 class Status(enum.IntEnum):
     """Why a call failed (``enum splice_status``)."""
 
@@ -55,7 +79,7 @@ class SpliceError(Exception):
             self.status = status
         self.file = file
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[str, int, Optional[str]]]:
         return (type(self), (self.message, int(self.status), self.file))
 
     def __repr__(self) -> str:
@@ -70,6 +94,7 @@ class CancelToken:
 
     def __init__(self, linked: Optional["CancelToken"] = None) -> None:
         """``linked``: another token whose cancel cancels this one's calls too."""
+        _enter(runs=False)
         pointer = lib.splice_cancel_token_new()
         if not pointer:
             raise MemoryError("splice: no memory for a cancel token")
@@ -108,14 +133,16 @@ def fspath(path: PathLike) -> bytes:
     return os.fsencode(path)
 
 
-def inspect_json(path: PathLike) -> dict:
+def inspect_json(path: PathLike) -> dict[str, Any]:
     """``splice_inspect_json``, parsed."""
+    _enter()
     text, error = ctypes.c_void_p(), ctypes.c_void_p()
     status = lib.splice_inspect_json(fspath(path), ctypes.byref(text), ctypes.byref(error))
     if status != 0:
         raise error_from(error, status)
     try:
-        return json.loads(ctypes.string_at(text).decode("utf-8"))
+        result: dict[str, Any] = json.loads(ctypes.string_at(text).decode("utf-8"))
+        return result
     finally:
         lib.splice_free(text)
 
@@ -126,8 +153,9 @@ class Job:
     signal handler raises) cancels the job, waits until it has stopped and removed what it
     wrote, and is raised again."""
 
-    def __init__(self, name: str, inputs: Sequence[PathLike], output: PathLike, options: dict,
+    def __init__(self, name: str, inputs: Sequence[PathLike], output: PathLike, options: dict[str, Any],
                  progress: Optional[Progress], cancel: Optional[CancelToken]):
+        _enter()
         self.function = getattr(lib, "splice_" + name)
         self.inputs = [fspath(p) for p in inputs]
         self.output = fspath(output)
@@ -175,7 +203,8 @@ class Job:
     def _work(self) -> None:
         try:
             array = (ctypes.c_char_p * max(1, len(self.inputs)))(*self.inputs)
-            job = _native.SpliceJob(size=ctypes.sizeof(_native.SpliceJob), cancel=self.token._pointer)
+            job = _native.SpliceJob()
+            job.size, job.cancel = ctypes.sizeof(_native.SpliceJob), self.token._pointer
             job.progress = _native.PROGRESS_FN(self._on_progress)
             job.log = _native.LOG_FN(_on_log)
             self.status = self.function(array, len(self.inputs), self.output, self.options,

@@ -18,21 +18,22 @@ SONAME = "libsplice.so.0"
 REQUIRED = (0, 1)
 
 
+PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_double, ctypes.c_void_p)
+LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+
+
 class SpliceJob(ctypes.Structure):
     """``struct splice_job``."""
 
     _fields_ = [
         ("size", ctypes.c_size_t),
-        ("progress", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_double, ctypes.c_void_p)),
+        ("progress", PROGRESS_FN),
         ("progress_context", ctypes.c_void_p),
-        ("log", ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)),
+        ("log", LOG_FN),
         ("log_context", ctypes.c_void_p),
         ("cancel", ctypes.c_void_p),
     ]
 
-
-PROGRESS_FN = SpliceJob._fields_[1][1]
-LOG_FN = SpliceJob._fields_[3][1]
 
 JOBS = ("remux", "add_subtitles", "extract_subtitles", "export", "trim", "concat", "merge", "mix",
         "images", "thumbnail")
