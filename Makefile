@@ -114,8 +114,8 @@ python-venv: wheel
 	$(PYDIR)/venv/bin/pip install -q --disable-pip-version-check $(PYTEST) $(MYPY) $(WHEEL)
 
 python-test: deps-test python-venv
-	cd python && $(PYDIR)/venv/bin/mypy --strict --no-incremental src/splice
-	cd python && $(PYDIR)/venv/bin/mypy --strict --no-incremental examples   # against the installed package's hints (py.typed)
+	cd python && $(PYDIR)/venv/bin/mypy --strict --cache-dir=/dev/null src/splice
+	cd python && $(PYDIR)/venv/bin/mypy --strict --cache-dir=/dev/null examples   # against the installed package's hints (py.typed)
 	cd python && env -u LD_LIBRARY_PATH -u SPLICE_LIBRARY PKG_CONFIG_PATH=/nonexistent SPLICE_TEST_LIBRARY=package \
 		$(PYDIR)/venv/bin/python -m pytest -q -p no:cacheprovider tests
 	rm -rf $(PYDIR)/venv-source && python3 -m venv $(PYDIR)/venv-source

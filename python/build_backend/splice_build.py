@@ -86,6 +86,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     library = (config_settings or {}).get("library") or os.environ.get("SPLICE_WHEEL_LIBRARY")
     if not library:
         return _write_wheel(wheel_directory, files, "py3-none-any")
+    if not os.path.isabs(library):
+        raise ValueError(f"splice_build: library={library}: give an absolute path (the backend runs in {ROOT})")
     data = Path(library).read_bytes()
     if not data.startswith(b"\x7fELF"):
         raise ValueError(f"splice_build: {library} is not a shared library")
@@ -100,7 +102,8 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
 def build_sdist(sdist_directory, config_settings=None):
     base = f"{NAME}-{_version()}"
     filename = f"{base}.tar.gz"
-    paths = [p for p in sorted(ROOT.rglob("*")) if p.is_file() and "__pycache__" not in p.parts
+    paths = [p for p in sorted(ROOT.rglob("*")) if p.is_file()
+             and not any(part.startswith((".", "__pycache__")) for part in p.relative_to(ROOT).parts)
              and not p.name.endswith((".so", ".so.0", ".whl"))]
     with tarfile.open(os.path.join(sdist_directory, filename), "w:gz", format=tarfile.PAX_FORMAT) as archive:
         for path in paths:
