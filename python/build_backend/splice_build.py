@@ -31,7 +31,8 @@ def _metadata() -> str:
     readme = (ROOT / "README.md").read_text()
     return (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {_version()}\n"
             "Summary: Read, remux, cut, join, mix and re-encode movies without losing their track structure\n"
-            "Requires-Python: >=3.9\nClassifier: Operating System :: POSIX :: Linux\n"
+            "Requires-Python: >=3.9\nProvides-Extra: dask\nRequires-Dist: distributed>=2024.1.0; extra == \"dask\"\n"
+            "Classifier: Operating System :: POSIX :: Linux\n"
             "Classifier: Topic :: Multimedia :: Video :: Conversion\n"
             "Description-Content-Type: text/markdown\n\n" + readme)
 

@@ -10,9 +10,10 @@ it into place only on success; it refuses an existing ``dst`` unless ``force=Tru
 Each job takes, by keyword:
 
 - ``progress``: called with a float in [0, 1], non-decreasing, the last call of a job that
-  succeeds being exactly 1.0. It runs on a helper thread of the call; what it raises (a
-  ``KeyboardInterrupt`` too) cancels the job and is raised by the call once the job has
-  stopped and removed what it wrote.
+  succeeds being exactly 1.0. It runs on a helper thread of the call while the job goes on (a
+  slow callback is given the newest fraction next); what it raises (a ``KeyboardInterrupt``
+  too) cancels the job and is raised by the call once the job has stopped and removed what it
+  wrote.
 - ``cancel``: a :class:`CancelToken` that cancels the job from any thread.
 - ``sync``: flush the output to disk before it is put in place.
 
