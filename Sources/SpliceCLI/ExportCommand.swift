@@ -46,6 +46,11 @@ enum ExportCommand: Command {
         \(ParsedArguments.trackHelp)
         \(WatermarkOptions.help)
           --progress json         One JSON object per line on stderr: {"progress":…,"speed":…,"eta":…}.
+          --encoded-tracks <id>=<file>,…
+                                  Tracks encoded elsewhere with the same preset (a distributed
+                                  export's joined pieces): each written in the place of track <id>
+                                  (the file's first track of its type, as it is), with that
+                                  track's language, name, flags, group and references. No --range.
           --list-presets          List the presets (--json: as JSON).
           -h, --help              Show help information.
 
@@ -57,13 +62,15 @@ enum ExportCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments, flags: ["--faststart", "--force", "--list-presets", "--json"],
-                                       options: Set(["-o", "--preset", "--range", "--cut", "--video-codec", "--crf", "--audio-codec", "--audio-bitrate", "--progress"])
+                                       options: Set(["-o", "--preset", "--range", "--cut", "--video-codec", "--crf", "--audio-codec", "--audio-bitrate", "--progress",
+                                                     "--encoded-tracks"])
                                            .union(Set(WatermarkOptions.options)).union(ParsedArguments.trackOptions))
         if args.has("--list-presets") { return listPresets(json: args.has("--json")) }
         let input = try args.positionals(1, "<input>")[0]
         let session = ExportSession(asset: try Asset(url: URL(fileURLWithPath: input)), preset: try args.preset(default: .mediumQuality))
         session.outputURL = try args.output()
         session.trackSelection = try args.trackSelection(of: session.asset)
+        try setEncodedTracks(args.options["--encoded-tracks"], of: session)
         if let range = try args.range("--range") { session.timeRange = range }
         let mode = try args.cutMode()
         if let mode {
@@ -85,6 +92,27 @@ enum ExportCommand: Command {
                            + "'splice trim' (or --cut smart) writes one that plays right in every player\n")
         }
         return status
+    }
+
+    /// `--encoded-tracks 1=video.mp4,2=audio.m4a`: for each track ID, the file whose first track
+    /// of that track's media type stands for it.
+    static func setEncodedTracks(_ text: String?, of session: ExportSession) throws {
+        guard let text else { return }
+        let asset = session.asset
+        var tracks: [Int: AssetTrack] = [:], files: [Asset] = []
+        for item in text.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let id = Int(parts[0]), let track = asset.track(withTrackID: id) else {
+                throw UsageError(message: "--encoded-tracks takes <track ID>=<file>,…, each ID one of the input's tracks, not '\(item)'")
+            }
+            let file = try Asset(url: URL(fileURLWithPath: parts[1]))
+            guard let encoded = file.tracks(withMediaType: track.mediaType).first else {
+                throw MediaError(.invalidData, "has no \(track.mediaType) track to stand for track \(id)", file: parts[1])
+            }
+            tracks[id] = encoded
+            files.append(file)
+        }
+        withExtendedLifetime(files) { session.encodedTracks = tracks }
     }
 
     static func listPresets(json: Bool) -> Int32 {

@@ -18,6 +18,24 @@ extension ExportPlan {
         try checkRange()
         try checkCutMode()
         try settings.trackSelection.check(against: asset)
+        try checkEncodedTracks()
+    }
+
+    /// Refuses encoded tracks that cannot stand for their tracks: a track the asset does not
+    /// have, another media type, a range (they stand for whole tracks).
+    private func checkEncodedTracks() throws {
+        for (id, encoded) in settings.encodedTracks.sorted(by: { $0.key < $1.key }) {
+            let file = encoded.asset?.filePath(of: encoded)
+            guard let track = asset.track(withTrackID: id) else {
+                throw MediaError(.invalidOperation, "an encoded track stands for track \(id), which \(asset.url.lastPathComponent) does not have", file: file)
+            }
+            guard track.mediaType == encoded.mediaType else {
+                throw MediaError(.invalidOperation, "track \(id) is \(track.mediaType), and the encoded track standing for it \(encoded.mediaType)", file: file)
+            }
+            guard settings.timeRange == .everything else {
+                throw MediaError(.invalidOperation, "encoded tracks stand for whole tracks, and the export has a range: cut the encoded tracks instead", file: file)
+            }
+        }
     }
 
     /// Refuses a `timeRange` that starts or ends past the asset's end (never shortened without a word).
@@ -47,6 +65,7 @@ extension ExportPlan {
         for track in asset.tracks {
             let plan = plan(of: track)
             if case .leaveOut = plan { continue }
+            if case .substitute = plan { continue }   // (nothing of the track is read)
             guard case .copy = plan else {
                 if let reason = ExportPlan.decodingProblem(track) ?? ExportPlan.encodingProblem(plan) {
                     throw MediaError(.unsupported, "track \(track.trackID) cannot be re-encoded: \(reason)", file: asset.filePath(of: track))

@@ -11,6 +11,7 @@ extension ExportPlan {
     func decide(for track: AssetTrack) -> TrackPlan {
         let type = fileType
         if !settings.trackSelection.includes(track) { return .leaveOut }
+        if let encoded = settings.encodedTracks[track.trackID] { return .substitute(encoded) }
         if let crossfade = settings.smartCrossfade {
             return [crossfade.videoTrackID, crossfade.audioTrackID].contains(track.trackID) ? .smartCrossfade(crossfade) : .leaveOut
         }

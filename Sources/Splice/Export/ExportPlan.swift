@@ -35,6 +35,9 @@ struct ExportPlan {
         var audioChannelCount: Int?
         var encodesAudioTheContainerCannotHold = false
         var trackSelection = TrackSelection.all
+        var encodedTracks: [Int: AssetTrack] = [:]
+        /// The encoded tracks' assets, kept (a track holds its asset weakly).
+        var encodedAssets: [Asset] = []
 
         init(preset: ExportPreset) { self.preset = preset }
 
@@ -160,6 +163,9 @@ extension ExportPlan {
         case smartCut(reencodes: Bool)
         /// The video or the sound of a crossfaded concat cut smart.
         case smartCrossfade(SmartCrossfade)
+        /// Written from another file's track, encoded elsewhere (`ExportSession.encodedTracks`):
+        /// its samples, format and timing in this track's place, with this track's properties.
+        case substitute(AssetTrack)
 
         /// The codec the plan writes the track in: the source's when copied, else the encoder's;
         /// nil when the track is left out (or another track's mix carries it).
@@ -167,6 +173,7 @@ extension ExportPlan {
             switch self {
             case .leaveOut: nil
             case .copy, .smartCut, .smartCrossfade: track.codecName
+            case .substitute(let encoded): encoded.codecName
             case .encode(_, .video(let v)), .compose(_, _, _, .video(let v)): v.codec.rawValue
             case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)): a.codec.rawValue
             case .mix, .compose: nil

@@ -37,6 +37,7 @@ extension ExportSession {
             switch plan.plan(of: track) {
             case .leaveOut: continue
             case .copy, .smartCut, .smartCrossfade: bytes += Double(track.totalSampleDataLength) * share
+            case .substitute(let encoded): bytes += Double(encoded.totalSampleDataLength)
             case .encode(_, .audio(let a)), .mix(_, _, _, .audio(let a)):
                 bytes += Double(a.bitRate ?? 128_000) / 8 * seconds * share
             case .encode(.video(let v), .video(let e)):

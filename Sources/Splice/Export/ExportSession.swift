@@ -121,6 +121,15 @@ public final class ExportSession: Sendable {
     /// dropped, and a group whose default track is left out gets a new one (said in `notes`).
     /// An audio mix mixes only tracks kept.
     public var trackSelection: TrackSelection { get { setting(\.trackSelection) } set { set(\.trackSelection, newValue) } }
+    /// Tracks encoded elsewhere, by the ID of the track of `asset` each stands for: written in
+    /// that track's place as they are (samples, format, timing), with that track's language,
+    /// name, flags, group and associations, and that track is not read. A track of the same
+    /// media type; the export then has no `timeRange`. How a distributed
+    /// export joins what other machines encoded with the same preset (`splice.dask.export`).
+    public var encodedTracks: [Int: AssetTrack] {
+        get { setting(\.encodedTracks) }
+        set { state.withLock { $0.settings.encodedTracks = newValue; $0.settings.encodedAssets = newValue.values.compactMap(\.asset) } }
+    }
     /// What the job that made the session decided, and why, before it runs (every clip
     /// re-encoded, cuts moved to sync samples, audio encoded that the container cannot hold).
     public internal(set) var notes: [String] { get { state.withLock { $0.notes } } set { state.withLock { $0.notes = newValue } } }
@@ -307,6 +316,7 @@ public final class ExportSession: Sendable {
     /// composition's images.
     var inputFiles: [URL] {
         asset.sourceURLs + (videoComposition?.overlays.compactMap(\.image.url) ?? [])
+            + encodedTracks.values.flatMap { $0.asset?.sourceURLs ?? [] }
     }
 
     /// Moves `progress` forward and tells `progressHandler`, one call at a time, in order.

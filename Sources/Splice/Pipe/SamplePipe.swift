@@ -10,6 +10,12 @@ public protocol SampleBufferSource: AnyObject, Sendable {
 
 extension AssetReaderTrackOutput: SampleBufferSource {}
 
+/// A source that can fail: at its end, `failure` says whether it ended because reading failed
+/// (the pipe then fails with that error instead of writing a short track).
+protocol FailableSampleBufferSource: SampleBufferSource {
+    var failure: MediaError? { get }
+}
+
 /// Samples from an array or any other sequence, handed out one at a time: a source made in
 /// memory (generated subtitles, synthesised samples) for a feeding loop or `SamplePipe.connect`.
 ///
@@ -80,6 +86,8 @@ public final class SamplePipe: Sendable {
         var progress: [Double] = []
         var left: [Bool] = []
         var pacing = ProgressPacing()
+        /// Why a source (`FailableSampleBufferSource`) ended early.
+        var sourceFailure: MediaError?
     }
 
     private let settings = Mutex(Settings())
@@ -206,6 +214,12 @@ public final class SamplePipe: Sendable {
             let samples = output.map { $0.copyNextSampleBuffers(limit: 64, bytes: 256 << 10) }
                 ?? c.source.copyNextSampleBuffer().map { [$0] } ?? []
             guard let sample = samples.last else {
+                if let failure = (c.source as? any FailableSampleBufferSource)?.failure {
+                    state.withLock { $0.sourceFailure = $0.sourceFailure ?? failure }
+                    writer.cancelWriting()
+                    leave(i)
+                    return
+                }
                 c.input.markAsFinished()
                 report(i, 1)
                 leave(i)
@@ -249,6 +263,10 @@ public final class SamplePipe: Sendable {
     }
 
     private func finishRun() throws {
+        if let failure = state.withLock({ $0.sourceFailure }) {
+            writer.cancelWriting()
+            throw failure
+        }
         if cancelled {
             writer.cancelWriting()
             throw MediaError(.cancelled, "cancelled", file: writer.outputURL.path)

@@ -177,6 +177,7 @@ struct TrackMirror {
         switch plan {
         case .smartCrossfade(let crossfade): return try connectSmartCrossfade(track, crossfade, to: pipe)
         case .smartCut(let reencodes): return try connectSmartCut(track, reencodes: reencodes, to: pipe, ranged: ranged)
+        case .substitute(let encoded): return try connectEncoded(encoded, in: track, to: pipe)
         default: return try connectCombined(plan, in: track, to: pipe, ranged: ranged) ?? connectPair(for: track, plan: plan, ranged: ranged, to: pipe)
         }
     }
