@@ -102,7 +102,8 @@ enum ExportCommand: Command {
         var tracks: [Int: AssetTrack] = [:], files: [Asset] = []
         for item in text.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let id = Int(parts[0]), let track = asset.track(withTrackID: id) else {
+            guard parts.count == 2, let id = Int(parts[0]), // lint: checked (Int(String) parses, nil when out of range)
+                  let track = asset.track(withTrackID: id) else {
                 throw UsageError(message: "--encoded-tracks takes <track ID>=<file>,…, each ID one of the input's tracks, not '\(item)'")
             }
             let file = try Asset(url: URL(fileURLWithPath: parts[1]))

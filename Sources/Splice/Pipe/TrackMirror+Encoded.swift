@@ -1,6 +1,7 @@
 import Foundation
 import MediaCore
 
+/// Tracks encoded elsewhere (`ExportSession.encodedTracks`), written in their tracks' places.
 extension TrackMirror {
     /// The input that writes `encoded` (another file's track, `ExportSession.encodedTracks`) in
     /// `track`'s place: its samples, format, timescale and edit list, with `track`'s language,
