@@ -10,6 +10,7 @@ enum ExportCommand: Command {
                       [--crf <n>] [--audio-codec aac|opus|flac|alac|mp3] [--audio-bitrate <rate>] [--faststart] [--force]
                       [--progress json] [--watermark <image> [--position <where>] [--margin <px>] [--opacity <0-1>]
                       [--watermark-width <px>|<percent>%]] [--tracks <list>] [--exclude-tracks <list>]
+                      [--encoded-tracks <id>=<file>,…]
                splice export --list-presets [--json]
         """
     static var help: String {
