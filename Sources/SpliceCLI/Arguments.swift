@@ -89,11 +89,14 @@ struct ParsedArguments {
     func range(_ option: String) throws -> TimeRange? {
         guard let text = options[option] else { return nil }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2, let start = Self.seconds(parts[0]), let end = Self.seconds(parts[1]) else {
-            throw UsageError(message: "\(option) takes <start>,<end> (seconds or [hh:]mm:ss[.fff])")
+        // (START, to the end; ,END from the start)
+        guard parts.count == 2, parts.contains(where: { !$0.isEmpty }),
+              let start = parts[0].isEmpty ? 0 : Self.seconds(parts[0]), let end = parts[1].isEmpty ? .infinity : Self.seconds(parts[1]) else {
+            throw UsageError(message: "\(option) takes <start>,<end> (seconds or [hh:]mm:ss[.fff]; either may be left out)")
         }
         guard end > start else { throw UsageError(message: "\(option) ends (\(parts[1])) before it starts (\(parts[0]))") }
-        return TimeRange(start: MediaTime(seconds: start, preferredTimescale: 90_000), end: MediaTime(seconds: end, preferredTimescale: 90_000))
+        let from = MediaTime(seconds: start, preferredTimescale: 90_000)
+        return TimeRange(start: from, end: end.isInfinite ? .positiveInfinity : MediaTime(seconds: end, preferredTimescale: 90_000))
     }
 
     /// A number within `range`; `fallback` when not given.

@@ -34,7 +34,8 @@ enum ExportCommand: Command {
         OPTIONS:
         \(ParsedArguments.optionHelp("-o <output>", "The file to write (\(FileType.listing(FileType.allCases))).", column: 26))
           --preset <name>         One of the presets above (default: mediumQuality).
-          --range <start>,<end>   Export only this part; times in seconds or [hh:]mm:ss[.fff].
+          --range <start>,<end>   Export only this part; times in seconds or [hh:]mm:ss[.fff]
+                                  (<start>, to the end; ,<end> from the start).
         \(ParsedArguments.optionHelp("--cut <mode>", "passthrough with --range: exact (the default into MP4/MOV: every packet copied, "
             + "the rest hidden by the edit list), smart (the partial GOPs re-encoded: plays right in every player; the default into "
             + "\(ParsedArguments.filesWithoutEditLists), which have no edit lists) or keyframe (the cut moved to sync samples)."))

@@ -22,7 +22,8 @@ enum TrimCommand: Command {
 
         OPTIONS:
           -o <output>             The file to write.
-          --range <start>,<end>   The part kept; times in seconds or [hh:]mm:ss[.fff].
+          --range <start>,<end>   The part kept; times in seconds or [hh:]mm:ss[.fff]
+                                  (<start>, to the end; ,<end> from the start).
         \(ParsedArguments.cutHelp("How a cut between sync samples"))
           --faststart             Put the movie header first (MP4/MOV).
           --force                 Replace <output> if it exists.

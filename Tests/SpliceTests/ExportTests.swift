@@ -364,4 +364,22 @@ struct ExportTests {
         #expect(!FileManager.default.fileExists(atPath: out.path))
         #expect(try leftovers(of: out).isEmpty)
     }
+
+    /// `--range 1.5,` runs to the end, `--range ,1` from the start; each frame in exactly one part.
+    @Test func anOpenRangeRunsToTheEndOrFromTheStart() throws {
+        let source = try ExportTests.aac128.get()
+        var frames: [Int] = []
+        for (range, name) in [(",1.24", "export-open-head.mp4"), ("1.24,", "export-open-tail.mp4")] {
+            let out = Fixtures.path(name)
+            try? FileManager.default.removeItem(at: out)
+            let r = try Tool.splice(["export", source.path, "-o", out.path, "--preset", "lowQuality", "--range", range, "--quiet"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let count = try Tool.check("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v", "-show_entries",
+                                                   "stream=nb_read_frames", "-of", "csv=p=0", out.path]).stdout
+            frames.append(Int(count.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1)
+        }
+        #expect(frames == [31, 44])
+        let r = try Tool.splice(["trim", source.path, "-o", Fixtures.path("export-open-none.mp4").path, "--range", ","])
+        #expect(r.status == 64 && r.stderr.contains("either may be left out"))
+    }
 }
