@@ -98,4 +98,27 @@ struct EncodedTracksTests {
         #expect(session.status == .failed && session.error?.file == video.path, "\(String(describing: session.error))")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
+
+    /// A part of a movie cut exactly (every packet from the sync sample before it, the rest
+    /// hidden by the edit list), re-encoded whole: the frames its edit shows, not the one that
+    /// starts where the edit ends (what a distributed export's worker without the file gets).
+    @Test(.enabled(if: EncodingTests.notUnderTSan))
+    func aCutPartReencodedShowsWhatItsEditShows() throws {
+        // (B-frames: the exact cut keeps packets past its end that the pictures before it need)
+        let source = Fixtures.path("encoded-tracks-bframes.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-c:v", "libx264", "-preset", "veryfast",
+                         "-bf", "3", "-g", "25", source.path])
+        let part = try ExportTests.export(source, .passthrough, to: "encoded-tracks-part.mp4") {
+            $0.timeRange = TimeRange(start: MediaTime(value: 48, timescale: 100), end: MediaTime(value: 18, timescale: 10))
+            $0.cutMode = .exact
+            $0.trackSelection = TrackSelection(including: [.mediaType(.video)])
+        }
+        #expect(part.status == .completed)
+        _ = try ExportTests.export(Fixtures.path("encoded-tracks-part.mp4"), .lowQuality, to: "encoded-tracks-part-encoded.mp4")
+        for name in ["encoded-tracks-part.mp4", "encoded-tracks-part-encoded.mp4"] {
+            let count = try Tool.check("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v", "-show_entries",
+                                                   "stream=nb_read_frames", "-of", "csv=p=0", Fixtures.path(name).path]).stdout
+            #expect(count.trimmingCharacters(in: .whitespacesAndNewlines) == "33", "\(name)")
+        }
+    }
 }

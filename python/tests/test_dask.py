@@ -107,3 +107,115 @@ def test_a_worker_killed_mid_task_is_retried_and_the_output_is_whole(client, med
     assert abs(float(info["format"]["duration"]) - 30) < 0.1
     assert os.listdir(out) == ["long.mp4"]
     client.wait_for_workers(2, timeout=60)
+
+
+# ------------------------------------------------------------------------------ splice.dask.export
+
+import re  # noqa: E402
+import subprocess  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def film(tmp_path_factory):
+    """640x360, 20 s at 25 fps, a sync sample every 2 s; English AAC above mediumQuality's rate
+    (encoded) and a disabled French one in its group; Spanish subtitles."""
+    d = tmp_path_factory.mktemp("film")
+    (d / "es.srt").write_text("1\n00:00:01,000 --> 00:00:05,000\nHola\n")
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=20",
+                    "-f", "lavfi", "-i", "sine=f=440:d=20", "-f", "lavfi", "-i", "sine=f=660:d=20", "-i", str(d / "es.srt"),
+                    "-map", "0", "-map", "1", "-map", "2", "-map", "3", "-c:v", "libx264", "-preset", "veryfast", "-g", "50",
+                    "-c:a", "aac", "-b:a", "256k", "-c:s", "mov_text", "-metadata:s:a:0", "language=eng",
+                    "-metadata:s:a:1", "language=fra", "-metadata:s:s:0", "language=spa", "-disposition:a:1", "0",
+                    str(d / "film.mp4")], check=True)
+    splice.export(d / "film.mp4", d / "local.mp4", "mediumQuality")
+    return d
+
+
+def frame_times(path) -> list[str]:
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time",
+                          "-of", "csv=p=0", str(path)], check=True, capture_output=True, text=True).stdout
+    return [line.split(",")[0] for line in out.split()]
+
+
+def ssim_per_frame(path, reference) -> list[float]:
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-i", str(reference), "-lavfi",
+                          "[0:v][1:v]ssim=stats_file=-", "-f", "null", "-"], check=True, capture_output=True, text=True).stdout
+    return [float(m) for m in re.findall(r"All:([\d.]+)", out)]
+
+
+def gray(path) -> list[bytes]:
+    data = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:v:0", "-vf", "scale=160:90,format=gray",
+                           "-f", "rawvideo", "-"], check=True, capture_output=True).stdout
+    return [data[i:i + 14400] for i in range(0, len(data), 14400)]
+
+
+def audio_hash(path) -> list[str]:
+    return [h for h in streamhash(path) if ",a," in h]
+
+
+@pytest.mark.parametrize("shared", [None, False], ids=["shared-disk", "bytes-only"])
+def test_a_distributed_export_is_the_local_one(client, film, tmp_path, shared):
+    out, seen = tmp_path / "distributed.mp4", []
+    result = splice.dask.export(film / "film.mp4", out, "mediumQuality", client=client, chunk_seconds=4.2,
+                                shared_disk=shared, progress=seen.append)
+    assert result["ok"] and result["chunks"] == 5 and result["tasks"] == 7, result
+    assert result["shared_disk"] is (shared is None)
+    assert seen == sorted(seen) and seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen)
+    assert os.listdir(tmp_path) == ["distributed.mp4"]
+    local = film / "local.mp4"
+    # Frames, their times, the duration; one sample description; the sound bit for bit.
+    assert frame_times(out) == frame_times(local) and len(frame_times(out)) == 500
+    assert probe(out)["format"]["duration"] == probe(local)["format"]["duration"]
+    data = out.read_bytes()
+    data = data[data.index(b"moov"):]
+    assert data.count(b"avc1") == 1 and int.from_bytes(data[data.index(b"stsd") + 8:data.index(b"stsd") + 12], "big") == 1
+    assert audio_hash(out) == audio_hash(local)
+    # The structure of a local export.
+    mine, theirs = splice.inspect(out), splice.inspect(local)
+    keys = ["mediaType", "language", "enabled", "alternateGroup", "codec", "sampleCount", "associations"]
+    assert [[t[k] for k in keys] for t in mine["tracks"]] == [[t[k] for k in keys] for t in theirs["tracks"]]
+    assert mine["groups"] == theirs["groups"]
+    # Quality: as the local export's, frame by frame.
+    distributed, single = ssim_per_frame(out, film / "film.mp4"), ssim_per_frame(local, film / "film.mp4")
+    assert len(distributed) == len(single) == 500
+    assert abs(sum(distributed) / 500 - sum(single) / 500) < 0.002
+    assert all(d > s - 0.01 for d, s in zip(distributed, single))
+    # Around each join (frames 105, 210, 315, 420) each frame is its own time's.
+    shown, source = gray(out), gray(film / "film.mp4")
+    for join in (105, 210, 315, 420):
+        for t in range(join - 3, join + 3):
+            errors = {j: sum((a - b) ** 2 for a, b in zip(shown[t], source[j])) for j in range(t - 2, t + 3)}
+            assert min(errors, key=errors.get) == t, (join, t, errors)
+
+
+def test_plays_in_ffmpeg_gstreamer_and_mpv(client, film, tmp_path):
+    out = tmp_path / "distributed.mp4"
+    splice.dask.export(film / "film.mp4", out, "mediumQuality", client=client, chunk_seconds=4.2)
+    decoded = subprocess.run(["ffmpeg", "-v", "error", "-xerror", "-i", str(out), "-map", "0:v", "-f", "null", "-"],
+                             capture_output=True, text=True)
+    assert decoded.returncode == 0 and decoded.stderr == ""
+    gst = subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={out}", "!", "qtdemux", "!", "h264parse", "!",
+                          "avdec_h264", "!", "identity", "silent=false", "!", "fakesink"], capture_output=True, text=True, timeout=120)
+    assert gst.returncode == 0 and gst.stdout.count("chain") == 500, gst.stderr[-500:]
+    mpv = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--untimed", "--msg-level=all=warn",
+                          "--no-audio", str(out)], capture_output=True, text=True, timeout=120)
+    assert mpv.returncode == 0 and "rror" not in mpv.stdout + mpv.stderr, mpv.stdout + mpv.stderr
+
+
+def test_a_failing_or_cancelled_distributed_export_leaves_nothing(client, film, tmp_path):
+    with pytest.raises(splice.SpliceError) as caught:
+        splice.dask.export(film / "film.mp4", tmp_path / "bad.mp4", "mediumQuality", client=client, chunk_seconds=4.2,
+                           crf=99)
+    assert caught.value.status == splice.Status.USAGE and "--crf" in caught.value.message
+    token = splice.CancelToken()
+
+    def progress(fraction: float) -> None:
+        if fraction > 0:
+            token.cancel()
+
+    with pytest.raises(splice.SpliceError) as caught:
+        splice.dask.export(film / "film.mp4", tmp_path / "cancelled.mp4", "mediumQuality", client=client,
+                           chunk_seconds=4.2, progress=progress, cancel=token)
+    assert caught.value.status == splice.Status.CANCELLED
+    assert os.listdir(tmp_path) == []
+    client.run(lambda: None)  # the workers still answer

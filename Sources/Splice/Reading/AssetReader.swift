@@ -192,8 +192,13 @@ public final class AssetReader: Sendable {
                                                       settings: settings, timeRange: span)
             }
         } else {
+            var shown = cut?.shown ?? range
+            // A whole video track shows what its edit shows: not a frame that starts where it ends.
+            if cut == nil, range == .everything, track.mediaType == .video, !track.segments.isEmpty, !asset.source.structure.isCut {
+                shown = track.timeRange
+            }
             decoding = try session.makeDecodingCursor(for: track, timeline: try timeline(for: output, session: session, range: range),
-                                                      settings: settings, timeRange: cut?.shown ?? range)
+                                                      settings: settings, timeRange: shown)
         }
         let timed = ConstantRateCursor.applying(settings, to: decoding, from: range == .everything ? decoding.timelineOrigin : range.start)
         return PrefetchingCursor(.init(cursor: timed, decoding: decoding), capacity: track.mediaType == .video ? 4 : 0)

@@ -42,7 +42,7 @@ try:
 except ImportError as error:  # pragma: no cover — said once, plainly
     raise ImportError("splice.dask needs Dask's distributed package: pip install 'splice[dask]'") from error
 
-__all__ = ["VersionCheck", "check_workers", "folder", "results", "run", "submit"]
+__all__ = ["VersionCheck", "check_workers", "export", "folder", "results", "run", "shares_disk", "submit"]
 
 #: The jobs a batch runs: those taking one source and one output.
 JOBS = ("remux", "add_subtitles", "export", "extract_subtitles", "trim", "thumbnail")
@@ -166,3 +166,49 @@ def _worker_address() -> Optional[str]:
 def results(futures: Iterable[Future[Result]]) -> list[Result]:
     """The futures' results, in order."""
     return [future.result() for future in futures]
+
+
+# ---------------------------------------------------------------------------------------------
+# One long export spread over workers.
+
+
+def export(src: PathLike, dst: PathLike, preset: str = "mediumQuality", *, client: Client,
+           chunk_seconds: float = 60.0, shared_disk: Optional[bool] = None,
+           progress: Optional[Callable[[float], Any]] = None, cancel: Optional[splice.CancelToken] = None,
+           force: bool = False, **overrides: Any) -> dict[str, Any]:
+    """``splice.export(src, dst, preset, **overrides)``, its video encoded in pieces on the
+    cluster's workers.
+
+    The first enabled video track is cut into chunks of about ``chunk_seconds`` at frame times
+    (a chunk may start at any frame); each chunk is a task that exports that part with the
+    preset's settings, decoding from the sync sample before it and starting its encode with a
+    sync sample. Every other video and audio track is a task of its own, encoded once, whole
+    (or copied where the preset copies it). The chunks are joined by Splice's lossless concat
+    into one track with one sample description, and a last export on this machine writes the
+    movie as a local export does — groups, languages, subtitle tracks, chapters, metadata —
+    with the encoded tracks in their places (``--encoded-tracks``).
+
+    ``shared_disk``: whether the workers see ``src`` and ``dst``'s directory at the same paths;
+    None finds out (see :func:`shares_disk`). Without a shared disk each chunk's part of the
+    source travels to its worker as bytes (an exact cut: the GOP before it and the frames it
+    shows), and the encoded chunk comes back as bytes; a part may be at most 1 GiB.
+
+    ``progress`` gets the fraction done, summed over the tasks by the media time each has
+    encoded (told through Dask's events, ``Worker.log_event``), on the calling thread.
+    ``cancel`` (or Ctrl-C while this waits) sets a ``distributed.Event`` that every task's
+    progress callback polls: the tasks stop, and nothing is left. A task whose worker is lost is
+    run again by Dask; one that fails for a reason in the file fails the export with Splice's
+    message. Returns the result of the last export as :func:`run` describes it, with
+    ``chunks``, ``tasks`` and ``shared_disk``."""
+    from ._distributed import DistributedExport
+
+    return DistributedExport(client, src, dst, preset, chunk_seconds, shared_disk, force, overrides).run(progress, cancel)
+
+
+def shares_disk(client: Client, paths: Sequence[PathLike]) -> bool:
+    """Whether every worker sees these files as this machine does: the same size and
+    modification time at the same path (a file written here for the purpose, in the first
+    path's directory, proves a directory)."""
+    from ._distributed import shares_disk as check
+
+    return check(client, paths)
