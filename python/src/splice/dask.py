@@ -6,11 +6,12 @@ with Splice's message — so one damaged file never stops a batch::
     from distributed import Client, LocalCluster
     import splice.dask
 
-    with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, Client(cluster) as client:
-        splice.dask.check_workers(client)
-        futures = splice.dask.folder(client, "remux", "in", "out", faststart=True)
-        for result in splice.dask.results(futures):
-            print(result["source"], result["ok"], result["message"])
+    if __name__ == "__main__":  # (the workers are new processes that import the script)
+        with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, Client(cluster) as client:
+            splice.dask.check_workers(client)
+            futures = splice.dask.folder(client, "remux", "in", "out", faststart=True)
+            for result in splice.dask.results(futures):
+                print(result["source"], result["ok"], result["message"])
 
 The same code runs on any cluster Dask runs on (Kubernetes, SLURM, YARN, …), with the inputs
 and outputs at the same paths on every worker (a shared file system).
