@@ -96,6 +96,9 @@ def test_trim_is_frame_exact(media, tmp_path):
     assert len(smart) == 42
     assert smart[50 - 33:] == source[50:75]
     assert _psnr(rgb(tmp_path / "smart.mp4", 0), rgb(media / "movie.mp4", 33)) > 30
+    # To the end: frames 75 to 100, copied.
+    splice.trim(media / "movie.mp4", tmp_path / "tail.mp4", 3, None)
+    assert frame_md5s(tmp_path / "tail.mp4") == source[75:]
 
 
 def test_concat_of_paths_and_ranges(media, tmp_path):

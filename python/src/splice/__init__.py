@@ -110,13 +110,16 @@ def export(src: PathLike, dst: PathLike, preset: str = "mediumQuality", *, progr
     _run("export", [src], dst, progress, cancel, preset=preset, **options)
 
 
-def trim(src: PathLike, dst: PathLike, start: Time, end: Time, cut: Optional[str] = None, *,
+def trim(src: PathLike, dst: PathLike, start: Optional[Time], end: Optional[Time], cut: Optional[str] = None, *,
          faststart: bool = False, force: bool = False, sync: bool = False, progress: Optional[Progress] = None,
          cancel: Optional[CancelToken] = None) -> None:
-    """Cut ``start``–``end`` of ``src`` into ``dst``, frame-exact. ``cut`` is ``"smart"`` (the
+    """Cut ``start``–``end`` of ``src`` into ``dst``, frame-exact (None: from the start, to the
+    end; not both). ``cut`` is ``"smart"`` (the
     partial GOPs re-encoded, the rest copied; plays right everywhere), ``"exact"`` (MP4/MOV:
     every packet copied, the rest hidden by the edit list) or ``"keyframe"``; None is the
     command's default (smart, falling back where it cannot be)."""
+    if start is None and end is None:
+        raise ValueError("splice.trim: give start, end or both")
     _run("trim", [src], dst, progress, cancel, range=_range(start, end), cut=cut, faststart=faststart,
          force=force, sync=sync)
 
