@@ -170,6 +170,13 @@ def test_a_distributed_export_is_the_local_one(client, film, tmp_path, shared):
     data = data[data.index(b"moov"):]
     assert data.count(b"avc1") == 1 and int.from_bytes(data[data.index(b"stsd") + 8:data.index(b"stsd") + 12], "big") == 1
     assert audio_hash(out) == audio_hash(local)
+    # Each chunk's x264 ran one thread: the worker's OMP_NUM_THREADS, set by Dask's nanny.
+    whole = out.read_bytes()
+    seis, at = [], whole.find(b"x264 - core")
+    while at >= 0:
+        seis.append(whole[at:at + 2000])
+        at = whole.find(b"x264 - core", at + 1)
+    assert len(seis) >= 5 and all(b" threads=1 lookahead_threads=1 " in s for s in seis), seis[:1]
     # The structure of a local export.
     mine, theirs = splice.inspect(out), splice.inspect(local)
     keys = ["mediaType", "language", "enabled", "alternateGroup", "codec", "sampleCount", "associations"]

@@ -112,6 +112,10 @@ extension ExportPlan {
         case .vp9: encoding.options = ["deadline": "good", "cpu-used": "4", "row-mt": "1"]
         }
         if codec == .hevc, tenBit { encoding.profile = "main10" }
+        if let n = settings.threadCount {
+            encoding.options["threads"] = String(n)
+            decoded.decoderThreadCount = min(decoded.decoderThreadCount, n)
+        }
         return (decoded, encoding)
     }
 

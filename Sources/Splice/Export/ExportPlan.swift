@@ -24,6 +24,7 @@ struct ExportPlan {
         var syncsToDisk = false
         var videoCodec: VideoEncodingSettings.Codec?
         var crf: Int?
+        var threadCount: Int?
         var audioCodec: AudioEncodingSettings.Codec?
         var audioBitRate: Int?
         var audioMix: AudioMix?

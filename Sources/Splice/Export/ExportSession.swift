@@ -82,6 +82,12 @@ public final class ExportSession: Sendable {
     public var videoCodec: VideoEncodingSettings.Codec? { get { setting(\.videoCodec) } set { set(\.videoCodec, newValue) } }
     /// Overrides the preset's CRF (lower is better); nil: the preset's.
     public var crf: Int? { get { setting(\.crf) } set { set(\.crf, newValue) } }
+    /// The threads each re-encoded video track's encoder runs (libavcodec's `threads`), and the
+    /// most its decoder runs; nil: the encoder's own choice for the machine's cores. One thread
+    /// per task is what a batch or a cluster running a task per core wants (`splice.dask` sets
+    /// it from the worker's `OMP_NUM_THREADS`). With one thread x264 writes the same bytes on every
+    /// run and machine; frame threads make its macroblock tree differ slightly from run to run.
+    public var threadCount: Int? { get { setting(\.threadCount) } set { set(\.threadCount, newValue) } }
     /// Overrides the audio codec; nil: AAC, or the file type's default when AAC cannot go in it.
     public var audioCodec: AudioEncodingSettings.Codec? { get { setting(\.audioCodec) } set { set(\.audioCodec, newValue) } }
     /// Overrides the preset's audio bit rate, in bits per second; nil: the preset's.

@@ -19,6 +19,7 @@ from distributed import Client, Event, Future, get_client, get_worker
 import splice
 
 from ._job import PathLike, SpliceError, Status
+from .dask import failure, with_task_threads
 
 #: The largest part of a source sent to a worker as bytes.
 MAX_PART_BYTES = 1 << 30
@@ -124,7 +125,7 @@ def encode_part(part: Part, source: Union[str, bytes], output: Optional[str], pr
 
     scratch = None
     try:
-        options: dict[str, Any] = dict(overrides, force=True)
+        options: dict[str, Any] = with_task_threads(dict(overrides, force=True))
         if isinstance(source, bytes):  # (the part's own file: its one track, its range)
             scratch = tempfile.mkdtemp(prefix="splice-part-", dir=worker.local_directory)
             path, out = os.path.join(scratch, "in.mp4"), os.path.join(scratch, "out.mp4")
@@ -143,8 +144,7 @@ def encode_part(part: Part, source: Union[str, bytes], output: Optional[str], pr
     except _Stop:
         return {"ok": False, "status": Status.CANCELLED.name, "message": "cancelled", "file": None}
     except SpliceError as error:
-        status = error.status.name if isinstance(error.status, Status) else str(error.status)
-        return {"ok": False, "status": status, "message": error.message, "file": error.file}
+        return dict(failure(error), ok=False)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)

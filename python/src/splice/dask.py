@@ -83,6 +83,8 @@ def run(job: str, src: PathLike, dst: PathLike, *args: Any, found_at_submit: Ide
         result.update(ok=True, written_by="an earlier attempt")
         return result
     start = time.monotonic()
+    if job == "export":
+        options = with_task_threads(options)
     try:
         function = getattr(splice, job)
         if job == "add_subtitles":
@@ -91,10 +93,26 @@ def run(job: str, src: PathLike, dst: PathLike, *args: Any, found_at_submit: Ide
             function(src, dst, *args, progress=progress, **options)
         result.update(ok=True, written_by="this attempt")
     except SpliceError as error:
-        status = error.status.name if isinstance(error.status, Status) else str(error.status)
-        result.update(status=status, message=error.message, file=error.file)
+        result.update(failure(error))
     result["seconds"] = round(time.monotonic() - start, 3)
     return result
+
+
+def failure(error: SpliceError) -> dict[str, Any]:
+    """A SpliceError as a result's ``status``, ``message`` and ``file``."""
+    status = error.status.name if isinstance(error.status, Status) else str(error.status)
+    return {"status": status, "message": error.message, "file": error.file}
+
+
+def with_task_threads(options: dict[str, Any]) -> dict[str, Any]:
+    """An export's options with ``threads`` set from ``OMP_NUM_THREADS`` when the caller set none:
+    what a Dask worker's nanny sets for the native code of its tasks (1 by default, for a worker
+    that runs a task per thread). Without it the encoder counts the machine's cores, and every
+    task of a busy worker would start that many threads."""
+    given = os.environ.get("OMP_NUM_THREADS", "")
+    if "threads" in options or not given.isdigit() or int(given) < 1:
+        return options
+    return dict(options, threads=int(given))
 
 
 def submit(client: Client, job: str, src: PathLike, dst: PathLike, *args: Any, **options: Any) -> Future[Result]:
@@ -187,7 +205,9 @@ def export(src: PathLike, dst: PathLike, preset: str = "mediumQuality", *, clien
     (or copied where the preset copies it). The chunks are joined by Splice's lossless concat
     into one track with one sample description, and a last export on this machine writes the
     movie as a local export does — groups, languages, subtitle tracks, chapters, metadata —
-    with the encoded tracks in their places (``--encoded-tracks``).
+    with the encoded tracks in their places (``--encoded-tracks``). Each task's encoder runs
+    ``threads`` threads when given, else the worker's ``OMP_NUM_THREADS`` (which Dask's nanny
+    sets to 1: a worker runs a task per thread), else as many as the encoder picks.
 
     ``shared_disk``: whether the workers see ``src`` and ``dst``'s directory at the same paths;
     None finds out (see :func:`shares_disk`). Without a shared disk each chunk's part of the
