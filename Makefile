@@ -9,7 +9,7 @@ BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswr
 TEST_PACKAGES := $(BUILD_PACKAGES) ffmpeg mediainfo mkvtoolnix time strace python3 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav mpv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: c-api demo test python-test wheel python-venv install lint docs examples players bench fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
+.PHONY: c-api demo test python-test wheel python-venv install lint docs examples players bench bench-dask fuzz fuzz-build fuzz-campaign sanitize build deps-build deps-test clean
 
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -137,7 +137,8 @@ players: deps-test
 	$(SWIFT) build
 	python3 -c 'import numpy' 2>/dev/null || python3 -m pip install -q numpy
 	python3 scripts/players/selftest.py
-	python3 scripts/players --players $(PLAYERS)
+	[ -x $(PYDIR)/venv/bin/python ] || $(MAKE) python-venv   # (the rows of splice.dask.export; make python-venv refreshes it)
+	SPLICE_PYTHON=$(PYDIR)/venv/bin/python python3 scripts/players --players $(PLAYERS)
 
 ## Speed and memory against ffmpeg (release build; media generated once into bench-media/): the
 ## goals table first (each job against its ffmpeg command, interleaved rounds, medians of wall and
@@ -147,6 +148,12 @@ bench: deps-test
 	$(call install_missing,time)
 	$(SWIFT) build -c release
 	.build/release/splice-bench
+	if [ -z "$(BENCH_ONLY)" ]; then $(MAKE) bench-dask; fi
+
+## The distributed export's row: splice.dask.export on one and two LocalCluster workers against a
+## plain splice export (Benchmarks/dask_export.py; BENCH_ROUNDS=n, BENCH_CHUNK_SECONDS=s).
+bench-dask: deps-test python-venv
+	env -u LD_LIBRARY_PATH $(PYDIR)/venv/bin/python Benchmarks/dask_export.py bench-media $(PYDIR)/prefix/bin/splice
 
 ## The test suite under AddressSanitizer (with leak checks of every splice process the tests
 ## start) and under ThreadSanitizer.

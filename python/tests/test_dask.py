@@ -229,3 +229,30 @@ def test_a_failing_or_cancelled_distributed_export_leaves_nothing(client, film, 
     assert caught.value.status == splice.Status.CANCELLED
     assert os.listdir(tmp_path) == []
     client.run(lambda: None)  # the workers still answer
+
+
+@pytest.mark.parametrize("shared", [None, False], ids=["shared-disk", "bytes-only"])
+def test_chunks_of_a_rate_whose_frame_times_are_not_whole_milliseconds(client, tmp_path, shared):
+    """24 fps with B-frames, chunks of 31 frames (1.2916… s): the bounds fall between
+    milliseconds, where the movie's edit lists round; every frame is in exactly one chunk."""
+    src = tmp_path / "src" / "24.mp4"
+    src.parent.mkdir()
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24:duration=6",
+                    "-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "48", str(src)], check=True)
+    out = tmp_path / "out.mp4"
+    result = splice.dask.export(src, out, "highestQuality", client=client, chunk_seconds=1.3, shared_disk=shared)
+    assert result["ok"] and result["chunks"] == 5, result
+    splice.export(src, tmp_path / "local.mp4", "highestQuality")
+    assert frame_times(out) == frame_times(tmp_path / "local.mp4") and len(frame_times(out)) == 144
+    assert [t["edits"] for t in splice.inspect(out)["tracks"]] == [t["edits"] for t in splice.inspect(tmp_path / "local.mp4")["tracks"]]
+
+
+def test_a_variable_frame_rate_is_refused_by_name(client, tmp_path):
+    src = tmp_path / "vfr.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4",
+                    "-vf", "setpts='if(lt(N,50),N*2,100+(N-50)*3)'", "-fps_mode", "passthrough", "-time_base", "1/50",
+                    "-c:v", "libx264", "-preset", "veryfast", str(src)], check=True)
+    with pytest.raises(splice.SpliceError) as caught:
+        splice.dask.export(src, tmp_path / "out.mp4", "lowQuality", client=client, chunk_seconds=1)
+    assert caught.value.status == splice.Status.UNSUPPORTED and "variable frame rate" in caught.value.message
+    assert sorted(os.listdir(tmp_path)) == ["vfr.mp4"]

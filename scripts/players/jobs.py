@@ -1,6 +1,7 @@
 """The files the matrix judges: what each job makes, and what a player should present from it."""
 
 import math
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +185,29 @@ def make_reference(ranges, codecs=("-c:v", "libx264", "-preset", "fast", "-crf",
 
 THREE = [(1, 1.5, 5.25), (2, 0.5, 4.25), (3, 2.25, 6.0)]
 
+# splice.dask.export on a LocalCluster of two workers, run by the Python of the wheel's virtual
+# environment (SPLICE_PYTHON, which `make players` sets).
+DASK_EXPORT = """
+import sys, distributed, splice.dask
+options = dict(n_workers=2, threads_per_worker=1, dashboard_address=":0", worker_dashboard_address=None)
+with distributed.LocalCluster(**options) as cluster, distributed.Client(cluster) as client:
+    result = splice.dask.export(sys.argv[1], sys.argv[2], "highestQuality", client=client, chunk_seconds=1.3,
+                                shared_disk=sys.argv[3] == "shared", force=True)
+    sys.exit(0 if result["ok"] else result["message"])
+"""
+
+
+def dask_export_job(shared: bool) -> Job:
+    """Clip 1 (6 s, 2 s GOPs) exported over two Dask workers in chunks of 1.3 s, four of which
+    start between sync samples, joined into one track."""
+    def make(job, media, splice, out):
+        python = os.environ.get("SPLICE_PYTHON", ".build/python/venv/bin/python")
+        subprocess.run([python, "-c", DASK_EXPORT, str(clip_file(media, 1)), str(out), "shared" if shared else "bytes"],
+                       check=True, capture_output=True)
+    name = "dask" if shared else "dask-bytes"
+    title = "splice.dask.export, 5 chunks on 2 workers" + ("" if shared else ", only bytes passed")
+    return Job(name, title, [Segment(6.0, (1, 0.0), (1, 0.0))], make)
+
 
 def jobs():
     trim = Job("trim", "trim --range 1.5,4", [Segment(2.5, (1, 1.5), (1, 1.5))])
@@ -208,6 +232,8 @@ def jobs():
         black_job("black", "concat of a clip and a sound-only AAC file (black picture)", 6),
         black_job("black-wav", "concat of a clip and a WAV (black picture; all re-encoded)", 5),
         merge,
+        dask_export_job(shared=True),
+        dask_export_job(shared=False),
         remux,
         reference,
     ]
@@ -223,7 +249,7 @@ def hevc_jobs():
     leading pictures that refer across them; 2 s GOPs like the H.264 clips)."""
     out = []
     for job in jobs():
-        if job.name == "reference":
+        if job.name in ("reference", "dask-bytes"):
             continue
         # (the black rows stay with the command-line players: Firefox's analyser reads the sound-only
         # clip's tones, near 4 kHz, as their neighbours)

@@ -52,6 +52,10 @@ public struct AssetReport: Encodable, Sendable {
         public var duration: Double
         /// The media timescale.
         public var timescale: Int
+        /// Video: the shortest frame duration in seconds, where the container tells it (MP4/MOV:
+        /// the smallest `stts` delta); times its sample count, the track's duration at a
+        /// constant frame rate.
+        public var minFrameDuration: Double?
         /// Video: the width in pixels.
         public var width: Int?
         /// Video: the height in pixels.
@@ -82,6 +86,7 @@ public struct AssetReport: Encodable, Sendable {
             try c.encode(sampleCount, forKey: .sampleCount)
             try c.encode(duration, forKey: .duration)
             try c.encode(timescale, forKey: .timescale)
+            try c.encodeIfPresent(minFrameDuration, forKey: .minFrameDuration)
             try c.encodeIfPresent(width, forKey: .width)
             try c.encodeIfPresent(height, forKey: .height)
             try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
@@ -98,7 +103,7 @@ public struct AssetReport: Encodable, Sendable {
         }
         enum CodingKeys: String, CodingKey {
             case id, mediaType, codec, codecName, language, extendedLanguage, enabled, alternateGroup, name, associations,
-                 edits, sampleCount, duration, timescale, width, height, sampleRate, channels, flags, encryption
+                 edits, sampleCount, duration, timescale, minFrameDuration, width, height, sampleRate, channels, flags, encryption
         }
         enum EncryptionKeys: String, CodingKey { case scheme, originalFormat, keyID, samplesWithInformation, problem }
     }
@@ -153,7 +158,10 @@ public struct AssetReport: Encodable, Sendable {
                          mediaTime: s.source.map { AssetReport.seconds($0.start) }, rate: s.rate)
                 },
                 sampleCount: counts[t.trackID], duration: AssetReport.seconds(t.timeRange.duration),
-                timescale: Int(widening: t.naturalTimeScale), width: f?.dimensions?.width, height: f?.dimensions?.height,
+                timescale: Int(widening: t.naturalTimeScale),
+                minFrameDuration: t.mediaType == .video && t.minFrameDuration.isNumeric && t.minFrameDuration > .zero
+                    ? AssetReport.seconds(t.minFrameDuration) : nil,
+                width: f?.dimensions?.width, height: f?.dimensions?.height,
                 sampleRate: f?.sampleRate, channels: f?.channelCount,
                 flags: !asset.source.structure.hasTrackFlags ? nil : [(t.isDefault, "default"), (t.isForced, "forced"),
                     (t.hasMediaCharacteristic(.describesMusicAndSoundForAccessibility), "hearing-impaired"),

@@ -46,6 +46,11 @@ def _text(t: Fraction) -> str:
     return f"{t.numerator / t.denominator:.9f}"
 
 
+def _length(part: Part) -> str:
+    """A chunk's exact length, as text."""
+    return _text(Fraction(part.end or 0) - Fraction(part.start or 0))
+
+
 def plan(info: dict[str, Any], chunk_seconds: float) -> list[Part]:
     """The parts of an export: the first enabled video track in chunks of about
     ``chunk_seconds`` whose bounds are frame times, then each other video and audio track whole."""
@@ -67,6 +72,19 @@ def plan(info: dict[str, Any], chunk_seconds: float) -> list[Part]:
         if video is None or track["id"] != video["id"]:
             parts.append(Part(len(parts), track["id"], None, None, float(track["duration"]), None))
     return parts
+
+
+def _refuse_variable_rate(info: dict[str, Any], src: str) -> None:
+    """Chunk bounds are multiples of one frame duration: a track whose frames are not all that
+    long (its shortest frame times its frame count is not its duration) is refused by name."""
+    for track in info["tracks"]:
+        shortest, frames = track.get("minFrameDuration"), track.get("sampleCount") or 0
+        if track["mediaType"] != "video" or not shortest or not frames:
+            continue
+        if abs(float(track["duration"]) - shortest * frames) > 1.5 * shortest:
+            raise SpliceError(f"track {track['id']} has a variable frame rate ({frames} frames in {track['duration']:.3f} s, "
+                              f"the shortest {shortest * 1000:.1f} ms): splice.dask.export cuts video of a constant frame "
+                              "rate; export it with splice.export", Status.UNSUPPORTED, src)
 
 
 def shares_disk(client: Client, paths: Sequence[PathLike]) -> bool:
@@ -131,6 +149,10 @@ def encode_part(part: Part, source: Union[str, bytes], output: Optional[str], pr
             path, out = os.path.join(scratch, "in.mp4"), os.path.join(scratch, "out.mp4")
             with open(path, "wb") as f:
                 f.write(source)
+            if part.end is not None:
+                # (the cut's edit list ends at its end rounded up to the movie's timescale — a
+                # millisecond — which would show a frame more: the range ends it exactly)
+                options["range"] = "," + _length(part)
         else:
             path, out = source, output or ""
             options["tracks"] = [part.track]
@@ -170,7 +192,9 @@ class DistributedExport:
         if os.path.exists(self.dst) and not force:
             raise SpliceError(f"{self.dst}: the output exists (force=True replaces it)", Status.FILE_EXISTS, self.dst)
         self.overrides = overrides
-        self.parts = plan(splice.inspect(self.src), chunk_seconds)
+        info = splice.inspect(self.src)
+        _refuse_variable_rate(info, self.src)
+        self.parts = plan(info, chunk_seconds)
         self.shared_disk = shared_disk
         self.key = uuid.uuid4().hex
         self.fractions = [0.0] * len(self.parts)
@@ -272,9 +296,22 @@ class DistributedExport:
                 outputs.append(result["output"])
         return outputs
 
+    @staticmethod
+    def _exact(part: Part, chunk: str) -> str:
+        """A chunk by its exact length: its edit list ends at its end rounded to the movie's
+        timescale (a millisecond), which would place the next chunk up to half a tick late.
+        (With a variable frame rate a bound can fall inside a frame; a chunk whose duration is
+        not its planned length within that rounding is joined as it is.)"""
+        if part.end is None:
+            return chunk
+        length = _length(part)
+        if abs(float(splice.inspect(chunk)["duration"]) - float(length)) > 0.0005:
+            return chunk
+        return f"{chunk}#t=0,{length}"
+
     def _assemble(self, outputs: list[str], scratch: str) -> dict[str, Any]:
         """The chunks joined into one track, then the movie written with the encoded tracks."""
-        chunks = [o for p, o in zip(self.parts, outputs) if p.chunk is not None]
+        chunks = [self._exact(p, o) for p, o in zip(self.parts, outputs) if p.chunk is not None]
         encoded = [f"{p.track}={o}" for p, o in zip(self.parts, outputs) if p.chunk is None]
         if chunks:
             joined = os.path.join(scratch, "joined.mp4")
