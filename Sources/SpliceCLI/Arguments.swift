@@ -20,6 +20,14 @@ struct ParsedArguments {
                 onlyPositionals = true
             } else if known.contains(a) {
                 flags.insert(a)
+            } else if knownOptions.contains(a), ParsedArguments.optionalValues.contains(a) {
+                // (its value only when a number follows: `--fragment out.mp4` takes none)
+                if i + 1 < args.count, Double(args[i + 1]) != nil {
+                    options[a] = args[i + 1]
+                    i += 1
+                } else {
+                    options[a] = ""
+                }
             } else if knownOptions.contains(a) {
                 guard i + 1 < args.count else { throw UsageError(message: "missing value for '\(a)'") }
                 options[a] = args[i + 1]
@@ -30,6 +38,9 @@ struct ParsedArguments {
             i += 1
         }
     }
+
+    /// Options whose value may be left out (`--fragment [<seconds>]`): given as "" then.
+    static let optionalValues: Set<String> = ["--fragment"]
 
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 

@@ -9,7 +9,7 @@ import Glibc
 enum RemuxCommand: Command {
     static let name = "remux"
     static let abstract = "Copy a movie into a new file, losing nothing."
-    static let usage = "splice remux <input> <output> [--tracks <list>] [--exclude-tracks <list>] [--faststart] [--force] [--verify] [--salvage] [--verbose]"
+    static let usage = "splice remux <input> <output> [--tracks <list>] [--exclude-tracks <list>] [--faststart] \(FragmentOptions.usage) [--force] [--verify] [--salvage] [--verbose]"
     static let help = """
         OVERVIEW: \(abstract)
 
@@ -42,6 +42,7 @@ enum RemuxCommand: Command {
 
         OPTIONS:
           --faststart             Put the movie header before the media data (for streaming).
+        \(FragmentOptions.help)
           --force                 Replace <output> if it exists (never <input>: a job does not write over what it reads).
           --verify                Read the output back and compare every sample with the input
                                   (MP4/MOV to MP4/MOV).
@@ -56,7 +57,8 @@ enum RemuxCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force", "--verify", "--salvage"], options: ParsedArguments.trackOptions)
+        let args = try ParsedArguments(arguments, flags: Set(["--faststart", "--force", "--verify", "--salvage"]).union(FragmentOptions.flags),
+                                       options: Set(ParsedArguments.trackOptions).union(FragmentOptions.options))
         guard args.positionals.count == 2 else {
             throw UsageError(message: args.positionals.count < 2 ? "expected <input> and <output>" : "too many arguments")
         }
@@ -66,6 +68,7 @@ enum RemuxCommand: Command {
         if args.flags.contains("--faststart") && !outputType.movesIndexToFront {
             throw UsageError(message: "--faststart applies to \(FileType.allCases.filter(\.movesIndexToFront).map { "." + $0.rawValue }.joined(separator: ", ")) outputs")
         }
+        let fragments = try FragmentOptions.parse(args, output: outputType)
         try JobRunner.checkOutput(outputURL, force: args.has("--force"), inputs: [inputURL.path])
         let asset = try Asset(url: inputURL, salvage: args.flags.contains("--salvage"))
         let selection = try args.trackSelection(of: asset)
@@ -83,6 +86,7 @@ enum RemuxCommand: Command {
         if verify, !selection.keepsEverything { throw UsageError(message: "--verify compares every track; it cannot be used with --tracks or --exclude-tracks") }
         let pipe = try SamplePipe.mirroring(asset, to: writtenURL, fileType: outputType, keeping: selection)
         pipe.writer.shouldOptimizeForNetworkUse = args.flags.contains("--faststart")
+        FragmentOptions.apply(fragments, to: pipe.writer)
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
         pipe.writer.syncsToDisk = Terminal.syncsToDisk
 

@@ -84,6 +84,13 @@ public struct SampleEncryption: Sendable, Hashable {
         data += entry
     }
 
+    /// The entries of samples `range` (a fragment's share), clamped to the entries there are.
+    public func samples(_ range: Range<Int>) -> SampleEncryption {
+        var out = SampleEncryption(flags: flags)
+        for i in range.clamped(to: 0..<sampleCount) { out.append(entry(i)) }
+        return out
+    }
+
     mutating func append(contentsOf other: SampleEncryption) {
         for i in 0..<other.sampleCount { append(other.entry(i)) }
         flags |= other.flags & 0x2

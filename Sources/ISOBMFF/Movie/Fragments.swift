@@ -29,6 +29,13 @@ public struct TrackRun: Sendable, Hashable {
         public var size: UInt32
         public var flags: UInt32
         public var compositionOffset: Int32
+
+        public init(duration: UInt32, size: UInt32, flags: UInt32, compositionOffset: Int32) {
+            self.duration = duration
+            self.size = size
+            self.flags = flags
+            self.compositionOffset = compositionOffset
+        }
     }
     public var version: UInt8
     public var flags: UInt32

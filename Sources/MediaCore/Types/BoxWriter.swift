@@ -39,6 +39,11 @@ public struct BoxWriter: Sendable {
     /// Appends bytes as they are.
     public mutating func append<S: Sequence>(_ s: S) where S.Element == UInt8 { bytes.append(contentsOf: s) }
 
+    /// Overwrites the four bytes at `i` with `v`, big-endian (a field known only later: an offset).
+    public mutating func patch(_ v: UInt32, at i: Int) {
+        withUnsafeBytes(of: v.bigEndian) { bytes.replaceSubrange(i..<(i + 4), with: $0) }
+    }
+
     /// Writes a box whose size is whatever `body` writes.
     public mutating func box(_ type: FourCC, _ body: (inout BoxWriter) throws -> Void) rethrows {
         let start = bytes.count

@@ -266,6 +266,9 @@ public struct FileType: RawRepresentable, Hashable, Sendable, CaseIterable, Cust
     /// Whether the file holds text subtitle tracks.
     public var holdsTextSubtitles: Bool { textSubtitles != .none }
 
+    /// Whether CMAF may be written into it: the MPEG-4 files (`.mp4`, `.m4v`, `.m4a`), not QuickTime.
+    var isCMAFContainer: Bool { [FileType.mp4, .m4v, .m4a].contains(self) }
+
     /// The text packets the container takes by default (nil for MP4/MOV's tx3g, or none).
     var subtitlePacketFormat: SubtitlePacketFormat? {
         if case .packets(let f) = textSubtitles { f } else { nil }

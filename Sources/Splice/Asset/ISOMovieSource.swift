@@ -89,7 +89,9 @@ final class ISOMovieSource: AssetSource, ReadSession, Sendable {
         p.preferredVolume = Float(t.header.volume) / 256
         p.totalSampleDataLength = table.constantSampleSize != 0
             ? Int64(widening: table.constantSampleSize) * Int64(widening: table.sampleCount) : table.sampleSizes.reduce(0) { $0 + Int64(widening: $1) }
-        if t.mediaType == .video, let shortest = table.timeToSample.filter({ $0.count > 0 }).map(\.delta).min() {
+        // (a fragmented track's durations are in its fragments' runs)
+        let fragmentDurations = t.fragments.lazy.flatMap(\.runs).flatMap(\.samples).map(\.duration).filter { $0 > 0 }
+        if t.mediaType == .video, let shortest = (table.timeToSample.filter({ $0.count > 0 }).map(\.delta) + fragmentDurations).min() {
             p.minFrameDuration = MediaTime(value: Int64(widening: shortest), timescale: mediaScale)
         }
         p.commonMetadata = .common(title: p.name, language: p.languageCode)

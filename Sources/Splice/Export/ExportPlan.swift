@@ -25,6 +25,7 @@ struct ExportPlan {
         var videoCodec: VideoEncodingSettings.Codec?
         var crf: Int?
         var threadCount: Int?
+        var fragments = FragmentSettings()
         var audioCodec: AudioEncodingSettings.Codec?
         var audioBitRate: Int?
         var audioMix: AudioMix?

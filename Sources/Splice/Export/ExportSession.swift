@@ -193,8 +193,8 @@ public final class ExportSession: Sendable {
     /// The settings as they are now, read at once.
     var settings: ExportPlan.Settings { state.withLock { $0.settings } }
 
-    private func setting<T: Sendable>(_ path: KeyPath<ExportPlan.Settings, T>) -> T { state.withLock { $0.settings[keyPath: path] } }
-    private func set<T: Sendable>(_ path: WritableKeyPath<ExportPlan.Settings, T>, _ value: T) {
+    func setting<T: Sendable>(_ path: KeyPath<ExportPlan.Settings, T>) -> T { state.withLock { $0.settings[keyPath: path] } }
+    func set<T: Sendable>(_ path: WritableKeyPath<ExportPlan.Settings, T>, _ value: T) {
         state.withLock { $0.settings[keyPath: path] = value }
     }
 
@@ -294,6 +294,7 @@ public final class ExportSession: Sendable {
         writer.shouldOptimizeForNetworkUse = settings.shouldOptimizeForNetworkUse && fileType.movesIndexToFront
         writer.replacesExistingFile = settings.replacesExistingFile
         writer.syncsToDisk = settings.syncsToDisk
+        writer.settings.withLock { $0.fragments = settings.fragments }
         if let metadata = settings.metadata, !metadata.isEmpty { writer.metadata = metadata }
         let pipe = SamplePipe(reader: reader, writer: writer)
         let mirror = TrackMirror(plan: plan)

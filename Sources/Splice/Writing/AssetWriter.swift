@@ -53,9 +53,10 @@ public final class AssetWriter: Sendable {
         var syncsToDisk: Bool = false
         var chapters: [Asset.Chapter] = []
         var metadata: [MetadataItem] = []
+        var fragments = FragmentSettings()
     }
 
-    private let settings = Mutex(Settings())
+    let settings = Mutex(Settings())
 
     /// The movie timescale (`mvhd`, edit lists, track durations). Set before `startWriting()`.
     public var movieTimeScale: Int32 {
@@ -236,9 +237,17 @@ public final class AssetWriter: Sendable {
     private func makeMuxer(_ file: OutputFile, _ settings: Settings, _ c: borrowing WriterCore) throws -> any Muxer {
         switch fileType.writer {
         case .libavformat(let name):
+            if try settings.fragments.plan() != nil {
+                throw MediaError(.unsupported, "movie fragments are written into MP4, M4V, M4A and MOV files, not .\(fileType.rawValue)")
+            }
             return try FormatMuxer(fileType: fileType, muxerName: name, file: file, groups: c.groups, chapters: settings.chapters,
                                    metadata: settings.metadata)
         case .iso(let ftyp, _):
+            if let plan = try settings.fragments.plan() {
+                return try FragmentedMovieMuxer(file: file, fileType: fileType, ftyp: c.template.fileType ?? ftyp,
+                                                template: c.template.with(settings.metadata), groups: c.groups, inputCount: c.inputs.count,
+                                                movieTimeScale: settings.movieTimeScale, plan: plan)
+            }
             return try MovieMuxer(file: file, fileType: fileType, ftyp: c.template.fileType ?? ftyp, template: c.template.with(settings.metadata),
                                   groups: c.groups, inputCount: c.inputs.count, movieTimeScale: settings.movieTimeScale,
                                   fastStart: settings.shouldOptimizeForNetworkUse)

@@ -133,6 +133,15 @@ struct ChunkWriter {
         if buffered >= 1 << 20 || pieces.count >= 256 { try flushBuffer() }
     }
 
+    /// Queues `samples`' bytes (a fragment's `mdat`), recording nothing in a sample table.
+    mutating func samples(_ samples: ArraySlice<PendingSample>) throws {
+        for s in samples {
+            try queue(s.storage)
+            queued += UInt64(clamping: s.length)
+        }
+        if buffered >= 1 << 20 || pieces.count >= 256 { try flushBuffer() }
+    }
+
     private mutating func queue(_ storage: SampleBuffer.Storage) throws {
         switch storage {
         case .bytes(let d):

@@ -15,6 +15,9 @@ struct MovieBoxBuilder {
     let movieTimeScale: Int32
     let fileType: FileType
     let template: MovieTemplate
+    /// A fragmented movie's: each track's media duration (its samples are in the fragments, its
+    /// sample table empty); the `moov` gets `mvex`. nil: a plain movie.
+    var fragmentedDurations: [UInt64]? = nil
 
     /// The `moov`, with every chunk offset moved by `chunkShift`.
     func movieBox(chunkShift: UInt64) -> [UInt8] {
@@ -37,14 +40,25 @@ struct MovieBoxBuilder {
         mvhd.timescale = UInt32(clamping: movieTimeScale)
         mvhd.duration = movieDuration
         mvhd.nextTrackID = UInt32(clamping: tracks.count + 1)
-        return MovieWriter.movieBox(header: mvhd, tracks: tracks, otherBoxes: template.boxes)
+        guard fragmentedDurations != nil else { return MovieWriter.movieBox(header: mvhd, tracks: tracks, otherBoxes: template.boxes) }
+        // The whole presentation's duration is `mehd`'s: the movie box's own samples last none.
+        mvhd.duration = 0
+        let mvex = FragmentWriter.movieExtends(duration: movieDuration, trackIDs: tracks.map(\.header.trackID))
+        return MovieWriter.movieBox(header: mvhd, tracks: tracks,
+                                    otherBoxes: template.boxes.filter { $0.type != "mvex" } + [RawBox(type: "mvex", bytes: mvex)])
     }
 
     private func track(_ input: AssetWriterInput, state: InputState, table: TrackTable, chunkShift: UInt64) -> Track {
         let pass = input.passthrough
         var sampleTable = table.builder.finished()
+        if fragmentedDurations != nil {
+            // (the samples are in the fragments: only the descriptions stay)
+            var descriptions = SampleTable()
+            descriptions.sampleEntries = sampleTable.sampleEntries
+            sampleTable = descriptions
+        }
         if chunkShift > 0 { sampleTable.chunkOffsets = sampleTable.chunkOffsets.map { $0 + chunkShift } }
-        if let pass, sampleTable.sampleCount == pass.expectedSampleCount {
+        if let pass, sampleTable.sampleCount == pass.expectedSampleCount, fragmentedDurations == nil {
             sampleTable.otherBoxes = pass.sampleTableBoxes
             sampleTable.encryption = pass.encryption
         }
@@ -54,8 +68,8 @@ struct MovieBoxBuilder {
             sampleTable.sampleEntries = [parsed]
         }
         let mediaScale = state.writtenTimescale(input, fallback: movieTimeScale)
-        let mediaDuration = table.builder.duration
-        if input.outputSettings != nil {
+        let mediaDuration = fragmentedDurations.map { $0[tracks(before: input)] } ?? table.builder.duration
+        if input.outputSettings != nil, fragmentedDurations == nil {
             // An encoded track: its sample entries say its bit rates (`btrt`, §8.5.2.2).
             let btrt = MovieBoxBuilder.bitRateBox(sampleTable, timescale: mediaScale)
             sampleTable.sampleEntries = sampleTable.sampleEntries.map { entry in
@@ -75,7 +89,7 @@ struct MovieBoxBuilder {
         let mediaHeader = MediaHeader(
             version: 0, creationTime: pass?.mediaHeader.creationTime ?? template.stamp.creation,
             modificationTime: pass?.mediaHeader.modificationTime ?? template.stamp.modification, timescale: UInt32(clamping: mediaScale),
-            duration: mediaDuration, languageCode: languageCode(input), quality: pass?.mediaHeader.quality ?? 0)
+            duration: fragmentedDurations == nil ? mediaDuration : 0, languageCode: languageCode(input), quality: pass?.mediaHeader.quality ?? 0)
         var track = Track(header: header, mediaHeader: mediaHeader, handler: handler(input), sampleTable: sampleTable)
         track.editList = edits
         track.extendedLanguage = input.extendedLanguageTag
@@ -84,6 +98,17 @@ struct MovieBoxBuilder {
         track.otherMediaBoxes = pass?.otherMediaBoxes ?? []
         return track
     }
+
+    /// Each track's edit list, as `movieBox` writes it.
+    func editLists() -> [EditList?] {
+        inputs.indices.map { i in
+            editList(inputs[i], state: states[i], mediaScale: states[i].writtenTimescale(inputs[i], fallback: movieTimeScale),
+                     mediaDuration: fragmentedDurations?[i] ?? tables[i].builder.duration)
+        }
+    }
+
+    /// The input's position among the inputs.
+    private func tracks(before input: AssetWriterInput) -> Int { inputs.firstIndex { $0 === input } ?? 0 }
 
     /// `tkhd` without ID, group, enabled flag and duration: the copied header, or a new one sized
     /// from the format; then the input's size, matrix and volume where it sets them.

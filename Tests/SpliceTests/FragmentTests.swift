@@ -1,0 +1,112 @@
+import Foundation
+import Splice
+import Testing
+import TestSupport
+
+/// Fragmented MP4 and CMAF out (`--fragment`, `--cmaf`, `--sidx`, `--mfra`): the packets and
+/// structure of the plain remux (ffprobe, streamhash, mediainfo), the boxes where the standard
+/// puts them (read here with a box walker of the test's own), read back by Splice to the plain
+/// remux, and encryption carried fragment by fragment (ffmpeg decrypts it).
+@Suite("Fragmented output")
+struct FragmentTests {
+    /// A box: its type, where it starts and its size (header included).
+    struct Box { var type: String; var start: Int; var size: Int }
+
+    /// The boxes in `data[range]`, in order (a malformed size ends the list).
+    static func boxes(_ data: [UInt8], in range: Range<Int>? = nil) -> [Box] {
+        var out: [Box] = []
+        var at = range?.lowerBound ?? 0
+        let end = range?.upperBound ?? data.count
+        while at + 8 <= end {
+            var size = data[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: data[(at + 4)..<(at + 8)], as: UTF8.self)
+            if size == 1, at + 16 <= end { size = data[(at + 8)..<(at + 16)].reduce(0) { $0 << 8 | Int($1) } }
+            guard size >= 8, at + size <= end else { break }
+            out.append(Box(type: type, start: at, size: size))
+            at += size
+        }
+        return out
+    }
+
+    /// The children of `box` (after `skip` bytes of its own fields).
+    static func children(_ data: [UInt8], _ box: Box, skip: Int = 0) -> [Box] {
+        boxes(data, in: (box.start + 8 + skip)..<(box.start + box.size))
+    }
+
+    static func u32(_ data: [UInt8], _ at: Int) -> UInt32 { data[at..<(at + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
+
+    /// ffprobe's packets, stream by stream: times and key flags. (ffmpeg reads a fragmented
+    /// file's edit list as a start offset: the packets an edit hides are not flagged discarded,
+    /// and a track's first packet has no duration — in ffmpeg's own fragmented files too — so
+    /// durations and the discard flag are left out.)
+    static func packets(_ url: URL, streams: String = "v,a") throws -> [String] {
+        let types = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "stream=index,codec_type", "-of", "csv=p=0", url.path]).stdout
+        var kept: Set<String> = []
+        for line in types.split(separator: "\n") {
+            let fields = line.split(separator: ",").map(String.init)
+            if fields.count == 2, let type = fields[1].first, streams.contains(type) { kept.insert(fields[0]) }
+        }
+        let lines = try Tool.check("ffprobe", ["-v", "error", "-show_entries", "packet=stream_index,pts,dts,flags", "-of", "csv=p=0",
+                                               url.path]).stdout
+        var byStream: [String: [String]] = [:]
+        for line in lines.split(separator: "\n") {
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard f.count >= 4, kept.contains(f[0]) else { continue }
+            byStream[f[0], default: []].append("\(f[0]),\(f[1]),\(f[2]),\(f[3].contains("K") ? "K" : "_")")
+        }
+        return byStream.keys.sorted().flatMap { byStream[$0]! }
+    }
+
+    /// The video and sound packets' md5s (ffmpeg's streamhash).
+    static func soundAndPictureHash(_ url: URL) throws -> String {
+        try Tool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v?", "-map", "0:a?", "-c", "copy",
+                                  "-f", "streamhash", "-hash", "md5", "-"]).stdout
+    }
+
+    static func remux(_ source: URL, _ name: String, _ options: [String] = []) throws -> URL {
+        let out = Fixtures.path(name)
+        let r = try Tool.splice(["remux", source.path, out.path, "--force"] + options)
+        #expect(r.status == 0, "\(r.stderr)")
+        return out
+    }
+
+    @Test func aFragmentedRemuxIsThePlainRemux() throws {
+        let source = try Fixtures.grouped.get()
+        let plain = try Self.remux(source, "fragment-plain.mp4")
+        let fragmented = try Self.remux(source, "fragment-1s.mp4", ["--fragment", "1"])
+        #expect(try Tool.run("ffprobe", ["-v", "error", fragmented.path]).stderr.isEmpty)
+        // (Subtitles are compared after the read back: ffmpeg shows the cues the edits of a
+        // fragmented track hide — track 6's three edits, track 5's last cue — as it does in its
+        // own fragmented files, reading their edit lists as a start offset only.)
+        #expect(try Self.soundAndPictureHash(fragmented) == Self.soundAndPictureHash(plain))
+        #expect(try Self.packets(fragmented) == Self.packets(plain))
+        #expect(try RemuxTests.mediainfoTracks(fragmented) == RemuxTests.mediainfoTracks(plain))
+
+        // ftyp, moov (mvex: mehd, a trex per track), free, then moof/mdat pairs.
+        let data = [UInt8](try Data(contentsOf: fragmented))
+        let top = Self.boxes(data)
+        #expect(top.prefix(3).map(\.type) == ["ftyp", "moov", "free"], "\(top.map(\.type))")
+        let pairs = Array(top.dropFirst(3))
+        #expect(pairs.count >= 6 && pairs.count % 2 == 0 && pairs.enumerated().allSatisfy { $0.element.type == ($0.offset % 2 == 0 ? "moof" : "mdat") })
+        let mvex = try #require(Self.children(data, top[1]).first { $0.type == "mvex" })
+        #expect(Self.children(data, mvex).map(\.type) == ["mehd"] + Array(repeating: "trex", count: 7))
+        #expect(top.last!.start + top.last!.size == data.count)
+        // Every fragment's video starts with a sync sample; each traf has a tfdt.
+        for moof in pairs.filter({ $0.type == "moof" }) {
+            let trafs = Self.children(data, moof).filter { $0.type == "traf" }
+            #expect(trafs.allSatisfy { Self.children(data, $0).contains { $0.type == "tfdt" } })
+            let video = try #require(trafs.first { Self.u32(data, $0.start + 20) == 1 })   // (tfhd first: its track ID)
+            let trun = try #require(Self.children(data, video).first { $0.type == "trun" })
+            // trun: version/flags, count, data offset, then duration, size, flags of the first sample
+            #expect(Self.u32(data, trun.start + 8 + 12 + 8) & 0x1_0000 == 0, "a fragment starts with a non-sync sample")
+        }
+
+        // Read back, remuxed plain: the plain remux's structure and packets.
+        let back = try Self.remux(fragmented, "fragment-back.mp4")
+        var a = try RemuxTests.structure(back), b = try RemuxTests.structure(plain)
+        a["format"] = nil; b["format"] = nil
+        #expect(RemuxTests.equalJSON(a, b), "\(a)\n\(b)")
+        #expect(try RemuxTests.streamHash(back) == RemuxTests.streamHash(plain))
+        #expect(try Self.packets(back, streams: "v,a,s") == Self.packets(plain, streams: "v,a,s"))
+    }
+}
