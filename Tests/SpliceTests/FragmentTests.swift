@@ -109,4 +109,96 @@ struct FragmentTests {
         #expect(try RemuxTests.streamHash(back) == RemuxTests.streamHash(plain))
         #expect(try Self.packets(back, streams: "v,a,s") == Self.packets(plain, streams: "v,a,s"))
     }
+
+    /// The moofs of `data` and, for each, its trafs' track IDs (tfhd comes first in a traf).
+    static func fragments(_ data: [UInt8]) -> [(moof: Box, tracks: [UInt32])] {
+        boxes(data).filter { $0.type == "moof" }.map { moof in
+            (moof, children(data, moof).filter { $0.type == "traf" }.map { u32(data, $0.start + 20) })
+        }
+    }
+
+    /// Whether the first sample of track `id`'s run in `moof` is a sync sample.
+    static func startsWithSync(_ data: [UInt8], _ moof: Box, track id: UInt32) -> Bool {
+        guard let traf = children(data, moof).first(where: { $0.type == "traf" && u32(data, $0.start + 20) == id }),
+              let trun = children(data, traf).first(where: { $0.type == "trun" }) else { return false }
+        return u32(data, trun.start + 28) & 0x1_0000 == 0
+    }
+
+    /// CMAF: its brands, one track a fragment, video fragments at sync samples every 2 s; a track
+    /// of several edits, and tx3g text, refused by name with nothing written.
+    @Test func cmafHasOneTrackAFragment() throws {
+        let source = try Fixtures.grouped.get()
+        let plain = try Self.remux(source, "cmaf-plain.mp4", ["--tracks", "1,2,4"])
+        let cmaf = try Self.remux(source, "cmaf.mp4", ["--tracks", "1,2,4", "--cmaf"])
+        #expect(try Tool.run("ffprobe", ["-v", "error", cmaf.path]).stderr.isEmpty)
+        #expect(try Self.soundAndPictureHash(cmaf) == Self.soundAndPictureHash(plain))
+        #expect(try Self.packets(cmaf) == Self.packets(plain))
+        let data = [UInt8](try Data(contentsOf: cmaf))
+        let ftyp = Self.boxes(data)[0]
+        let brands = stride(from: ftyp.start + 16, to: ftyp.start + ftyp.size, by: 4).map { String(decoding: data[$0..<($0 + 4)], as: UTF8.self) }
+        #expect(String(decoding: data[8..<12], as: UTF8.self) == "cmf2" && brands.contains("cmfc") && brands.contains("iso6"), "\(brands)")
+        let fragments = Self.fragments(data)
+        #expect(fragments.allSatisfy { $0.tracks.count == 1 })
+        let video = fragments.filter { $0.tracks == [1] }
+        #expect(video.count == 2, "3 s in fragments of 2 s (sync samples every second)")
+        #expect(video.allSatisfy { Self.startsWithSync(data, $0.moof, track: 1) })
+        #expect(Set(fragments.flatMap(\.tracks)) == [1, 2, 3])
+
+        // Several edits (a cut kept exact), and tx3g: refused, nothing written.
+        let cut = Fixtures.path("cmaf-two-edits.mp4")
+        let made = try Tool.splice(["concat", "--cut", "exact", "\(source.path)#t=0.5,1.5", "\(source.path)#t=1.7,2.5", "-o", cut.path, "--force"])
+        #expect(made.status == 0, "\(made.stderr)")
+        for (input, tracks, words) in [(cut, "video", "edits"), (source, "1,5", "tx3g")] {
+            let out = Fixtures.path("cmaf-refused.mp4")
+            let r = try Tool.splice(["remux", input.path, out.path, "--tracks", tracks, "--cmaf", "--force"])
+            #expect(r.status == 65 && r.stderr.contains(words) && r.stderr.contains("CMAF"), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+    }
+
+    /// `--sidx` and `--mfra`: the index covers every fragment, byte for byte, and the random
+    /// access box each track's fragments.
+    @Test func segmentIndexAndRandomAccessCoverEveryFragment() throws {
+        let source = try EncryptionTests.movies.get().clear
+        let out = try Self.remux(source, "fragment-indexed.mp4", ["--fragment", "0.5", "--sidx", "--mfra"])
+        #expect(try Tool.run("ffprobe", ["-v", "error", out.path]).stderr.isEmpty)
+        let data = [UInt8](try Data(contentsOf: out))
+        let top = Self.boxes(data)
+        #expect(top.prefix(4).map(\.type) == ["ftyp", "moov", "sidx", "free"] && top.last?.type == "mfra", "\(top.map(\.type))")
+        let moofs = top.filter { $0.type == "moof" }
+        let sidx = top[2], mfra = top.last!
+        #expect(moofs.count == 3, "2 s in fragments of 0.5 s or more, at sync samples every 0.48 s")
+        // sidx v1: ID, timescale, earliest time (8), first offset (8), reserved, count, then 12 bytes a reference
+        let firstOffset = Int(Self.u32(data, sidx.start + 32))   // (the low half of a 64-bit field)
+        let count = Int(Self.u32(data, sidx.start + 36) & 0xFFFF)
+        let sizes = (0..<count).map { Int(Self.u32(data, sidx.start + 40 + 12 * $0) & 0x7FFF_FFFF) }
+        #expect(count == moofs.count && sidx.start + sidx.size + firstOffset == moofs[0].start)
+        #expect(sizes.reduce(0, +) == mfra.start - moofs[0].start)
+        #expect(Int(Self.u32(data, data.count - 4)) == mfra.size)
+        let tfras = Self.children(data, mfra).filter { $0.type == "tfra" }
+        #expect(tfras.count == 2 && tfras.allSatisfy { Int(Self.u32(data, $0.start + 20)) == moofs.count })
+        #expect(try Self.soundAndPictureHash(out) == Self.soundAndPictureHash(try Self.remux(source, "fragment-indexed-plain.mp4")))
+    }
+
+    /// An encrypted movie fragmented: each fragment's `senc`/`saiz`/`saio` hold its samples'
+    /// IVs and subsample maps (the script reads the same entries as in the source), `--verify`
+    /// agrees, and ffmpeg decrypts the packets to the clear movie's.
+    @Test func anEncryptedMovieKeepsItsAuxiliaryInformationFragmentByFragment() throws {
+        let (clear, encrypted) = try EncryptionTests.movies.get()
+        let out = Fixtures.path("cenc-fragmented-out.mp4")
+        let r = try Tool.splice(["remux", encrypted.path, out.path, "--fragment", "0.5", "--force", "--verify"])
+        #expect(r.status == 0 && r.stdout.contains("verified: 2 tracks, 138 samples"), "\(r.stderr)")
+        #expect(try EncryptionTests.entries(out) == EncryptionTests.entries(encrypted))
+        let data = [UInt8](try Data(contentsOf: out))
+        let fragments = Self.fragments(data)
+        #expect(fragments.count == 3 && fragments.allSatisfy { f in
+            Self.children(data, f.moof).filter { $0.type == "traf" }.allSatisfy { traf in
+                Set(Self.children(data, traf).map(\.type)).isSuperset(of: ["senc", "saiz", "saio"])
+            }
+        })
+        let decrypted = try Tool.check("ffmpeg", ["-v", "error", "-decryption_key", EncryptionTests.key, "-i", out.path, "-map", "0",
+                                                  "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"]).stdout
+        let original = try Tool.check("ffmpeg", ["-v", "error", "-i", clear.path, "-map", "0", "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"]).stdout
+        #expect(decrypted == original && !decrypted.isEmpty)
+    }
 }

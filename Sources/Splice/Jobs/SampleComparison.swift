@@ -101,7 +101,9 @@ public enum SampleComparison {
             throw MediaError(.invalidData, "track \(ta.trackID): its 'saio' does not point at its 'senc' entries: the source's encryption data is damaged",
                              file: a.url.path)
         }
-        guard let location = isoB?.auxiliaryInformationLocation, let written = try location.read(from: try ReadOnlyFile(path: b.url.path)) else {
+        let fragmented = isoB.map { !$0.fragments.isEmpty } ?? false
+        // (a fragmented copy's are in its track fragments, each 'senc' with its 'saiz'/'saio')
+        guard let written = fragmented ? isoB?.encryption : try isoB?.auxiliaryInformationLocation?.read(from: try ReadOnlyFile(path: b.url.path)) else {
             if expected?.sampleCount ?? 0 > 0 { throw fail("the copy has no 'saiz'/'saio' for its encrypted samples") }
             return
         }

@@ -73,6 +73,11 @@ final class FragmentedMovieMuxer: Muxer {
     }
 
     func descriptionIndex(for sample: SampleBuffer, input: AssetWriterInput, index: Int, label: String) throws -> UInt32 {
+        let codec = sample.formatDescription.codec.description
+        if plan.cmaf, input.mediaType.isLegible, !["wvtt", "stpp"].contains(codec) {
+            throw MediaError(.unsupported, "\(label) is \(codec) text, which CMAF does not carry (its subtitles are WebVTT or IMSC1): "
+                             + "leave it out (--exclude-tracks), or write it plain")
+        }
         let i = try tables[index].descriptionIndex(for: sample, input: input, label: label)
         if plan.cmaf, i > 1 {
             throw MediaError(.unsupported, "\(label) changes its sample description, which a CMAF track cannot (one sample entry a track)")
@@ -98,20 +103,24 @@ final class FragmentedMovieMuxer: Muxer {
         if plan.cmaf { try FragmentedMovieMuxer.checkCMAFEdits(builder.editLists(), states) }
         var moov = builder.movieBox(chunkShift: 0)
         MovieWriter.patchAuxiliaryInformationOffsets(&moov, moovOffset: 0)
-        let header = try self.header(moov, lead: lead(inputs), states: states)
+        // An encrypted track gets a segment index whether asked or not: FFmpeg 5.1 finds the
+        // auxiliary information of a fragment after the first only through one.
+        let encrypted = inputs.contains { $0.passthrough?.encryption != nil }
+        let header = try self.header(moov, lead: lead(inputs), states: states, segmentIndex: plan.segmentIndex || encrypted)
         try file.prepend(header)
         if plan.randomAccess {
-            try file.write(FragmentWriter.randomAccess(index.randomAccessEntries(shift: UInt64(clamping: header.count))))
+            // (at the end by offset: the file position does not follow an inserted range)
+            try file.write(FragmentWriter.randomAccess(index.randomAccessEntries(shift: UInt64(clamping: header.count))), at: file.size)
         }
     }
 
     /// `ftyp`, `moov`, `sidx` when asked for, and a `free` box to whole blocks of the file system.
-    private func header(_ moov: [UInt8], lead: Int?, states: [InputState]) throws -> [UInt8] {
+    private func header(_ moov: [UInt8], lead: Int?, states: [InputState], segmentIndex: Bool) throws -> [UInt8] {
         var w = BoxWriter()
         ftyp.write(to: &w)
         w.append(moov)
         var sidx: (Int) throws -> [UInt8] = { _ in [] }
-        if plan.segmentIndex, let lead {
+        if segmentIndex, let lead {
             let scale = UInt32(clamping: states[lead].timescale)
             let references = index.segments
             sidx = { free in
