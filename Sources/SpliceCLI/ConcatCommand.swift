@@ -5,7 +5,7 @@ import Splice
 enum ConcatCommand: Command {
     static let name = "concat"
     static let abstract = "Join clips (whole files or ranges of them) one after the other."
-    static let usage = "splice concat <clip>... -o <output> [--reencode auto|never|always] [--cut smart|exact|keyframe] [--preset <name>] [--audio-only] [--all-tracks] [--crossfade <seconds>] [--faststart] [--force]"
+    static let usage = "splice concat <clip>... -o <output> [--reencode auto|never|always] [--cut smart|exact|keyframe] [--preset <name>] [--audio-only] [--all-tracks] [--crossfade <seconds>] [--faststart] \(FragmentOptions.usage) [--force]"
     static let help = """
         OVERVIEW: \(abstract)
 
@@ -38,6 +38,7 @@ enum ConcatCommand: Command {
                                   the partial GOPs around them) re-encoded; --reencode always
                                   re-encodes every clip with the preset's settings.
           --faststart             Put the movie header first (MP4/MOV).
+        \(FragmentOptions.help)
           --force                 Replace <output> if it exists.
           -h, --help              Show help information.
 
@@ -47,8 +48,8 @@ enum ConcatCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--audio-only", "--all-tracks", "--faststart", "--force"],
-                                       options: ["-o", "--reencode", "--cut", "--preset", "--crossfade"])
+        let args = try ParsedArguments(arguments, flags: FragmentOptions.flags.union(["--audio-only", "--all-tracks", "--faststart", "--force"]),
+                                       options: FragmentOptions.options.union(["-o", "--reencode", "--cut", "--preset", "--crossfade"]))
         guard !args.positionals.isEmpty else { throw UsageError(message: "expected at least one <clip>") }
         let output = try args.output()
         var options = ConcatenationOptions(preset: try args.preset(), audioOnly: args.has("--audio-only"), allTracks: args.has("--all-tracks"))

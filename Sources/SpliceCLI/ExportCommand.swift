@@ -7,7 +7,7 @@ enum ExportCommand: Command {
     static let abstract = "Re-encode a movie with an export preset (AVFoundation's), keeping its structure."
     static let usage = """
         splice export <input> -o <output> [--preset <name>] [--range <start>,<end>] [--cut exact|smart|keyframe] [--video-codec h264|hevc|av1|vp9]
-                      [--crf <n>] [--threads <n>] [--audio-codec aac|opus|flac|alac|mp3] [--audio-bitrate <rate>] [--faststart] [--force]
+                      [--crf <n>] [--threads <n>] [--audio-codec aac|opus|flac|alac|mp3] [--audio-bitrate <rate>] [--faststart] \(FragmentOptions.usage) [--force]
                       [--progress json] [--watermark <image> [--position <where>] [--margin <px>] [--opacity <0-1>]
                       [--watermark-width <px>|<percent>%]] [--tracks <list>] [--exclude-tracks <list>]
                       [--encoded-tracks <id>=<file>,…]
@@ -46,6 +46,7 @@ enum ExportCommand: Command {
           --audio-codec <codec>   Encode audio with aac, opus, flac, alac or mp3.
           --audio-bitrate <rate>  The audio bit rate (128k, 192000).
           --faststart             Put the movie header first (MP4/MOV).
+        \(FragmentOptions.help)
           --force                 Replace <output> if it exists.
         \(ParsedArguments.trackHelp)
         \(WatermarkOptions.help)
@@ -65,9 +66,9 @@ enum ExportCommand: Command {
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force", "--list-presets", "--json"],
-                                       options: Set(["-o", "--preset", "--range", "--cut", "--video-codec", "--crf", "--threads", "--audio-codec", "--audio-bitrate", "--progress",
-                                                     "--encoded-tracks"])
+        let args = try ParsedArguments(arguments, flags: FragmentOptions.flags.union(["--faststart", "--force", "--list-presets", "--json"]),
+                                       options: FragmentOptions.options.union(Set(["-o", "--preset", "--range", "--cut", "--video-codec", "--crf", "--threads", "--audio-codec", "--audio-bitrate", "--progress",
+                                                     "--encoded-tracks"]))
                                            .union(Set(WatermarkOptions.options)).union(ParsedArguments.trackOptions))
         if args.has("--list-presets") { return listPresets(json: args.has("--json")) }
         let input = try args.positionals(1, "<input>")[0]

@@ -7,7 +7,7 @@ enum ImagesCommand: Command {
     static let abstract = "Make a video of still images, with an optional crossfade and soundtrack."
     static let usage = """
         splice images <image>... -o <output> [--fps <n>] [--seconds-per-image <d>] [--size <w>x<h>] [--audio <file>]
-                      [--crossfade <d>] [--preset <name>] [--faststart] [--force] [--progress json]
+                      [--crossfade <d>] [--preset <name>] [--faststart] \(FragmentOptions.usage) [--force] [--progress json]
         """
     static let help = """
         OVERVIEW: \(abstract)
@@ -29,6 +29,7 @@ enum ImagesCommand: Command {
           --crossfade <d>           Dissolve between images over <d> seconds (at most seconds-per-image).
           --preset <name>           An export preset (default highestQuality; passthrough means highestQuality).
           --faststart               Put the movie header first (MP4/MOV).
+        \(FragmentOptions.help)
           --force                   Replace <output> if it exists.
           --progress json           One JSON object per line on stderr.
           -h, --help                Show help information.
@@ -39,8 +40,8 @@ enum ImagesCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force"],
-                                       options: ["-o", "--fps", "--seconds-per-image", "--size", "--audio", "--crossfade", "--preset", "--progress"])
+        let args = try ParsedArguments(arguments, flags: FragmentOptions.flags.union(["--faststart", "--force"]),
+                                       options: FragmentOptions.options.union(["-o", "--fps", "--seconds-per-image", "--size", "--audio", "--crossfade", "--preset", "--progress"]))
         guard !args.positionals.isEmpty else { throw UsageError(message: "expected one or more images") }
         var options = SlideshowOptions(frameRate: try args.number("--fps", in: 1...240, default: 30)!, renderSize: try args.size("--size", even: true),
                                        audio: try args.options["--audio"].map(ParsedArguments.clip), preset: try args.preset())

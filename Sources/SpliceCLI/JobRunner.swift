@@ -20,6 +20,9 @@ enum JobRunner {
         session.replacesExistingFile = args.has("--force")
         session.syncsToDisk = Terminal.syncsToDisk
         session.shouldOptimizeForNetworkUse = args.has("--faststart")
+        if let url = session.outputURL, let type = session.outputFileType ?? FileType(pathExtension: url.pathExtension) {
+            FragmentOptions.apply(try FragmentOptions.parse(args, output: type), to: session)
+        }
         let announced = session.notes.count
         for note in session.notes { Terminal.note(note) }
         let url = session.outputURL!

@@ -5,7 +5,7 @@ import Splice
 enum MergeCommand: Command {
     static let name = "merge"
     static let abstract = "Put a separately recorded audio under a video."
-    static let usage = "splice merge <video> <audio> -o <output> [--keep-original-audio] [--cut smart|exact|keyframe] [--preset <name>] [--faststart] [--force]"
+    static let usage = "splice merge <video> <audio> -o <output> [--keep-original-audio] [--cut smart|exact|keyframe] [--preset <name>] [--faststart] \(FragmentOptions.usage) [--force]"
     static let help = """
         OVERVIEW: \(abstract)
 
@@ -23,6 +23,7 @@ enum MergeCommand: Command {
           --preset <name>         Re-encode everything with this export preset.
         \(ParsedArguments.cutHelp("How a range of the video"))
           --faststart             Put the movie header first (MP4/MOV).
+        \(FragmentOptions.help)
           --force                 Replace <output> if it exists.
           -h, --help              Show help information.
 
@@ -32,7 +33,7 @@ enum MergeCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--keep-original-audio", "--faststart", "--force"], options: ["-o", "--cut", "--preset"])
+        let args = try ParsedArguments(arguments, flags: FragmentOptions.flags.union(["--keep-original-audio", "--faststart", "--force"]), options: FragmentOptions.options.union(["-o", "--cut", "--preset"]))
         let files = try args.positionals(2, "<video> and <audio>")
         let options = MergeOptions(keepsOriginalAudio: args.has("--keep-original-audio"), preset: args.options["--preset"] == nil ? nil : try args.preset(),
                                    cut: try args.cutMode())

@@ -7,7 +7,8 @@ enum MixCommand: Command {
     static let abstract = "Put background music under a video, with volumes and fades."
     static let usage = """
         splice mix <video> <music> -o <output> [--at <time>] [--music-volume <v>] [--original-volume <v>] [--fade-in <seconds>]
-                   [--fade-out <seconds>] [--loop] [--audio-codec aac|opus|flac|alac] [--audio-bitrate <rate>] [--faststart] [--force]
+                   [--fade-out <seconds>] [--loop] [--audio-codec aac|opus|flac|alac] [--audio-bitrate <rate>] [--faststart]
+                   \(FragmentOptions.usage) [--force]
         """
     static let help = """
         OVERVIEW: \(abstract)
@@ -22,14 +23,19 @@ enum MixCommand: Command {
 
         USAGE: \(usage)
 
+        OPTIONS:
+          --faststart             Put the movie header first (MP4/MOV).
+        \(FragmentOptions.help)
+
         EXIT STATUS: 0 success, 1 failure, 64 usage error, 65 invalid input, 66 missing file,
         129, 130, 143 interrupted (SIGHUP, SIGINT, SIGTERM).
 
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--loop", "--faststart", "--force"],
-                                       options: ["-o", "--at", "--music-volume", "--original-volume", "--fade-in", "--fade-out", "--audio-codec", "--audio-bitrate"])
+        let args = try ParsedArguments(arguments, flags: FragmentOptions.flags.union(["--loop", "--faststart", "--force"]),
+                                       options: FragmentOptions.options.union(["-o", "--at", "--music-volume", "--original-volume", "--fade-in", "--fade-out",
+                                                                               "--audio-codec", "--audio-bitrate"]))
         let files = try args.positionals(2, "<video> and <music>")
         var options = MixOptions(startTime: try args.time("--at") ?? .zero, loops: args.has("--loop"))
         let volume = 0.0...100, seconds = 0.0...86_400

@@ -5,7 +5,7 @@ import Splice
 enum TrimCommand: Command {
     static let name = "trim"
     static let abstract = "Cut a part of a movie out, frame-exact, copying all but the partial GOPs."
-    static let usage = "splice trim <input> -o <output> --range <start>,<end> [--cut smart|exact|keyframe] [--faststart] [--force] [--progress json]"
+    static let usage = "splice trim <input> -o <output> --range <start>,<end> [--cut smart|exact|keyframe] [--faststart] \(FragmentOptions.usage) [--force] [--progress json]"
     static let help = """
         OVERVIEW: \(abstract)
 
@@ -26,6 +26,7 @@ enum TrimCommand: Command {
                                   (<start>, to the end; ,<end> from the start).
         \(ParsedArguments.cutHelp("How a cut between sync samples"))
           --faststart             Put the movie header first (MP4/MOV).
+        \(FragmentOptions.help)
           --force                 Replace <output> if it exists.
           --progress json         One JSON object per line on stderr.
           -h, --help              Show help information.
@@ -36,7 +37,8 @@ enum TrimCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--faststart", "--force"], options: ["-o", "--range", "--cut", "--progress"])
+        let args = try ParsedArguments(arguments, flags: FragmentOptions.flags.union(["--faststart", "--force"]),
+                                       options: FragmentOptions.options.union(["-o", "--range", "--cut", "--progress"]))
         let input = try args.positionals(1, "<input>")[0]
         guard let range = try args.range("--range") else { throw UsageError(message: "missing --range <start>,<end>") }
         let session = try ExportSession.trimming(Clip(url: URL(fileURLWithPath: input), timeRange: range), to: try args.output(),

@@ -201,4 +201,34 @@ struct FragmentTests {
         let original = try Tool.check("ffmpeg", ["-v", "error", "-i", clear.path, "-map", "0", "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"]).stdout
         #expect(decrypted == original && !decrypted.isEmpty)
     }
+
+    /// The pictures GStreamer presents from the first video track.
+    static func gstreamerFrames(_ url: URL) throws -> Int {
+        let r = try Tool.check("gst-launch-1.0", ["-v", "filesrc", "location=\(url.path)", "!", "qtdemux", "name=d", "d.video_0", "!", "h264parse",
+                                                  "!", "avdec_h264", "!", "identity", "name=frames", "silent=false", "!", "fakesink"])
+        return r.stdout.components(separatedBy: "chain   ******* (frames:sink)").count - 1
+    }
+
+    /// Played where people watch: every frame in GStreamer, from a CMAF remux and from a
+    /// fragmented smart trim (its one edit, from the B-frames' delay to the end, is written
+    /// open-ended, as CMAF does: with its duration GStreamer drops the last frame), and the
+    /// trim's frames are the plain trim's (ffmpeg's framemd5).
+    @Test func fragmentsPlayFrameForFrame() throws {
+        let source = try Fixtures.grouped.get()
+        let cmaf = try Self.remux(source, "play-cmaf.mp4", ["--tracks", "1,2", "--cmaf"])
+        #expect(try Self.gstreamerFrames(cmaf) == 75)
+        var trims: [URL] = []
+        for (name, options) in [("play-trim.mp4", []), ("play-trim-fragmented.mp4", ["--fragment", "1"])] {
+            let out = Fixtures.path(name)
+            let r = try Tool.splice(["trim", source.path, "-o", out.path, "--range", "0.5,2.5", "--force"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            trims.append(out)
+        }
+        #expect(try trims.map { try Self.gstreamerFrames($0) } == [50, 50])
+        let frames = try trims.map { url in
+            try Tool.check("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:v", "-f", "framemd5", "-"]).stdout
+                .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last.map(String.init) ?? "" }
+        }
+        #expect(frames[0].count == 50 && frames[0] == frames[1])
+    }
 }

@@ -6,12 +6,13 @@ import MediaCore
 extension Track {
     /// In a fragmented file the last edit may have a duration of 0, meaning "to the end of the
     /// media" (ISO/IEC 14496-12 §8.6.6.1), which fragments make unknown when `moov` is written.
-    /// Once the fragments are read it is known: the edit gets the real duration, so that a
-    /// defragmented copy (which has no such rule) presents the whole track.
+    /// Once the fragments are read it is known: the edit gets the real duration — to the end of
+    /// the last frame shown, composition offsets included — so that a defragmented copy (which
+    /// has no such rule) presents the whole track.
     mutating func resolveOpenEndedEdit(movieTimescale: UInt32) {
         guard var edits = editList, let last = edits.entries.last, last.segmentDuration == 0, !last.isEmpty,
               mediaHeader.timescale > 0, movieTimescale > 0, last.rate != 0 else { return }
-        let rest = Int64(clamping: mediaDuration) - last.mediaTime
+        let rest = presentationEnd - last.mediaTime
         guard rest > 0 else { return }
         let scaled = (Double(rest) / last.rate.magnitude.clamped(0.001, 1000)) * Double(movieTimescale) / Double(mediaHeader.timescale)
         edits.entries[edits.entries.count - 1].segmentDuration = scaled.rounded(saturating: UInt64.self) ?? 0
@@ -20,6 +21,42 @@ extension Track {
 }
 
 extension Track {
+    /// The end of the last frame shown, in media time: the latest decode time plus composition
+    /// offset plus duration over the sample table and the fragments (the media duration when
+    /// no frame is shown after it is decoded).
+    var presentationEnd: Int64 {
+        var end: Int64 = 0, t: Int64 = 0
+        // The sample table a run at a time: runs of one duration and one offset end with their last sample.
+        let ctts = sampleTable.compositionOffsets ?? []
+        var ci = 0, left: Int64 = ctts.isEmpty ? .max : Int64(widening: ctts[0].count)
+        var budget = Int64(clamping: sampleTable.sampleCount)
+        for run in sampleTable.timeToSample {
+            var n = min(Int64(widening: run.count), budget)
+            budget -= n
+            let delta = Int64(widening: run.delta)
+            while n > 0 {
+                while left == 0 { ci += 1; left = ci < ctts.count ? Int64(widening: ctts[ci].count) : .max }
+                let cto = ci < ctts.count ? Int64(widening: ctts[ci].offset) : 0
+                let k = min(n, left)
+                // (wrapping: a nonsense table gives a nonsense end, never a trap)
+                t = t.addingReportingOverflow(delta.multipliedReportingOverflow(by: k).partialValue).partialValue
+                end = max(end, t.addingReportingOverflow(cto).partialValue)
+                n -= k
+                if left != .max { left -= k }
+            }
+        }
+        for f in fragments {
+            t = f.baseMediaDecodeTime.map { Int64(clamping: $0) } ?? t
+            for run in f.runs {
+                for s in run.samples {
+                    t = t.addingReportingOverflow(Int64(widening: s.duration)).partialValue
+                    end = max(end, t.addingReportingOverflow(Int64(widening: s.compositionOffset)).partialValue)
+                }
+            }
+        }
+        return end > 0 ? end : Int64(clamping: mediaDuration)
+    }
+
     /// Where a fragment's `tfdt` disagrees with the durations before it. A later start (a gap)
     /// is kept by a copy, whose sample table then gives the sample before it the longer
     /// duration: said in the returned notes. An earlier start (an overlap) would make decode

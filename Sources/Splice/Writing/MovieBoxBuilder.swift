@@ -78,10 +78,15 @@ struct MovieBoxBuilder {
                 return e
             }
         }
-        let edits = editList(input, state: state, mediaScale: mediaScale, mediaDuration: mediaDuration)
+        var edits = editList(input, state: state, mediaScale: mediaScale, mediaDuration: mediaDuration)
         var header = trackHeader(input, firstFormat: state.firstFormat)
-        if let edits {
-            header.duration = edits.entries.reduce(0) { $0 + $1.segmentDuration }
+        if let list = edits {
+            header.duration = list.entries.reduce(0) { $0 + $1.segmentDuration }
+            if fragmentedDurations != nil, list.entries.count == 1, reachesTheEnd(list.entries[0], state, mediaScale: mediaScale, mediaDuration: mediaDuration) {
+                // One edit from an offset to the end: duration 0, "to the end of the media", as
+                // CMAF writes it (GStreamer drops a fragmented track's last frame otherwise).
+                edits?.entries[0].segmentDuration = 0
+            }
         } else {
             header.duration = UInt64(clamping: MediaTime(value: Int64(clamping: mediaDuration), timescale: mediaScale)
                 .convertScale(movieTimeScale, method: .up).value)
@@ -97,6 +102,16 @@ struct MovieBoxBuilder {
         track.otherTrackBoxes = (pass?.otherTrackBoxes ?? []) + accessibilityBoxes(input, copied: pass?.otherTrackBoxes ?? [])
         track.otherMediaBoxes = pass?.otherMediaBoxes ?? []
         return track
+    }
+
+    /// Whether `entry` shows the media from its start to the last frame's end: its duration is
+    /// that span rounded to the movie timescale, what a reader makes of an open-ended edit.
+    private func reachesTheEnd(_ entry: EditListEntry, _ state: InputState, mediaScale: Int32, mediaDuration: UInt64) -> Bool {
+        guard !entry.isEmpty, entry.rate == 1 else { return false }
+        let first = state.firstDecodeTime ?? 0
+        let presented = state.presentationEnd.map { $0 - first } ?? Int64(clamping: mediaDuration)
+        let rest = MediaTime(value: presented - entry.mediaTime, timescale: mediaScale).convertScale(movieTimeScale)
+        return rest.value > 0 && UInt64(exactly: rest.value) == entry.segmentDuration
     }
 
     /// Each track's edit list, as `movieBox` writes it.
