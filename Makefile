@@ -129,7 +129,7 @@ python-test: deps-test python-venv
 ## Firefox, one row per file, one cell per player (scripts/players). PLAYERS=ffmpeg,mpv picks
 ## columns (the browsers are installed only when asked for). Fails when a cell listed right in
 ## scripts/players/expected comes out wrong.
-PLAYERS ?= ffmpeg,gstreamer,mpv,chromium,firefox
+PLAYERS ?= ffmpeg,gstreamer,mpv,chromium,firefox,chromium-mse
 PLAYER_PACKAGES := gstreamer1.0-plugins-base-apps $(if $(findstring chromium,$(PLAYERS)),chromium) \
 	$(if $(findstring firefox,$(PLAYERS)),firefox-esr pulseaudio)
 players: deps-test

@@ -13,7 +13,8 @@ import jobs      # noqa: E402
 import judge     # noqa: E402
 import players   # noqa: E402
 
-BROWSERS = {"chromium": "chromium", "firefox": "firefox-esr"}
+# (chromium-mse: Chromium playing a CMAF row through Media Source Extensions, segment by segment)
+BROWSERS = {"chromium": "chromium", "firefox": "firefox-esr", "chromium-mse": "chromium"}
 
 
 def main() -> int:
@@ -33,7 +34,7 @@ def main() -> int:
     media, outputs = work / "media", work / "out"
     jobs.make_media(media)
     outputs.mkdir(parents=True, exist_ok=True)
-    every = jobs.jobs() + jobs.hevc_jobs() + jobs.container_jobs() + jobs.webm_jobs() + (jobs.experiments() if args.experiments or args.jobs else [])
+    every = jobs.jobs() + jobs.cmaf_jobs() + jobs.hevc_jobs() + jobs.container_jobs() + jobs.webm_jobs() + (jobs.experiments() if args.experiments or args.jobs else [])
     chosen = [j for j in every if args.jobs is None or j.name in args.jobs.split(",")]
     names = args.players.split(",")
     unknown = [n for n in names if n not in players.PLAYERS and n not in BROWSERS]
@@ -51,6 +52,8 @@ def main() -> int:
             job.make(job, media / job.media, args.splice, out)
             for name in names:
                 if job.players and name not in job.players and not args.every_column:
+                    continue
+                if name == "chromium-mse" and not job.mse:
                     continue
                 began = time.monotonic()
                 cells[job.name, name] = _play(job, name, out, browsers)

@@ -87,7 +87,7 @@ class Browsers:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def _command(self, browser: str, url: str, profile: Path):
-        if browser == "chromium":
+        if browser.startswith("chromium"):
             return ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
                     "--autoplay-policy=no-user-gesture-required", "--disable-background-media-suspend",
                     f"--user-data-dir={profile}", url]
@@ -108,6 +108,8 @@ class Browsers:
         url = (f"http://127.0.0.1:{self.server.server_address[1]}/page.html?file={quote(path.name)}"
                f"&probes={','.join(f'{t:.4f}' for t in job.probes())}&middles={','.join(f'{t:.4f}' for t in middles)}"
                f"&codes={','.join(map(str, codes))}")
+        if browser == "chromium-mse":
+            url += f"&mse={quote(mse_codecs(path))}"
         process = subprocess.Popen(self._command(browser, url, profile), env=self.env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -126,6 +128,21 @@ class Browsers:
         return _playback(report, expected)
 
 
+def mse_codecs(path: Path) -> str:
+    """The codecs parameter of a fragmented MP4's tracks (RFC 6381): avc1.PPCCLL from each avcC
+    (avc3 where the sample entry is), mp4a.40.2 where there is AAC."""
+    data = path.read_bytes()
+    header = data[:data.find(b"moof")] if b"moof" in data else data
+    codecs = []
+    at = header.find(b"avcC")
+    if at >= 0:
+        entry = "avc3" if b"avc3" in header else "avc1"
+        codecs.append(f"{entry}.{header[at + 5]:02x}{header[at + 6]:02x}{header[at + 7]:02x}")
+    if b"mp4a" in header:
+        codecs.append("mp4a.40.2")
+    return ",".join(codecs)
+
+
 def _playback(report, expected) -> Playback:
     """Frames seen in real time, in order, each once; the expected frames not seen, found by
     seeking to their time, put in their place when shown there."""
@@ -142,6 +159,7 @@ def _playback(report, expected) -> Playback:
     duration = report.get("duration")
     return Playback(frames, None, duration if isinstance(duration, (int, float)) else None,
                     ended=bool(report.get("ended")), notes=list(report.get("errors", [])), timed=False,
-                    remarks=[f"{len(filled)} frames identified by seeking"] if filled else [],
+                    remarks=([f"{len(filled)} frames identified by seeking"] if filled else [])
+                    + ([f"{report['segments']} media segments appended"] if report.get("segments") else []),
                     probes=[(t, decode(v)) for t, v in report.get("probes", [])],
                     tones=[(t, i) for t, i in report.get("tones", [])])

@@ -34,6 +34,7 @@ class Job:
     media: str = ""                # the media folder's subfolder: "hevc" for the HEVC clips
     players: tuple = ()            # the columns it is played in (empty: all)
     suffix: str = "mp4"            # the output's container
+    mse: bool = False              # CMAF: played through Media Source Extensions too (chromium-mse)
 
     @property
     def duration(self) -> float:
@@ -150,9 +151,9 @@ def clip_arg(media: Path, clip: int, start: float, end: float) -> str:
     return f"{clip_file(media, clip)}#t={start:g},{end:g}"
 
 
-def splice_concat(ranges):
+def splice_concat(ranges, extra=()):
     def make(job, media, splice, out):
-        subprocess.run([splice, "concat", *[clip_arg(media, c, s, e) for c, s, e in ranges], "-o", str(out), "--force"],
+        subprocess.run([splice, "concat", *[clip_arg(media, c, s, e) for c, s, e in ranges], "-o", str(out), "--force", *extra],
                        check=True, capture_output=True)
     return make
 
@@ -242,6 +243,21 @@ def jobs():
 # Players that decode 10-bit HEVC here: Firefox ESR through the system's libavcodec; Debian's
 # Chromium has no HEVC decoder (even the plain remux shows no frame).
 HEVC_PLAYERS = ("ffmpeg", "gstreamer", "mpv", "firefox")
+
+
+def cmaf_jobs():
+    """CMAF (`--cmaf`): a remux of clip 1, the three-clip concat and the trim, played as files and
+    through Media Source Extensions (chromium-mse: the init segment, then each fragment)."""
+    remux = Job("cmaf", "remux --cmaf", [Segment(6.0, (1, 0.0), (1, 0.0))], mse=True)
+    remux.make = lambda job, media, splice, out: subprocess.run(
+        [splice, "remux", str(clip_file(media, 1)), str(out), "--cmaf", "--force"], check=True, capture_output=True)
+    trim = Job("cmaf-trim", "trim --range 1.5,4 --cmaf", [Segment(2.5, (1, 1.5), (1, 1.5))], mse=True)
+    trim.make = lambda job, media, splice, out: subprocess.run(
+        [splice, "trim", str(clip_file(media, 1)), "-o", str(out), "--range", "1.5,4", "--cmaf", "--force"],
+        check=True, capture_output=True)
+    concat = Job("cmaf-concat3", "concat of three clips cut mid-GOP, --cmaf", [Segment(e - s, (c, s), (c, s)) for c, s, e in THREE],
+                 splice_concat(THREE, ["--cmaf"]), mse=True)
+    return [remux, trim, concat]
 
 
 def hevc_jobs():
