@@ -1,4 +1,5 @@
 import Foundation
+import MediaCore
 import Splice
 import Testing
 import TestSupport
@@ -230,5 +231,32 @@ struct FragmentTests {
                 .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last.map(String.init) ?? "" }
         }
         #expect(frames[0].count == 50 && frames[0] == frames[1])
+    }
+
+    /// The library's names (`ExportSession`'s, passed to its `AssetWriter`): the file the
+    /// command line writes; a fragment interval into Matroska, or of no length, refused.
+    @Test func theLibrarysNamesWriteWhatTheCommandLineWrites() throws {
+        let source = try EncryptionTests.movies.get().clear
+        let out = Fixtures.path("fragment-library.mp4")
+        let session = ExportSession(asset: try Asset(url: source), preset: .passthrough)
+        session.outputURL = out
+        session.replacesExistingFile = true
+        session.movieFragmentInterval = MediaTime(value: 1, timescale: 2)
+        session.writesSegmentIndex = true
+        try session.run()
+        let cli = try Self.remux(source, "fragment-cli.mp4", ["--fragment", "0.5", "--sidx"])
+        let (a, b) = ([UInt8](try Data(contentsOf: out)), [UInt8](try Data(contentsOf: cli)))
+        #expect(Self.boxes(a).map(\.type) == Self.boxes(b).map(\.type))
+        #expect(try Self.packets(out) == Self.packets(cli) && Self.soundAndPictureHash(out) == Self.soundAndPictureHash(cli))
+        let back = try Asset(url: out)
+        #expect(back.tracks.map(\.timeRange) == (try Asset(url: cli)).tracks.map(\.timeRange))
+
+        for (name, interval) in [("fragment-refused.mkv", MediaTime(value: 1, timescale: 1)), ("fragment-refused.mp4", .zero)] {
+            let writer = try AssetWriter(outputURL: Fixtures.path(name), fileType: FileType(pathExtension: String(name.suffix(3)))!)
+            writer.movieFragmentInterval = interval
+            #expect(!writer.startWriting())
+            #expect(writer.error?.message.contains(interval == .zero ? "must be positive" : "not .mkv") == true, "\(String(describing: writer.error))")
+            #expect(!FileManager.default.fileExists(atPath: Fixtures.path(name).path))
+        }
     }
 }

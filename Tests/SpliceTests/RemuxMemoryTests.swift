@@ -50,6 +50,17 @@ struct RemuxMemoryTests {
         #expect(abs(rss[1] - rss[0]) <= 5, "\(small) → \(ext): \(rss[0]) MB for \(sizes[0]) bytes, \(rss[1]) MB for \(sizes[1]) bytes")
     }
 
+    /// A fragmented remux holds one fragment's sample references, whatever the file's length.
+    @Test(.enabled(if: notSanitized))
+    func fragmentedRemuxMemoryDoesNotGrowWithTheFile() throws {
+        let media = try Self.media.get()
+        let out = Fixtures.path("memory-out-fragmented.mp4")
+        let rss = try ["mp4", "mp4x4"].map { name in
+            try (0..<3).map { _ in try Self.peakRSS(["remux", media[name]!.path, out.path, "--force", "--fragment", "1"]) }.min()!
+        }
+        #expect(abs(rss[1] - rss[0]) <= 5, "fragmented: \(rss[0]) MB for 8 s, \(rss[1]) MB for 32 s")
+    }
+
     /// Music that starts late in a long movie: the silence before it (an empty segment of the
     /// composition) is made a buffer at a time, not all at once (ten minutes of it at 8 kHz held
     /// 19 MB more; an hour at 48 kHz, 576 MB).
