@@ -1,7 +1,8 @@
 // splice-bench: speed and memory against ffmpeg (and cp), measured in the same run.
 //
 //   make bench            (= swift build -c release && .build/release/splice-bench)
-//   BENCH_ONLY=goals make bench      (the goals table only: Goals.swift)
+//   BENCH_ONLY=goals make bench      (the goals table only: Goals.swift, then fragmenting: Fragments.swift)
+//   BENCH_ONLY=fragments make bench  (fragmenting big.mp4 only)
 //   SPLICE_BENCH_BASELINE=/other/build/splice make bench   (that build measured too, runs alternating)
 //   BENCH_ONLY=baseline SPLICE_BENCH_BASELINE=/other/build/splice make bench   (the two builds only: Baseline.swift)
 //
@@ -205,8 +206,14 @@ if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "baseline" {
                  rounds: max(3, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 9))
     exit(0)
 }
+if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "fragments" {
+    makeGoalMedia(media)
+    fragmentRows(media: media, binary: binary, rounds: max(9, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 9))
+    exit(0)
+}
 let goalRounds = max(5, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 5)
 goalRows(media: media, binary: binary, rounds: goalRounds)
+fragmentRows(media: media, binary: binary, rounds: max(9, goalRounds))
 if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "goals" { exit(0) }
 print("")
 

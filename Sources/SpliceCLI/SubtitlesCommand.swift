@@ -8,7 +8,8 @@ enum SubtitlesCommand: Command {
     static let usage = """
         splice subtitles add <input> <subtitle>... -o <output> [--language <code>] [--name <name>]
                                  [--forced] [--default] [--format tx3g|wvtt] [--encoding <name>]
-                                 [--keep-late-cues] [--tracks <list>] [--exclude-tracks <list>] [--force]
+                                 [--keep-late-cues] [--tracks <list>] [--exclude-tracks <list>]
+                                 \(FragmentOptions.usage) [--force]
                splice subtitles extract <input> -o <output.srt|.vtt|.ass> [--track <id>] [--force]
         """
     static let help = """
@@ -57,6 +58,7 @@ enum SubtitlesCommand: Command {
                                   that is not UTF-8 is read as Windows-1252, with a warning.
           --force                 Replace <output> if it exists.
         \(ParsedArguments.trackHelp)
+        \(FragmentOptions.help)
 
         OPTIONS (extract):
           -o <output>             The subtitle file to write (.srt, .vtt or .ass).
@@ -79,8 +81,9 @@ enum SubtitlesCommand: Command {
     }
 
     static func add(_ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, flags: ["--forced", "--default", "--force", "--keep-late-cues"],
-                                       options: Set(["-o", "--output", "--language", "--name", "--format", "--encoding"]).union(ParsedArguments.trackOptions))
+        let args = try ParsedArguments(arguments, flags: FragmentOptions.flags.union(["--forced", "--default", "--force", "--keep-late-cues"]),
+                                       options: Set(["-o", "--output", "--language", "--name", "--format", "--encoding"])
+                                           .union(ParsedArguments.trackOptions).union(FragmentOptions.options))
         guard let outputPath = args.options["-o"] ?? args.options["--output"] else { throw UsageError(message: "missing -o <output>") }
         guard args.positionals.count >= 2 else { throw UsageError(message: "expected <input> and at least one <subtitle>") }
         let mp4Format: SubtitleTrackFormat
@@ -101,6 +104,7 @@ enum SubtitlesCommand: Command {
             throw UsageError(message: "cannot write subtitles to '.\(outputURL.pathExtension)' files; write "
                                           + FileType.listing(FileType.allCases.filter(\.holdsTextSubtitles)))
         }
+        let fragments = try FragmentOptions.parse(args, output: try ParsedArguments.movieType(of: outputURL))
         try JobRunner.checkOutput(outputURL, force: args.flags.contains("--force"), inputs: args.positionals)
         let asset = try Asset(url: URL(fileURLWithPath: args.positionals[0]))
         var tracks: [NewSubtitleTrack] = []
@@ -122,6 +126,7 @@ enum SubtitlesCommand: Command {
         let (pipe, warnings) = try SamplePipe.addingSubtitles(tracks, to: asset, outputURL: outputURL, keeping: try args.trackSelection(of: asset))
         pipe.writer.replacesExistingFile = args.flags.contains("--force")
         pipe.writer.syncsToDisk = Terminal.syncsToDisk
+        FragmentOptions.apply(fragments, to: pipe.writer)
         for w in warnings { Terminal.error("warning: \(w)\n") }
         try Terminal.whileRunning(cancel: { [weak pipe] in pipe?.cancel() }) { try pipe.run() }
         for note in pipe.notes { Terminal.note(note) }

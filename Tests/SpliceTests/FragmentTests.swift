@@ -259,4 +259,22 @@ struct FragmentTests {
             #expect(!FileManager.default.fileExists(atPath: Fixtures.path(name).path))
         }
     }
+
+    /// `subtitles add --format wvtt --cmaf`: WebVTT in CMAF, the cues read back as from the plain file.
+    @Test func webVTTSubtitlesGoIntoCMAF() throws {
+        let movie = try EncryptionTests.movies.get().clear
+        let srt = try Fixtures.write("cmaf-subs.es.srt", "1\n00:00:00,500 --> 00:00:01,200\nHola\n\n2\n00:00:01,400 --> 00:00:01,900\nAdiós\n")
+        let out = Fixtures.path("cmaf-subs.mp4"), back = Fixtures.path("cmaf-subs-back.srt")
+        let r = try Tool.splice(["subtitles", "add", movie.path, srt.path, "-o", out.path, "--format", "wvtt", "--cmaf", "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let data = [UInt8](try Data(contentsOf: out))
+        #expect(Self.fragments(data).allSatisfy { $0.tracks.count == 1 } && Set(Self.fragments(data).flatMap(\.tracks)) == [1, 2, 3])
+        let plain = Fixtures.path("cmaf-subs-plain.mp4"), plainBack = Fixtures.path("cmaf-subs-plain.srt")
+        #expect(try Tool.splice(["subtitles", "add", movie.path, srt.path, "-o", plain.path, "--format", "wvtt", "--force"]).status == 0)
+        for (file, text) in [(out, back), (plain, plainBack)] {
+            #expect(try Tool.splice(["subtitles", "extract", file.path, "-o", text.path, "--force"]).status == 0)
+        }
+        let cues = try String(contentsOf: back, encoding: .utf8)
+        #expect(cues == (try String(contentsOf: plainBack, encoding: .utf8)) && cues.contains("00:00:01,400 --> 00:00:01,900\nAdiós"))
+    }
 }

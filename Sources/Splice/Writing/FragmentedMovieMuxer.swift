@@ -76,7 +76,7 @@ final class FragmentedMovieMuxer: Muxer {
         let codec = sample.formatDescription.codec.description
         if plan.cmaf, input.mediaType.isLegible, !["wvtt", "stpp"].contains(codec) {
             throw MediaError(.unsupported, "\(label) is \(codec) text, which CMAF does not carry (its subtitles are WebVTT or IMSC1): "
-                             + "leave it out (--exclude-tracks), or write it plain")
+                             + "add subtitles as WebVTT (subtitles add --format wvtt), leave the track out (--exclude-tracks), or write the file plain")
         }
         let i = try tables[index].descriptionIndex(for: sample, input: input, label: label)
         if plan.cmaf, i > 1 {
