@@ -149,7 +149,19 @@ struct FragmentTests {
         let cut = Fixtures.path("cmaf-two-edits.mp4")
         let made = try Tool.splice(["concat", "--cut", "exact", "\(source.path)#t=0.5,1.5", "\(source.path)#t=1.7,2.5", "-o", cut.path, "--force"])
         #expect(made.status == 0, "\(made.stderr)")
-        for (input, tracks, words) in [(cut, "video", "edits"), (source, "1,5", "tx3g")] {
+        // Two video tracks whose sync samples are not aligned (GOPs of 25 and 35 frames), and
+        // the same aligned (both 25): CMAF's segments start together.
+        var twoVideo: [URL] = []
+        for (name, gops) in [("cmaf-two-video.mp4", ["-g:v:0", "25", "-g:v:1", "35", "-keyint_min", "35"]), ("cmaf-two-aligned.mp4", ["-g", "25"])] {
+            let url = Fixtures.path(name)
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=4",
+                             "-map", "0", "-map", "1", "-c:v", "libx264", "-preset", "ultrafast", "-sc_threshold", "0"] + gops + [url.path])
+            twoVideo.append(url)
+        }
+        let aligned = try Self.remux(twoVideo[1], "cmaf-two-aligned-out.mp4", ["--cmaf"])
+        let alignedData = [UInt8](try Data(contentsOf: aligned))
+        #expect(Self.fragments(alignedData).allSatisfy { f in f.tracks.allSatisfy { Self.startsWithSync(alignedData, f.moof, track: $0) } })
+        for (input, tracks, words) in [(cut, "video", "edits"), (source, "1,5", "tx3g"), (twoVideo[0], "video", "track 1's fragment starts")] {
             let out = Fixtures.path("cmaf-refused.mp4")
             let r = try Tool.splice(["remux", input.path, out.path, "--tracks", tracks, "--cmaf", "--force"])
             #expect(r.status == 65 && r.stderr.contains(words) && r.stderr.contains("CMAF"), "\(r.stderr)")
