@@ -74,7 +74,7 @@ struct FragmentTests {
     @Test func aFragmentedRemuxIsThePlainRemux() throws {
         let source = try Fixtures.grouped.get()
         let plain = try Self.remux(source, "fragment-plain.mp4")
-        let fragmented = try Self.remux(source, "fragment-1s.mp4", ["--fragment", "1"])
+        let fragmented = try Self.remux(source, "fragment-1s.mp4", ["--fragment", "1", "--verify"])
         #expect(try Tool.run("ffprobe", ["-v", "error", fragmented.path]).stderr.isEmpty)
         // (Subtitles are compared after the read back: ffmpeg shows the cues the edits of a
         // fragmented track hide — track 6's three edits, track 5's last cue — as it does in its
