@@ -33,6 +33,8 @@ final class FragmentedMovieMuxer: Muxer {
     private let movieTimeScale: Int32
     private let plan: FragmentPlan
     private var tables: [TrackTable]
+    /// The most bytes of samples in memory a fragment gathers before it ends at the next sync sample.
+    static let maximumHeldBytes = 64 << 20
     /// Each input's samples not yet in a fragment.
     private var held: [[PendingSample]]
     /// Each input's media duration so far, and how many of its samples were written.
@@ -166,9 +168,17 @@ final class FragmentedMovieMuxer: Muxer {
         let leadSamples = held[lead]
         var boundary: MediaTime?
         if let first = leadSamples.first {
+            // (at the interval, or sooner at a sync sample once the fragment holds 64 MiB of
+            // encoded samples in memory: a long interval must not hold an encode's output)
             let start = time(first, states[lead])
-            boundary = leadSamples.dropFirst().first { $0.isSync && time($0, states[lead]) - start >= plan.interval }
-                .map { time($0, states[lead]) }
+            var inMemory = 0
+            for s in leadSamples.dropFirst() {
+                if s.isSync, time(s, states[lead]) - start >= plan.interval || inMemory >= FragmentedMovieMuxer.maximumHeldBytes {
+                    boundary = time(s, states[lead])
+                    break
+                }
+                if case .bytes = s.storage { inMemory += s.length }
+            }
         }
         guard let boundary else { return final ? held.map(\.count) : nil }
         var cut: [Int] = []
