@@ -289,4 +289,25 @@ struct FragmentTests {
         let cues = try String(contentsOf: back, encoding: .utf8)
         #expect(cues == (try String(contentsOf: plainBack, encoding: .utf8)) && cues.contains("00:00:01,400 --> 00:00:01,900\nAdiós"))
     }
+
+    /// Negative composition offsets (ffmpeg's `negative_cts_offsets`): FFmpeg shows a fragmented
+    /// track's as a later start (80 ms late against the sound here), so they are raised to none
+    /// negative and the edit's media time with them — ffmpeg then reads the plain remux's packet
+    /// times, and `--verify` agrees.
+    @Test func negativeCompositionOffsetsAreRaised() throws {
+        let source = try Fixtures.negativeCTS.get()
+        let plain = try Self.remux(source, "fragment-negative-plain.mp4")
+        let fragmented = try Self.remux(source, "fragment-negative.mp4", ["--fragment", "0.5", "--verify"])
+        #expect(try Self.packets(fragmented) == Self.packets(plain))
+        let starts = { (url: URL) in
+            // (the video's: ffmpeg starts a fragmented AAC track at its priming packet, hidden or not)
+            try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=start_time", "-of", "csv=p=0", url.path]).stdout
+        }
+        #expect(try starts(fragmented) == starts(plain))
+        let data = [UInt8](try Data(contentsOf: fragmented))
+        let runs = Self.fragments(data).flatMap { f in
+            Self.children(data, f.moof).filter { $0.type == "traf" }.flatMap { Self.children(data, $0).filter { $0.type == "trun" } }
+        }
+        #expect(!runs.isEmpty && runs.allSatisfy { data[$0.start + 8] == 0 }, "every trun version 0: no negative offset")
+    }
 }

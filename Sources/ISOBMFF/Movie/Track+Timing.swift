@@ -21,6 +21,14 @@ extension Track {
 }
 
 extension Track {
+    /// How far the most negative composition offset (sample table or fragments) shows a sample
+    /// before it is decoded; 0 when none is negative.
+    public var compositionLead: Int64 {
+        let table = sampleTable.compositionOffsets?.map(\.offset).min() ?? 0
+        let fragments = self.fragments.lazy.flatMap(\.runs).flatMap(\.samples).map(\.compositionOffset).min() ?? 0
+        return -Int64(widening: min(0, table, fragments))
+    }
+
     /// The end of the last frame shown, in media time: the latest decode time plus composition
     /// offset plus duration over the sample table and the fragments (the media duration when
     /// no frame is shown after it is decoded).

@@ -54,7 +54,7 @@ public enum SampleComparison {
                 n += 1
                 let (za, zb) = shift ?? (sa.decodeTimeStamp, sb.decodeTimeStamp)
                 shift = (za, zb)
-                try compareSample(sa, za, sb, zb, n, tb, in: b)
+                try compareSample(sa, za, sb, zb, n, tb, in: b, leads: (ta.backing.presentationLead, tb.backing.presentationLead))
                 // A duration is compared once the next sample is known: where the source's next
                 // decode time disagrees with it (a fragment starting after a gap), the copy's
                 // sample table says the decode times' difference instead.
@@ -77,15 +77,18 @@ public enum SampleComparison {
         return Result(tracks: a.tracks.count, samples: total)
     }
 
-    /// One sample's bytes and its times from its track's first decode time.
+    /// One sample's bytes and its times from its track's first decode time — presentation times
+    /// plus the track's lead (how far its most negative composition offset shows a sample before
+    /// it is decoded: a fragmented copy raises such offsets, and its edit, to none negative).
     private static func compareSample(_ sa: SampleBuffer, _ za: MediaTime, _ sb: SampleBuffer, _ zb: MediaTime, _ n: Int,
-                                      _ tb: AssetTrack, in b: Asset) throws {
+                                      _ tb: AssetTrack, in b: Asset, leads: (MediaTime, MediaTime)) throws {
         if try sa.data != sb.data { throw mismatch(b, tb, n, "bytes differ") }
         if sa.decodeTimeStamp - za != sb.decodeTimeStamp - zb {
             throw mismatch(b, tb, n, "decode time \(sb.decodeTimeStamp - zb) from the first, expected \(sa.decodeTimeStamp - za)")
         }
-        if sa.presentationTimeStamp - za != sb.presentationTimeStamp - zb {
-            throw mismatch(b, tb, n, "presentation time \(sb.presentationTimeStamp - zb) from the first decode time, expected \(sa.presentationTimeStamp - za)")
+        let (pa, pb) = (sa.presentationTimeStamp - za + leads.0, sb.presentationTimeStamp - zb + leads.1)
+        if pa != pb {
+            throw mismatch(b, tb, n, "presentation time \(pb) from the first decode time, expected \(pa)")
         }
     }
 

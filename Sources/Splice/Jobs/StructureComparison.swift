@@ -52,7 +52,8 @@ enum StructureComparison {
     }
 
     /// Edit lists, entry by entry and exactly: durations as fractions of each movie's timescale,
-    /// media times from each track's first decode time as fractions of each media timescale, rates.
+    /// media times from each track's first decode time less its composition lead, as fractions
+    /// of each media timescale, rates.
     private static func compareEdits(_ la: EditList, _ ta: Track, _ a: Asset, _ lb: EditList, _ tb: Track, _ b: Asset,
                                      fail: (String) -> MediaError) throws {
         guard la.entries.count == lb.entries.count else {
@@ -61,7 +62,10 @@ enum StructureComparison {
         let movieA = UInt64(widening: a.source.isoMovie?.movieHeader.timescale ?? 0)
         let movieB = UInt64(widening: b.source.isoMovie?.movieHeader.timescale ?? 0)
         let mediaA = UInt64(widening: ta.mediaHeader.timescale), mediaB = UInt64(widening: tb.mediaHeader.timescale)
-        let firstA = ta.firstDecodeTime, firstB = tb.firstDecodeTime
+        // (less each track's composition lead: a fragmented copy raises negative composition
+        // offsets to none negative, and its edits' media times as much)
+        let firstA = ta.firstDecodeTime.subtractingReportingOverflow(ta.compositionLead).partialValue
+        let firstB = tb.firstDecodeTime.subtractingReportingOverflow(tb.compositionLead).partialValue
         for (k, (ea, eb)) in zip(la.entries, lb.entries).enumerated() {
             let what = "edit \(k + 1)"
             guard equalFractions(ea.segmentDuration, movieA, eb.segmentDuration, movieB) else {

@@ -39,6 +39,9 @@ final class FragmentedMovieMuxer: Muxer {
     private var held: [[PendingSample]]
     /// Each input's media duration so far, and how many of its samples were written.
     private var durations: [UInt64], counts: [Int]
+    /// What each track's composition offsets are raised by, fixed by its first fragment (none
+    /// negative: FFmpeg shows a fragmented track's negative offsets late, as a later start).
+    private var shifts: [Int64?]
     private var sequence: UInt32 = 0
     private var out: ChunkWriter
     /// The fragments written (offsets before the header goes in front), for `sidx` and `mfra`.
@@ -60,6 +63,7 @@ final class FragmentedMovieMuxer: Muxer {
         held = Array(repeating: [], count: inputCount)
         durations = Array(repeating: 0, count: inputCount)
         counts = Array(repeating: 0, count: inputCount)
+        shifts = Array(repeating: nil, count: inputCount)
         out = ChunkWriter(file: file)
     }
 
@@ -101,7 +105,8 @@ final class FragmentedMovieMuxer: Muxer {
             }
         }
         let builder = MovieBoxBuilder(inputs: inputs, states: states, tables: tables, groups: groups, session: session,
-                                      movieTimeScale: movieTimeScale, fileType: fileType, template: template, fragmentedDurations: durations)
+                                      movieTimeScale: movieTimeScale, fileType: fileType, template: template, fragmentedDurations: durations,
+                                      compositionShifts: shifts.map { $0 ?? 0 })
         if plan.cmaf { try FragmentedMovieMuxer.checkCMAFEdits(builder.editLists(), states) }
         var moov = builder.movieBox(chunkShift: 0)
         MovieWriter.patchAuxiliaryInformationOffsets(&moov, moovOffset: 0)
@@ -218,7 +223,7 @@ final class FragmentedMovieMuxer: Muxer {
         }
         let leadSamples = held[lead][0..<cut[lead]]
         if let first = leadSamples.first {
-            let earliest = leadSamples.map { $0.decodeTime + $0.compositionOffset }.min() ?? first.decodeTime
+            let earliest = (leadSamples.map { $0.decodeTime + $0.compositionOffset }.min() ?? first.decodeTime) + (shifts[lead] ?? 0)
             index.addSegment(size: size, duration: UInt64(clamping: leadSamples.reduce(0) { $0 + $1.duration }),
                              earliest: UInt64(clamping: max(0, earliest - (states[lead].firstDecodeTime ?? 0) + startTicks(states[lead]))),
                              startsWithSync: first.isSync)
@@ -229,6 +234,8 @@ final class FragmentedMovieMuxer: Muxer {
     private func trackParts(_ samples: ArraySlice<PendingSample>, input i: Int, _ input: AssetWriterInput,
                             _ state: InputState) throws -> [(FragmentWriter.TrackPart, ArraySlice<PendingSample>)] {
         var parts: [(FragmentWriter.TrackPart, ArraySlice<PendingSample>)] = []
+        if shifts[i] == nil { shifts[i] = max(0, -(samples.map(\.compositionOffset).min() ?? 0)) }
+        let shift = shifts[i] ?? 0
         var start = samples.startIndex
         while start < samples.endIndex {
             var end = start + 1
@@ -236,7 +243,7 @@ final class FragmentedMovieMuxer: Muxer {
             let run = samples[start..<end]
             let base = run.first!.decodeTime - (state.firstDecodeTime ?? 0) + startTicks(state)
             var part = FragmentWriter.TrackPart(trackID: UInt32(clamping: i + 1), descriptionIndex: run.first!.descriptionIndex,
-                                                baseDecodeTime: UInt64(clamping: max(0, base)), samples: try run.map { try entry($0, state) })
+                                                baseDecodeTime: UInt64(clamping: max(0, base)), samples: try run.map { try entry($0, state, shift: shift) })
             part.encryption = input.passthrough?.encryption?.samples(counts[i]..<(counts[i] + run.count))
             counts[i] += run.count
             durations[i] += UInt64(clamping: run.reduce(0) { $0 + $1.duration })
@@ -252,9 +259,9 @@ final class FragmentedMovieMuxer: Muxer {
     }
 
     /// A sample's `trun` entry.
-    private func entry(_ s: PendingSample, _ state: InputState) throws -> TrackRun.Sample {
+    private func entry(_ s: PendingSample, _ state: InputState, shift: Int64) throws -> TrackRun.Sample {
         guard let size = UInt32(exactly: s.length), let duration = UInt32(exactly: max(0, s.duration)),
-              let offset = Int32(exactly: s.compositionOffset) else {
+              let offset = Int32(exactly: s.compositionOffset.addingReportingOverflow(shift).partialValue) else {
             throw MediaError(.unsupported, "\(state.label): a sample of \(s.length) bytes, \(s.duration) ticks long, shown \(s.compositionOffset) "
                              + "ticks after it is decoded, does not fit a fragment's sample fields")
         }

@@ -18,6 +18,10 @@ struct MovieBoxBuilder {
     /// A fragmented movie's: each track's media duration (its samples are in the fragments, its
     /// sample table empty); the `moov` gets `mvex`. nil: a plain movie.
     var fragmentedDurations: [UInt64]? = nil
+    /// A fragmented movie's: what each track's composition offsets were raised by (so that none
+    /// is negative: FFmpeg shows a fragmented track's negative offsets late), which its edit's
+    /// media time is raised by too.
+    var compositionShifts: [Int64]? = nil
 
     /// The `moov`, with every chunk offset moved by `chunkShift`.
     func movieBox(chunkShift: UInt64) -> [UInt8] {
@@ -79,10 +83,13 @@ struct MovieBoxBuilder {
             }
         }
         var edits = editList(input, state: state, mediaScale: mediaScale, mediaDuration: mediaDuration)
+        let shift = compositionShifts?[tracks(before: input)] ?? 0
+        if shift > 0 { edits = shifting(edits, by: shift, state, mediaScale: mediaScale, mediaDuration: mediaDuration) }
         var header = trackHeader(input, firstFormat: state.firstFormat)
         if let list = edits {
             header.duration = list.entries.reduce(0) { $0 + $1.segmentDuration }
-            if fragmentedDurations != nil, list.entries.count == 1, reachesTheEnd(list.entries[0], state, mediaScale: mediaScale, mediaDuration: mediaDuration) {
+            if fragmentedDurations != nil, list.entries.count == 1,
+               reachesTheEnd(list.entries[0], state, shift: shift, mediaScale: mediaScale, mediaDuration: mediaDuration) {
                 // One edit from an offset to the end: duration 0, "to the end of the media", as
                 // CMAF writes it (GStreamer drops a fragmented track's last frame otherwise).
                 edits?.entries[0].segmentDuration = 0
@@ -106,12 +113,27 @@ struct MovieBoxBuilder {
 
     /// Whether `entry` shows the media from its start to the last frame's end: its duration is
     /// that span rounded to the movie timescale, what a reader makes of an open-ended edit.
-    private func reachesTheEnd(_ entry: EditListEntry, _ state: InputState, mediaScale: Int32, mediaDuration: UInt64) -> Bool {
+    private func reachesTheEnd(_ entry: EditListEntry, _ state: InputState, shift: Int64, mediaScale: Int32, mediaDuration: UInt64) -> Bool {
         guard !entry.isEmpty, entry.rate == 1 else { return false }
-        let first = state.firstDecodeTime ?? 0
-        let presented = state.presentationEnd.map { $0 - first } ?? Int64(clamping: mediaDuration)
+        let presented = MovieBoxBuilder.presented(state, mediaDuration) + shift
         let rest = MediaTime(value: presented - entry.mediaTime, timescale: mediaScale).convertScale(movieTimeScale)
         return rest.value > 0 && UInt64(exactly: rest.value) == entry.segmentDuration
+    }
+
+    /// The end of the track's last frame shown, from its first decode time.
+    static func presented(_ state: InputState, _ mediaDuration: UInt64) -> Int64 {
+        state.presentationEnd.map { $0 - (state.firstDecodeTime ?? 0) } ?? Int64(clamping: mediaDuration)
+    }
+
+    /// `edits` for media whose composition times were all raised by `shift`: each edit's media
+    /// time raised as much; no edit list becomes one edit showing the whole track from `shift`.
+    private func shifting(_ edits: EditList?, by shift: Int64, _ state: InputState, mediaScale: Int32, mediaDuration: UInt64) -> EditList {
+        guard var list = edits else {
+            let length = MediaTime(value: MovieBoxBuilder.presented(state, mediaDuration), timescale: mediaScale).convertScale(movieTimeScale)
+            return EditList(entries: [EditListEntry(segmentDuration: UInt64(clamping: length.value), mediaTime: shift)])
+        }
+        for k in list.entries.indices where !list.entries[k].isEmpty { list.entries[k].mediaTime += shift }
+        return list
     }
 
     /// Each track's edit list, as `movieBox` writes it.
