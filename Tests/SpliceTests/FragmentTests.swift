@@ -310,4 +310,28 @@ struct FragmentTests {
         }
         #expect(!runs.isEmpty && runs.allSatisfy { data[$0.start + 8] == 0 }, "every trun version 0: no negative offset")
     }
+
+    /// `initialSegmentStartTime`: the fragments' decode times (`tfdt`) start there, and the
+    /// edits move with them, so the movie is shown as before — Splice and ffmpeg read the
+    /// plain remux's times.
+    @Test func aLaterSegmentStartTimeMovesTheDecodeTimesOnly() throws {
+        let source = try Fixtures.grouped.get()
+        let out = Fixtures.path("fragment-start-10.mp4")
+        let session = ExportSession(asset: try Asset(url: source), preset: .passthrough)
+        session.outputURL = out
+        session.replacesExistingFile = true
+        session.trackSelection = TrackSelection(including: try TrackSelection.items("1,2"))
+        session.movieFragmentInterval = MediaTime(value: 1, timescale: 1)
+        session.initialSegmentStartTime = MediaTime(value: 10, timescale: 1)
+        try session.run()
+        let plain = try Self.remux(source, "fragment-start-plain.mp4", ["--tracks", "1,2"])
+        let data = [UInt8](try Data(contentsOf: out))
+        let first = try #require(Self.fragments(data).first)
+        let traf = try #require(Self.children(data, first.moof).first { $0.type == "traf" })
+        let tfdt = try #require(Self.children(data, traf).first { $0.type == "tfdt" })
+        let timescale: UInt32 = Self.u32(data, traf.start + 20) == 1 ? 12800 : 44100
+        #expect(Self.u32(data, tfdt.start + 16) == 10 * timescale, "tfdt (version 1, low half) at 10 s")
+        #expect(try Asset(url: out).tracks.map(\.timeRange) == Asset(url: plain).tracks.map(\.timeRange))
+        #expect(try Self.packets(out) == Self.packets(plain))
+    }
 }

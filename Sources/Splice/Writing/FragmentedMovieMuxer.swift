@@ -106,7 +106,7 @@ final class FragmentedMovieMuxer: Muxer {
         }
         let builder = MovieBoxBuilder(inputs: inputs, states: states, tables: tables, groups: groups, session: session,
                                       movieTimeScale: movieTimeScale, fileType: fileType, template: template, fragmentedDurations: durations,
-                                      compositionShifts: shifts.map { $0 ?? 0 })
+                                      mediaTimeShifts: zip(shifts, states).map { ($0 ?? 0) + startTicks($1) })
         if plan.cmaf { try FragmentedMovieMuxer.checkCMAFEdits(builder.editLists(), states) }
         var moov = builder.movieBox(chunkShift: 0)
         MovieWriter.patchAuxiliaryInformationOffsets(&moov, moovOffset: 0)

@@ -18,10 +18,11 @@ struct MovieBoxBuilder {
     /// A fragmented movie's: each track's media duration (its samples are in the fragments, its
     /// sample table empty); the `moov` gets `mvex`. nil: a plain movie.
     var fragmentedDurations: [UInt64]? = nil
-    /// A fragmented movie's: what each track's composition offsets were raised by (so that none
-    /// is negative: FFmpeg shows a fragmented track's negative offsets late), which its edit's
-    /// media time is raised by too.
-    var compositionShifts: [Int64]? = nil
+    /// A fragmented movie's: how far each track's composition times were moved — its offsets
+    /// raised so that none is negative (FFmpeg shows a fragmented track's negative offsets
+    /// late), its decode times started at `initialSegmentStartTime` — which its edit's media
+    /// times move with.
+    var mediaTimeShifts: [Int64]? = nil
 
     /// The `moov`, with every chunk offset moved by `chunkShift`.
     func movieBox(chunkShift: UInt64) -> [UInt8] {
@@ -83,7 +84,7 @@ struct MovieBoxBuilder {
             }
         }
         var edits = editList(input, state: state, mediaScale: mediaScale, mediaDuration: mediaDuration)
-        let shift = compositionShifts?[tracks(before: input)] ?? 0
+        let shift = mediaTimeShifts?[tracks(before: input)] ?? 0
         if shift > 0 { edits = shifting(edits, by: shift, state, mediaScale: mediaScale, mediaDuration: mediaDuration) }
         var header = trackHeader(input, firstFormat: state.firstFormat)
         if let list = edits {
