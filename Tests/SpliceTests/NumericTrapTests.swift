@@ -51,13 +51,17 @@ struct NumericTrapTests {
         #expect(try Self.streamHashes(url) == Self.streamHashes(out))
     }
 
+    /// 16-bit PCM at 96 kHz in MOV, which ffmpeg writes with a version-2 sound description.
+    /// Made once (the cases run in parallel: each making it when missing read it half-written).
+    static let pcm96k: Result<URL, Error> = Result {
+        let source = Fixtures.path("pcm96k.mov")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=duration=0.5:sample_rate=96000", "-c:a", "pcm_s16le", source.path])
+        return source
+    }
+
     @Test(arguments: [Double.nan, .infinity, -.infinity, -48000, 1e300])
     func soundDescriptionVersionTwoRate(_ rate: Double) throws {
-        // ffmpeg writes 16-bit PCM at 96 kHz in MOV with a version-2 sound description.
-        let source = Fixtures.path("pcm96k.mov")
-        if !FileManager.default.fileExists(atPath: source.path) {
-            try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=duration=0.5:sample_rate=96000", "-c:a", "pcm_s16le", source.path])
-        }
+        let source = try Self.pcm96k.get()
         var bytes = [UInt8](try Data(contentsOf: source))
         // The entry: size, type, 6 reserved, data reference index, then version 2's fields; the
         // float64 rate follows version, revision, vendor, 3, 16, -2, 0, 65536 and the struct size.
