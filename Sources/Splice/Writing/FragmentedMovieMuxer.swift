@@ -67,7 +67,7 @@ final class FragmentedMovieMuxer: Muxer {
         out = ChunkWriter(file: file)
         // Room for the header at the start: a `free` box the header is written over at the end.
         var w = BoxWriter()
-        w.u32(UInt32(FragmentedMovieMuxer.headerRoom)); w.fourCC("free")
+        w.u32(UInt32(clamping: FragmentedMovieMuxer.headerRoom)); w.fourCC("free")
         w.zeros(FragmentedMovieMuxer.headerRoom - 8)
         try file.write(w.bytes)
     }
