@@ -245,9 +245,11 @@ final class FragmentedMovieMuxer: Muxer {
         }
         let leadSamples = held[lead][0..<cut[lead]]
         if let first = leadSamples.first {
-            let earliest = (leadSamples.map { $0.decodeTime + $0.compositionOffset }.min() ?? first.decodeTime) + (shifts[lead] ?? 0)
+            let earliest = (leadSamples.map { $0.decodeTime.addingReportingOverflow($0.compositionOffset).partialValue }.min() ?? first.decodeTime)
+                .addingReportingOverflow(shifts[lead] ?? 0).partialValue
             index.addSegment(size: size, duration: UInt64(clamping: leadSamples.reduce(0) { $0 + $1.duration }),
-                             earliest: UInt64(clamping: max(0, earliest - (states[lead].firstDecodeTime ?? 0) + startTicks(states[lead]))),
+                             earliest: UInt64(clamping: max(0, earliest.subtractingReportingOverflow(states[lead].firstDecodeTime ?? 0).partialValue
+                                .addingReportingOverflow(startTicks(states[lead])).partialValue)),
                              startsWithSync: first.isSync)
         }
     }
@@ -263,7 +265,8 @@ final class FragmentedMovieMuxer: Muxer {
             var end = start + 1
             while end < samples.endIndex && samples[end].descriptionIndex == samples[start].descriptionIndex { end += 1 }
             let run = samples[start..<end]
-            let base = run.first!.decodeTime - (state.firstDecodeTime ?? 0) + startTicks(state)
+            let base = run.first!.decodeTime.subtractingReportingOverflow(state.firstDecodeTime ?? 0).partialValue
+                .addingReportingOverflow(startTicks(state)).partialValue
             var part = FragmentWriter.TrackPart(trackID: UInt32(clamping: i + 1), descriptionIndex: run.first!.descriptionIndex,
                                                 baseDecodeTime: UInt64(clamping: max(0, base)), samples: try run.map { try entry($0, state, shift: shift) })
             part.encryption = input.passthrough?.encryption?.samples(counts[i]..<(counts[i] + run.count))

@@ -116,14 +116,15 @@ struct MovieBoxBuilder {
     /// that span rounded to the movie timescale, what a reader makes of an open-ended edit.
     private func reachesTheEnd(_ entry: EditListEntry, _ state: InputState, shift: Int64, mediaScale: Int32, mediaDuration: UInt64) -> Bool {
         guard !entry.isEmpty, entry.rate == 1 else { return false }
-        let presented = MovieBoxBuilder.presented(state, mediaDuration) + shift
-        let rest = MediaTime(value: presented - entry.mediaTime, timescale: mediaScale).convertScale(movieTimeScale)
+        // (wrapping: times from a file never trap; only a well-formed file's reach the end)
+        let presented = MovieBoxBuilder.presented(state, mediaDuration).addingReportingOverflow(shift).partialValue
+        let rest = MediaTime(value: presented.subtractingReportingOverflow(entry.mediaTime).partialValue, timescale: mediaScale).convertScale(movieTimeScale)
         return rest.value > 0 && UInt64(exactly: rest.value) == entry.segmentDuration
     }
 
     /// The end of the track's last frame shown, from its first decode time.
     static func presented(_ state: InputState, _ mediaDuration: UInt64) -> Int64 {
-        state.presentationEnd.map { $0 - (state.firstDecodeTime ?? 0) } ?? Int64(clamping: mediaDuration)
+        state.presentationEnd.map { $0.subtractingReportingOverflow(state.firstDecodeTime ?? 0).partialValue } ?? Int64(clamping: mediaDuration)
     }
 
     /// `edits` for media whose composition times were all raised by `shift`: each edit's media
@@ -133,7 +134,9 @@ struct MovieBoxBuilder {
             let length = MediaTime(value: MovieBoxBuilder.presented(state, mediaDuration), timescale: mediaScale).convertScale(movieTimeScale)
             return EditList(entries: [EditListEntry(segmentDuration: UInt64(clamping: length.value), mediaTime: shift)])
         }
-        for k in list.entries.indices where !list.entries[k].isEmpty { list.entries[k].mediaTime += shift }
+        for k in list.entries.indices where !list.entries[k].isEmpty {
+            list.entries[k].mediaTime = list.entries[k].mediaTime.addingReportingOverflow(shift).partialValue
+        }
         return list
     }
 
