@@ -30,7 +30,7 @@ struct MovieBoxBuilder {
         var tracks: [Track] = []
         var movieDuration: UInt64 = 0
         for (i, input) in inputs.enumerated() {
-            var track = self.track(input, state: states[i], table: tables[i], chunkShift: chunkShift)
+            var track = self.track(i, chunkShift: chunkShift)
             let (group, enabled) = assignments[ObjectIdentifier(input)] ?? (0, input.marksOutputTrackAsEnabled)
             track.header.trackID = UInt32(clamping: i + 1)
             track.header.alternateGroup = group
@@ -53,7 +53,8 @@ struct MovieBoxBuilder {
                                     otherBoxes: template.boxes.filter { $0.type != "mvex" } + [RawBox(type: "mvex", bytes: mvex)])
     }
 
-    private func track(_ input: AssetWriterInput, state: InputState, table: TrackTable, chunkShift: UInt64) -> Track {
+    private func track(_ i: Int, chunkShift: UInt64) -> Track {
+        let (input, state, table) = (inputs[i], states[i], tables[i])
         let pass = input.passthrough
         var sampleTable = table.builder.finished()
         if fragmentedDurations != nil {
@@ -73,7 +74,7 @@ struct MovieBoxBuilder {
             sampleTable.sampleEntries = [parsed]
         }
         let mediaScale = state.writtenTimescale(input, fallback: movieTimeScale)
-        let mediaDuration = fragmentedDurations.map { $0[tracks(before: input)] } ?? table.builder.duration
+        let mediaDuration = fragmentedDurations?[i] ?? table.builder.duration
         if input.outputSettings != nil, fragmentedDurations == nil {
             // An encoded track: its sample entries say its bit rates (`btrt`, §8.5.2.2).
             let btrt = MovieBoxBuilder.bitRateBox(sampleTable, timescale: mediaScale)
@@ -84,7 +85,7 @@ struct MovieBoxBuilder {
             }
         }
         var edits = editList(input, state: state, mediaScale: mediaScale, mediaDuration: mediaDuration)
-        let shift = mediaTimeShifts?[tracks(before: input)] ?? 0
+        let shift = mediaTimeShifts?[i] ?? 0
         if shift > 0 { edits = shifting(edits, by: shift, state, mediaScale: mediaScale, mediaDuration: mediaDuration) }
         var header = trackHeader(input, firstFormat: state.firstFormat)
         if let list = edits {
@@ -147,9 +148,6 @@ struct MovieBoxBuilder {
                      mediaDuration: fragmentedDurations?[i] ?? tables[i].builder.duration)
         }
     }
-
-    /// The input's position among the inputs.
-    private func tracks(before input: AssetWriterInput) -> Int { inputs.firstIndex { $0 === input } ?? 0 }
 
     /// `tkhd` without ID, group, enabled flag and duration: the copied header, or a new one sized
     /// from the format; then the input's size, matrix and volume where it sets them.
