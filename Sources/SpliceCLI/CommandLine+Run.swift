@@ -44,7 +44,7 @@ enum Version {
 }
 
 extension CommandLine {
-    static let commands: [any Command.Type] = [InspectCommand.self, RemuxCommand.self, ExportCommand.self, TrimCommand.self, ConcatCommand.self, MergeCommand.self, MixCommand.self, ImagesCommand.self, SubtitlesCommand.self, ThumbnailCommand.self]
+    static let commands: [any Command.Type] = [InspectCommand.self, RemuxCommand.self, ExportCommand.self, TrimCommand.self, ConcatCommand.self, MergeCommand.self, MixCommand.self, ImagesCommand.self, PackageCommand.self, SubtitlesCommand.self, ThumbnailCommand.self]
 
     static var mainHelp: String {
         var s = """

@@ -41,6 +41,13 @@ public struct LanguageTag: Sendable, Hashable {
         "xh": "xho", "yi": "yid", "yo": "yor", "za": "zha", "zh": "zho", "zu": "zul",
     ]
 
+    /// The shortest ISO 639 code of an ISO 639-2 code (`eng` → `en`, `fre` → `fr`), as BCP 47
+    /// writes a language.
+    public static func shortest(_ code: String) -> String {
+        let terminology = ISO639.terminology(code.lowercased())
+        return twoLetter.first { $0.value == terminology }?.key ?? code.lowercased()
+    }
+
     static let known3: Set<String> = Set(twoLetter.values).union(ISO639.terminologyForBibliographic.keys).union(["und", "mul", "zxx", "yue", "cmn", "fil"])
 
     /// Parses `en`, `eng`, `fre`, `pt-BR`, `zh-Hant-TW`; `nil` for anything else.

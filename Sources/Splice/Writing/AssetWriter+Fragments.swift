@@ -41,6 +41,12 @@ extension AssetWriter {
         get { settings.withLock { $0.fragments.writesSegmentIndex } }
         set { settings.withLock { $0.fragments.writesSegmentIndex = newValue } }
     }
+    /// Fragments start at these decode times (from each track's first) rather than at the
+    /// interval: a package's tracks are cut where its lead video track's segments start.
+    var fragmentStarts: [MediaTime]? {
+        get { settings.withLock { $0.fragments.fragmentStarts } }
+        set { settings.withLock { $0.fragments.fragmentStarts = newValue } }
+    }
     /// A fragmented file gets a fragment random access box (`mfra`) at its end.
     public var writesMovieFragmentRandomAccess: Bool {
         get { settings.withLock { $0.fragments.writesMovieFragmentRandomAccess } }
@@ -56,6 +62,8 @@ struct FragmentSettings: Sendable {
     var initialSegmentStartTime = MediaTime.invalid
     var writesSegmentIndex = false
     var writesMovieFragmentRandomAccess = false
+    /// Where fragments start, when a package plans them (`FragmentPlan.starts`).
+    var fragmentStarts: [MediaTime]?
 
     /// The plan, or nil for a plain movie.
     /// - Throws: `.invalidOperation` for an interval that is not a positive time.
@@ -69,6 +77,6 @@ struct FragmentSettings: Sendable {
             throw MediaError(.invalidOperation, "the movie fragment interval is \(interval.seconds) s; it must be positive")
         }
         return FragmentPlan(interval: interval, cmaf: cmaf, startTime: initialSegmentStartTime,
-                            segmentIndex: writesSegmentIndex, randomAccess: writesMovieFragmentRandomAccess)
+                            segmentIndex: writesSegmentIndex, randomAccess: writesMovieFragmentRandomAccess, starts: fragmentStarts)
     }
 }

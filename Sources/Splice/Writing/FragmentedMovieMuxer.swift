@@ -15,6 +15,9 @@ struct FragmentPlan {
     var startTime: MediaTime
     var segmentIndex: Bool
     var randomAccess: Bool
+    /// Where fragments start instead (a package's segments): decode times from each track's
+    /// first; a fragment starts at the lead's first sample at or after each.
+    var starts: [MediaTime]?
 }
 
 /// Writes fragmented MP4 (ISO/IEC 14496-12 §8.8): the samples in `moof`/`mdat` pairs as they
@@ -194,7 +197,12 @@ final class FragmentedMovieMuxer: Muxer {
         guard held.contains(where: { !$0.isEmpty }) else { return nil }
         let leadSamples = held[lead]
         var boundary: MediaTime?
-        if let first = leadSamples.first {
+        if let starts = plan.starts, let first = leadSamples.first {
+            let start = time(first, states[lead])
+            if let planned = starts.first(where: { $0 > start }) {
+                boundary = leadSamples.lazy.map { self.time($0, states[lead]) }.first { $0 >= planned }
+            }
+        } else if let first = leadSamples.first {
             // (at the interval, or sooner at a sync sample once the fragment holds 64 MiB of
             // encoded samples in memory: a long interval must not hold an encode's output)
             let start = time(first, states[lead])
