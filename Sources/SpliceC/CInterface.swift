@@ -145,3 +145,9 @@ public func spliceThumbnail(_ i: SpliceInputs, _ n: Int, _ o: UnsafePointer<CCha
                             _ job: UnsafePointer<splice_job>?, _ e: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     JobCall(command: ["thumbnail"]).run(inputs: i, count: n, output: o, options: opts, job: job, error: e)
 }
+
+@_cdecl("splice_package")
+public func splicePackage(_ i: SpliceInputs, _ n: Int, _ o: UnsafePointer<CChar>?, _ opts: UnsafePointer<CChar>?,
+                          _ job: UnsafePointer<splice_job>?, _ e: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    JobCall(command: ["package"]).run(inputs: i, count: n, output: o, options: opts, job: job, error: e)
+}

@@ -182,6 +182,8 @@ int splice_inspect_json(const char *path, char **json, splice_error **error);
  *   splice_mix               the video, then the music; "music-volume", "fade-in", "loop", ...
  *   splice_images            the images, in order; "fps", "seconds-per-image", "size", "audio"
  *   splice_thumbnail         one input; "at" (times, required), "size"
+ *   splice_package           the renditions; the output is a directory; "hls", "dash",
+ *                            "segment" (seconds), "single-file", "force"
  */
 int splice_remux(const char *const *inputs, size_t input_count, const char *output, const char *options,
                  const splice_job *job, splice_error **error);
@@ -203,6 +205,8 @@ int splice_images(const char *const *inputs, size_t input_count, const char *out
                   const splice_job *job, splice_error **error);
 int splice_thumbnail(const char *const *inputs, size_t input_count, const char *output, const char *options,
                      const splice_job *job, splice_error **error);
+int splice_package(const char *const *inputs, size_t input_count, const char *output, const char *options,
+                   const splice_job *job, splice_error **error);
 
 #ifdef __cplusplus
 }

@@ -74,9 +74,11 @@ struct PackageTrack {
         kind = source.mediaType
         group = source.alternateGroup == 0 ? 0 : input * 65536 + source.alternateGroup
         isEnabled = source.isEnabled
-        isForced = source.isForced
+        // (forced: flagged so, or the `forc` target of another track)
+        let asset = source.owningAsset
+        isForced = source.isForced || asset.tracks.contains { $0.associations[.forcedSubtitlesOnly]?.contains(source.trackID) == true }
         language = PackageTrack.bcp47(source.extendedLanguageTag, source.languageCode)
-        label = PackageTrack.label(source, language: language)
+        label = PackageTrack.label(source, language: language, forced: isForced)
     }
 
     /// `en` for `eng`, `pt-BR` from `elng`; nil for undetermined.
@@ -89,7 +91,7 @@ struct PackageTrack {
     }
 
     /// The track's name when it is its own (not a muxer's handler name), else its language and kind.
-    static func label(_ t: AssetTrack, language: String?) -> String {
+    static func label(_ t: AssetTrack, language: String?, forced: Bool) -> String {
         let defaults: Set<String> = ["", "SoundHandler", "VideoHandler", "SubtitleHandler", "TextHandler", "Core Media Audio",
                                      "Core Media Video", "Core Media Text", "ISO Media file produced by Google Inc.", "GPAC ISO Video Handler",
                                      "GPAC ISO Audio Handler", "L-SMASH Audio Handler", "L-SMASH Video Handler", "Apple Sound Media Handler",
@@ -98,7 +100,7 @@ struct PackageTrack {
             .trimmingCharacters(in: .whitespaces)
         if !defaults.contains(name), !name.hasSuffix("Handler"), name.count <= 64 { return name }
         let base = language ?? "Track \(t.trackID)"
-        return t.isForced ? base + " (forced)" : base
+        return forced ? base + " (forced)" : base
     }
 }
 

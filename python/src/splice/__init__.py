@@ -35,7 +35,7 @@ from . import _native
 from ._job import CancelToken, Job, PathLike, Progress, SpliceError, Status, inspect_json
 
 __all__ = ["CancelToken", "SpliceError", "Status", "__version__", "add_subtitles", "aio", "concat", "export",
-           "extract_subtitles", "images", "inspect", "merge", "mix", "remux", "thumbnail", "trim", "version"]
+           "extract_subtitles", "images", "inspect", "merge", "mix", "package", "remux", "thumbnail", "trim", "version"]
 
 __version__ = "0.1.0"
 
@@ -62,6 +62,7 @@ def inspect(path: PathLike) -> dict[str, Any]:
 
 def remux(src: PathLike, dst: PathLike, faststart: bool = False, progress: Optional[Progress] = None, *,
           tracks: Tracks = None, exclude_tracks: Tracks = None, verify: bool = False, salvage: bool = False,
+          fragment: Union[bool, float, None] = None, cmaf: bool = False, sidx: bool = False, mfra: bool = False,
           force: bool = False, sync: bool = False, cancel: Optional[CancelToken] = None) -> None:
     """Copy ``src`` into ``dst`` losing nothing: every sample of every track byte for byte, and
     the track structure. The container is ``dst``'s extension (MP4, MOV, M4A and M4V natively;
@@ -69,9 +70,12 @@ def remux(src: PathLike, dst: PathLike, faststart: bool = False, progress: Optio
 
     ``faststart`` puts the movie header first; ``tracks``/``exclude_tracks`` keep or leave out
     tracks by ID or media type (``[1, 3]``, ``"video,audio"``); ``verify`` reads the output back
-    and compares every sample; ``salvage`` copies what a damaged MP4/MOV still holds."""
+    and compares every sample; ``salvage`` copies what a damaged MP4/MOV still holds. ``fragment``
+    (seconds, or True for 2) writes fragmented MP4, ``cmaf`` CMAF, ``sidx`` and ``mfra`` their
+    indexes."""
     _run("remux", [src], dst, progress, cancel, faststart=faststart, tracks=_list(tracks),
-         exclude_tracks=_list(exclude_tracks), verify=verify, salvage=salvage, force=force, sync=sync)
+         exclude_tracks=_list(exclude_tracks), verify=verify, salvage=salvage, fragment=fragment, cmaf=cmaf,
+         sidx=sidx, mfra=mfra, force=force, sync=sync)
 
 
 def add_subtitles(src: PathLike, subtitle_paths: Union[PathLike, Sequence[PathLike]], dst: PathLike,
@@ -193,6 +197,22 @@ def thumbnail(src: PathLike, times: Union[Time, Sequence[Time]], dst: PathLike, 
     pattern with ``%d`` (1, 2, …). ``size`` is the largest size, ``"320x240"`` or ``(320, 240)``."""
     at = [times] if isinstance(times, (int, float, str, datetime.timedelta)) else list(times)
     _run("thumbnail", [src], dst, progress, cancel, at=[_time(t) for t in at], size=_size(size), force=force)
+
+
+def package(inputs: Union[PathLike, Sequence[PathLike]], directory: PathLike, *, hls: bool = True, dash: bool = True,
+            segment: Optional[float] = None, single_file: bool = False, force: bool = False,
+            progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> None:
+    """Package ``inputs`` (renditions of one movie) for streaming into ``directory``: CMAF
+    segments (or with ``single_file`` one file per track, addressed by byte ranges) under
+    ``master.m3u8`` (``hls``) and ``manifest.mpd`` (``dash``); a segment starts at the first sync
+    sample at least ``segment`` seconds (default 6) after the last. The directory appears whole
+    or not at all."""
+    if not hls and not dash:
+        raise ValueError("splice.package: hls and dash are both False; nothing to write")
+    paths = [inputs] if isinstance(inputs, (str, bytes, os.PathLike)) else list(inputs)
+    both = hls and dash
+    _run("package", paths, directory, progress, cancel, hls=hls and not both, dash=dash and not both, segment=segment,
+         single_file=single_file, force=force)
 
 
 def _run(job: str, inputs: Sequence[PathLike], dst: PathLike, progress: Optional[Progress],

@@ -36,7 +36,7 @@ class SpliceJob(ctypes.Structure):
 
 
 JOBS = ("remux", "add_subtitles", "extract_subtitles", "export", "trim", "concat", "merge", "mix",
-        "images", "thumbnail")
+        "images", "thumbnail", "package")
 
 
 def _candidates() -> list[tuple[str, str]]:

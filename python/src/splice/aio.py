@@ -20,7 +20,7 @@ import splice
 from ._job import CancelToken
 
 __all__ = ["add_subtitles", "concat", "export", "extract_subtitles", "images", "inspect", "merge", "mix",
-           "remux", "thumbnail", "trim"]
+           "package", "remux", "thumbnail", "trim"]
 
 T = TypeVar("T")
 
@@ -64,3 +64,4 @@ merge = _asynchronous(splice.merge)
 mix = _asynchronous(splice.mix)
 images = _asynchronous(splice.images)
 thumbnail = _asynchronous(splice.thumbnail)
+package = _asynchronous(splice.package)
