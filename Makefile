@@ -102,6 +102,7 @@ PYDIR := $(CURDIR)/.build/python
 PYTEST := pytest==8.3.5
 MYPY := mypy==1.13.0
 DASK := dask[distributed]==2026.8.0
+MANIFESTS := m3u8==6.0.0 mpegdash==0.4.1
 WHEEL := dist/splice-$(SPLICE_VERSION)-py3-none-linux_x86_64.whl
 wheel: deps-build
 	$(MAKE) -s install PREFIX=$(PYDIR)/prefix >/dev/null
@@ -112,7 +113,7 @@ wheel: deps-build
 ## A virtual environment with the wheel, pytest, mypy and Dask installed ($(PYDIR)/venv), for the tests and python/examples.
 python-venv: wheel
 	rm -rf $(PYDIR)/venv && python3 -m venv $(PYDIR)/venv
-	$(PYDIR)/venv/bin/pip install -q --disable-pip-version-check $(PYTEST) $(MYPY) '$(DASK)' $(WHEEL)
+	$(PYDIR)/venv/bin/pip install -q --disable-pip-version-check $(PYTEST) $(MYPY) '$(DASK)' $(MANIFESTS) $(WHEEL)
 
 python-test: deps-test python-venv
 	cd python && $(PYDIR)/venv/bin/mypy --strict --cache-dir=/dev/null src/splice
@@ -120,7 +121,7 @@ python-test: deps-test python-venv
 	cd python && env -u LD_LIBRARY_PATH -u SPLICE_LIBRARY PKG_CONFIG_PATH=/nonexistent SPLICE_TEST_LIBRARY=package \
 		$(PYDIR)/venv/bin/python -m pytest -q -p no:cacheprovider tests
 	rm -rf $(PYDIR)/venv-source && python3 -m venv $(PYDIR)/venv-source
-	$(PYDIR)/venv-source/bin/pip install -q --disable-pip-version-check $(PYTEST) ./python
+	$(PYDIR)/venv-source/bin/pip install -q --disable-pip-version-check $(PYTEST) $(MANIFESTS) ./python
 	cd python && env -u LD_LIBRARY_PATH -u SPLICE_LIBRARY PKG_CONFIG_PATH=$(PYDIR)/prefix/lib/pkgconfig SPLICE_TEST_LIBRARY=pkg-config \
 		$(PYDIR)/venv-source/bin/python -m pytest -q -p no:cacheprovider tests
 
