@@ -34,7 +34,7 @@ def main() -> int:
     media, outputs = work / "media", work / "out"
     jobs.make_media(media)
     outputs.mkdir(parents=True, exist_ok=True)
-    every = jobs.jobs() + jobs.cmaf_jobs() + jobs.hevc_jobs() + jobs.container_jobs() + jobs.webm_jobs() + (jobs.experiments() if args.experiments or args.jobs else [])
+    every = jobs.jobs() + jobs.cmaf_jobs() + jobs.package_jobs() + jobs.hevc_jobs() + jobs.container_jobs() + jobs.webm_jobs() + (jobs.experiments() if args.experiments or args.jobs else [])
     chosen = [j for j in every if args.jobs is None or j.name in args.jobs.split(",")]
     names = args.players.split(",")
     unknown = [n for n in names if n not in players.PLAYERS and n not in BROWSERS]
@@ -48,7 +48,8 @@ def main() -> int:
     expected = _expected(Path(args.expected))
     try:
         for job in chosen:
-            out = outputs / f"{job.name}.{job.suffix}"
+            # (a manifest by its absolute path: ffmpeg 5.1's DASH reader doubles a relative one's folder)
+            out = (outputs / job.name / job.entry).resolve() if job.entry else outputs / f"{job.name}.{job.suffix}"
             job.make(job, media / job.media, args.splice, out)
             for name in names:
                 if job.players and name not in job.players and not args.every_column:

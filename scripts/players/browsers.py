@@ -66,6 +66,7 @@ class Browsers:
 
     def __init__(self, folder: Path):
         self.tmp = Path(tempfile.mkdtemp(prefix="splice-players-"))
+        self.folder = folder.resolve()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Handler, directory=str(folder)))
         self.server.reports = queue.Queue()
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -105,11 +106,11 @@ class Browsers:
         codes = [frame_code(frame, clip) for _, (clip, frame) in expected]
         seconds = job.duration
         profile = Path(tempfile.mkdtemp(dir=self.tmp))
-        url = (f"http://127.0.0.1:{self.server.server_address[1]}/page.html?file={quote(path.name)}"
+        url = (f"http://127.0.0.1:{self.server.server_address[1]}/page.html?file={quote(str(path.resolve().relative_to(self.folder)))}"
                f"&probes={','.join(f'{t:.4f}' for t in job.probes())}&middles={','.join(f'{t:.4f}' for t in middles)}"
                f"&codes={','.join(map(str, codes))}")
         if browser == "chromium-mse":
-            url += f"&mse={quote(mse_codecs(path))}"
+            url += "&hls=1" if path.suffix == ".m3u8" else f"&mse={quote(mse_codecs(path))}"
         process = subprocess.Popen(self._command(browser, url, profile), env=self.env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:

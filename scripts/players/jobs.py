@@ -35,6 +35,7 @@ class Job:
     players: tuple = ()            # the columns it is played in (empty: all)
     suffix: str = "mp4"            # the output's container
     mse: bool = False              # CMAF: played through Media Source Extensions too (chromium-mse)
+    entry: str = ""                # a package: the output is a folder, this manifest in it is played
 
     @property
     def duration(self) -> float:
@@ -258,6 +259,32 @@ def cmaf_jobs():
     concat = Job("cmaf-concat3", "concat of three clips cut mid-GOP, --cmaf", [Segment(e - s, (c, s), (c, s)) for c, s, e in THREE],
                  splice_concat(THREE, ["--cmaf"]), mse=True)
     return [remux, trim, concat]
+
+
+def package_jobs():
+    """`splice package` of clip 1 (2 s segments): the HLS playlist (segment files, and one file
+    per track by byte ranges) and the DASH manifest, played by the command-line players through
+    their HLS and DASH readers, and the HLS one by Chromium through Media Source Extensions (the
+    page reads the playlists: the first variant's video and its default sound, init segment
+    first, into a source buffer each)."""
+    def make(options):
+        def run(job, media, splice, out):
+            subprocess.run([splice, "package", str(clip_file(media, 1)), "-o", str(out.parent), "--segment", "2", "--force", *options],
+                           check=True, capture_output=True)
+        return run
+    whole = [Segment(6.0, (1, 0.0), (1, 0.0))]
+
+    def ffmpeg_hls(job, media, splice, out):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        ffmpeg("-i", str(clip_file(media, 1)), "-c", "copy", "-f", "hls", "-hls_segment_type", "fmp4", "-hls_time", "2",
+               "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8", str(out.parent / "index.m3u8"))
+    # (the control's master playlist has no CODECS, which a Media Source Extensions player needs)
+    return [Job("package-ffmpeg", "ffmpeg's HLS (-hls_segment_type fmp4) of the same clip: the control", whole, ffmpeg_hls,
+                players=("ffmpeg", "gstreamer", "mpv"), entry="master.m3u8"),
+            Job("package", "package, HLS", whole, make([]), players=("ffmpeg", "gstreamer", "mpv", "chromium-mse"), mse=True, entry="master.m3u8"),
+            Job("package-single", "package --single-file, HLS byte ranges", whole, make(["--single-file"]),
+                players=("ffmpeg", "gstreamer", "mpv", "chromium-mse"), mse=True, entry="master.m3u8"),
+            Job("package-dash", "package, DASH", whole, make([]), players=("ffmpeg", "gstreamer", "mpv"), entry="manifest.mpd")]
 
 
 def hevc_jobs():
