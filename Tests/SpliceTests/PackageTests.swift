@@ -237,4 +237,29 @@ struct PackageTests {
         #expect(media.filter { $0 == "\"" }.count % 2 == 0 && media.components(separatedBy: "URI=\"").count == 2
                 && media.hasSuffix("URI=\"1-2.m3u8\""), "\(media)")
     }
+
+    /// The library call: progress from 0 to 1; a cancel from the progress handler stops it with
+    /// `.cancelled`, leaving neither the directory nor the one it was being made in.
+    @Test func theLibraryCallReportsAndCancels() throws {
+        let source = try Self.movie("package-library.mp4")
+        let out = Fixtures.path("package-library")
+        let packager = Packager(inputURLs: [source], outputDirectory: out)
+        packager.options.segmentDuration = MediaTime(value: 2, timescale: 1)
+        packager.options.writesDASH = false
+        packager.replacesExistingDirectory = true
+        let seen = Locked<[Double]>([])
+        packager.progressHandler = { f in seen.withLock { $0.append(f) } }
+        let package = try packager.run()
+        #expect(package.files.contains("master.m3u8") && !package.files.contains("manifest.mpd") && package.segments["1-1"] == 3)
+        #expect(seen.withLock { $0.last } == 1 || seen.withLock { $0.max() ?? 0 } > 0.9)
+
+        let cancelled = Fixtures.path("package-cancelled")
+        let second = Packager(inputURLs: [source], outputDirectory: cancelled)
+        second.progressHandler = { [weak second] f in if f > 0.3 { second?.cancel() } }
+        #expect(throws: MediaError.self) { try second.run() }
+        do { try second.run() } catch let e as MediaError { #expect(e.code == .cancelled) }
+        #expect(!FileManager.default.fileExists(atPath: cancelled.path))
+        let debris = try FileManager.default.contentsOfDirectory(atPath: Fixtures.directory.path).filter { $0.contains("package-cancelled.packaging") }
+        #expect(debris.isEmpty)
+    }
 }

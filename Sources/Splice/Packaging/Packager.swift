@@ -36,6 +36,7 @@ public final class Packager: @unchecked Sendable {   // mutable state is under `
         /// `sidx`) instead of a file per segment. HLS subtitles stay WebVTT segment files.
         public var singleFile = false
 
+        /// Both manifests, 6 s segments, a file per segment.
         public init() {}
     }
 
@@ -49,8 +50,11 @@ public final class Packager: @unchecked Sendable {   // mutable state is under `
         public var segments: [String: Int]
     }
 
+    /// The inputs: renditions of one movie.
     public let inputURLs: [URL]
+    /// The package's directory.
     public let outputDirectory: URL
+    /// What to write; set before `run()`.
     public var options = Options()
     /// Replace `outputDirectory` when it exists (after the new one is complete).
     public var replacesExistingDirectory = false
@@ -70,6 +74,7 @@ public final class Packager: @unchecked Sendable {   // mutable state is under `
     /// What the manifests or the media could not keep.
     public var warnings: [String] { state.withLock { $0.warnings } }
 
+    /// A packager of `inputURLs` (renditions of one movie) into `outputDirectory`.
     public init(inputURLs: [URL], outputDirectory: URL) {
         self.inputURLs = inputURLs
         self.outputDirectory = outputDirectory
