@@ -262,4 +262,36 @@ struct PackageTests {
         let debris = try FileManager.default.contentsOfDirectory(atPath: Fixtures.directory.path).filter { $0.contains("package-cancelled.packaging") }
         #expect(debris.isEmpty)
     }
+
+    /// A track that starts after the movie (ffmpeg's Matroska of a B-frame movie: the video
+    /// 21 ms after the sound) has an empty edit first, which CMAF has not: its delay goes into
+    /// its decode times. The package's video and a CMAF remux show it where the plain remux
+    /// does (ffprobe's packet times), and the MPD's timeline says so (`t` less the offset).
+    @Test func aLateTrackStartsLateByItsDecodeTimes() throws {
+        let source = try Self.movie("package-late-source.mp4")
+        let mkv = Fixtures.path("package-late.mkv")
+        try Tool.ffmpeg(["-i", source.path, "-map", "0", "-c", "copy", "-c:s", "srt", mkv.path])
+        func times(_ url: URL) throws -> [String] {
+            try Tool.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", url.path])
+                .stdout.split(separator: "\n").map(String.init)
+        }
+        let plain = Fixtures.path("package-late-plain.mp4"), cmaf = Fixtures.path("package-late-cmaf.mp4")
+        for (out, options) in [(plain, [String]()), (cmaf, ["--cmaf", "--exclude-tracks", "subtitle"])] {
+            let r = try Tool.splice(["remux", mkv.path, out.path, "--force"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let expected = try times(plain)
+        #expect(expected.first.flatMap(Double.init).map { $0 > 0.01 } == true, "\(expected.prefix(2))")
+        #expect(try times(cmaf) == expected)
+        let out = try Self.package([mkv], "package-late")
+        #expect(try times(Self.joined(out, "1-1", "package-late-video.mp4")) == expected)
+        let mpd = try String(contentsOf: out.appendingPathComponent("manifest.mpd"), encoding: .utf8)
+        let video = try #require(mpd.range(of: "(?s)<Representation id=\"1-1\".*?</Representation>", options: .regularExpression).map { String(mpd[$0]) })
+        func number(_ pattern: String) -> Double? {
+            video.range(of: pattern + "\"[0-9]+\"", options: .regularExpression).flatMap { Double(video[$0].split(separator: "\"")[1]) }
+        }
+        let (t, offset, scale) = (number(" t="), number("presentationTimeOffset="), number("timescale="))
+        #expect(t != nil && offset != nil && scale != nil)
+        if let t, let offset, let scale, let first = expected.first.flatMap(Double.init) { #expect(abs((t - offset) / scale - first) < 0.001) }
+    }
 }

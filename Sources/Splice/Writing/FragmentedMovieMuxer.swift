@@ -119,10 +119,14 @@ final class FragmentedMovieMuxer: Muxer {
                 throw MediaError(.unsupported, "\(states[i].label) is encrypted: it is fragmented only whole (\(counts[i]) of its \(e.sampleCount) samples are written)")
             }
         }
-        let builder = MovieBoxBuilder(inputs: inputs, states: states, tables: tables, groups: groups, session: session,
+        var builder = MovieBoxBuilder(inputs: inputs, states: states, tables: tables, groups: groups, session: session,
                                       movieTimeScale: movieTimeScale, fileType: fileType, template: template, fragmentedDurations: durations,
                                       mediaTimeShifts: zip(shifts, states).map { ($0 ?? 0) + startTicks($1) })
-        if plan.cmaf { try FragmentedMovieMuxer.checkCMAFEdits(builder.editLists(), states) }
+        if plan.cmaf {
+            try moveDelays(builder.editLists(), states, lead: lead(inputs))
+            builder.dropsLeadingEmptyEdits = true
+            try FragmentedMovieMuxer.checkCMAFEdits(builder.editLists(), states)
+        }
         var moov = builder.movieBox(chunkShift: 0)
         MovieWriter.patchAuxiliaryInformationOffsets(&moov, moovOffset: 0)
         // An encrypted track gets a segment index whether asked or not: FFmpeg 5.1 finds the
@@ -303,6 +307,25 @@ final class FragmentedMovieMuxer: Muxer {
         return TrackRun.Sample(duration: duration, size: size, flags: flags, compositionOffset: offset)
     }
 
+    /// CMAF has no empty edit: a track shown after the movie's start (an empty edit, then one of
+    /// media: a source track that starts late) gets the delay in its decode times instead —
+    /// every `tfdt` of it moved (one track per CMAF fragment: each its `moof`'s first) — and
+    /// the empty edit is left out.
+    private func moveDelays(_ edits: [EditList?], _ states: [InputState], lead: Int?) throws {
+        for (i, list) in edits.enumerated() {
+            guard let entries = list?.entries, entries.count == 2, entries[0].isEmpty, !entries[1].isEmpty else { continue }
+            let ticks = UInt64(clamping: MediaTime(value: Int64(clamping: entries[0].segmentDuration), timescale: movieTimeScale)
+                .convertScale(max(1, states[i].timescale)).value)
+            let id = UInt32(clamping: i + 1)
+            for f in index.fragments(of: id) {
+                var w = BoxWriter()
+                w.u64(f.time &+ ticks)
+                try file.write(w.bytes, at: f.moofOffset + UInt64(clamping: FragmentWriter.firstDecodeTimeOffset))
+            }
+            index.delay(id, by: ticks, isLead: i == lead)
+        }
+    }
+
     /// CMAF tracks have at most one edit, showing the media from an offset (the first frame's
     /// composition time): a track cut into several segments, or starting after an empty edit,
     /// is refused by name.
@@ -330,6 +353,17 @@ struct FragmentIndex {
         for p in parts where !fragments.contains(where: { $0.trackID == p.trackID && $0.moofOffset == moofOffset }) {
             fragments.append((p.trackID, p.time, moofOffset))
         }
+    }
+
+    /// Track `trackID`'s fragments: their first decode time and `moof` offset.
+    func fragments(of trackID: UInt32) -> [(time: UInt64, moofOffset: UInt64)] {
+        fragments.filter { $0.trackID == trackID }.map { ($0.time, $0.moofOffset) }
+    }
+
+    /// Moves track `trackID`'s decode times (and the segments', when it is the indexed track) by `ticks`.
+    mutating func delay(_ trackID: UInt32, by ticks: UInt64, isLead: Bool) {
+        for k in fragments.indices where fragments[k].trackID == trackID { fragments[k].time &+= ticks }
+        if isLead { for k in segments.indices { segments[k].earliestPresentationTime &+= ticks } }
     }
 
     /// `tfra` entries per track: each fragment's first sample, its `moof` moved by `shift`.

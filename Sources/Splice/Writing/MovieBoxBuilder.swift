@@ -23,6 +23,8 @@ struct MovieBoxBuilder {
     /// late), its decode times started at `initialSegmentStartTime` — which its edit's media
     /// times move with.
     var mediaTimeShifts: [Int64]? = nil
+    /// A leading empty edit is left out: the track's delay is in its decode times (`tfdt`).
+    var dropsLeadingEmptyEdits = false
 
     /// The `moov`, with every chunk offset moved by `chunkShift`.
     func movieBox(chunkShift: UInt64) -> [UInt8] {
@@ -173,8 +175,16 @@ struct MovieBoxBuilder {
         return header
     }
 
-    /// The input's segments as an edit list, else the one its session implies.
+    /// The input's edit list, less a leading empty edit when its delay is in the decode times
+    /// (`dropsLeadingEmptyEdits`: a package's CMAF track).
     private func editList(_ input: AssetWriterInput, state: InputState, mediaScale: Int32, mediaDuration: UInt64) -> EditList? {
+        var list = sourceEditList(input, state: state, mediaScale: mediaScale, mediaDuration: mediaDuration)
+        if dropsLeadingEmptyEdits, let entries = list?.entries, entries.count > 1, entries[0].isEmpty { list?.entries.removeFirst() }
+        return list
+    }
+
+    /// The input's segments as an edit list, else the one its session implies.
+    private func sourceEditList(_ input: AssetWriterInput, state: InputState, mediaScale: Int32, mediaDuration: UInt64) -> EditList? {
         guard let segments = input.segments else {
             return SessionEdits(state: state, session: session, shownEnd: input.cut?.shown.end, mediaScale: mediaScale,
                                 movieScale: movieTimeScale, mediaDuration: mediaDuration).editList
