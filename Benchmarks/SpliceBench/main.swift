@@ -3,6 +3,7 @@
 //   make bench            (= swift build -c release && .build/release/splice-bench)
 //   BENCH_ONLY=goals make bench      (the goals table only: Goals.swift, then fragmenting: Fragments.swift)
 //   BENCH_ONLY=fragments make bench  (fragmenting big.mp4 only)
+//   BENCH_ONLY=package make bench    (packaging big.mp4 for HLS and DASH only)
 //   SPLICE_BENCH_BASELINE=/other/build/splice make bench   (that build measured too, runs alternating)
 //   BENCH_ONLY=baseline SPLICE_BENCH_BASELINE=/other/build/splice make bench   (the two builds only: Baseline.swift)
 //
@@ -211,9 +212,15 @@ if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "fragments" {
     fragmentRows(media: media, binary: binary, rounds: max(9, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 9))
     exit(0)
 }
+if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "package" {
+    makeGoalMedia(media)
+    packageRows(media: media, binary: binary, rounds: max(5, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 5))
+    exit(0)
+}
 let goalRounds = max(5, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 5)
 goalRows(media: media, binary: binary, rounds: goalRounds)
 fragmentRows(media: media, binary: binary, rounds: max(9, goalRounds))
+packageRows(media: media, binary: binary, rounds: goalRounds)
 if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "goals" { exit(0) }
 print("")
 
