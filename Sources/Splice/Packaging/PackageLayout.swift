@@ -80,17 +80,11 @@ struct PackageLayout {
         return files
     }
 
+    /// Copies `range` of `file` into a new file at `url`, in the kernel where it can (`copy_file_range`).
     private func write(_ file: ReadOnlyFile, _ range: Range<UInt64>, to url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil), let out = FileHandle(forWritingAtPath: url.path) else {
-            throw MediaError(.io, "cannot create the file", file: url.path)
-        }
-        defer { try? out.close() }
-        var at = range.lowerBound
-        while at < range.upperBound {
-            let n = Int(clamping: min(range.upperBound - at, 4 << 20))
-            try out.write(contentsOf: try file.readData(at: at, count: n))
-            at += UInt64(clamping: n)
-        }
+        let out = try OutputFile(destination: url.path, replacing: false)
+        try out.append(from: file, offset: range.lowerBound, length: Int(clamping: range.upperBound - range.lowerBound))
+        try out.commit()
     }
 
     /// Refuses a rendition whose segments do not start where the lead's do (within half a frame).
