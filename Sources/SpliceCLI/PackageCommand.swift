@@ -71,9 +71,6 @@ enum PackageCommand: Command {
         }
         packager.options.singleFile = args.has("--single-file")
         packager.replacesExistingDirectory = args.has("--force")
-        if FileManager.default.fileExists(atPath: output.path), !args.has("--force") {
-            throw MediaError(.invalidOperation, "exists (replace it with --force)", file: output.path)
-        }
         let seconds = try inputs.reduce(0.0) { $0 + (try Asset(url: $1)).duration.seconds }
         var package: Packager.Package?
         let interrupted = try JobRunner.run(output: output, mediaSeconds: seconds, json: try args.jsonProgress(),

@@ -14,10 +14,7 @@ public struct ProtectionScheme: Sendable, Hashable {
     public var keyID: [UInt8]
 
     /// The key ID as 32 hex digits.
-    public var keyIDHex: String {
-        let digits = Array("0123456789abcdef")
-        return String(keyID.flatMap { [digits[Int(widening: $0 >> 4)], digits[Int(widening: $0 & 15)]] })
-    }
+    public var keyIDHex: String { keyID.map(CodecString.hex).joined() }
 
     static let piffTrackEncryption: [UInt8] = [0x89, 0x74, 0xDB, 0xCE, 0x7B, 0xE7, 0x4C, 0x51, 0x84, 0xF9, 0x71, 0x48, 0xF9, 0x88, 0x25, 0x54]
 

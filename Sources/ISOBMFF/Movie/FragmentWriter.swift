@@ -49,15 +49,15 @@ public enum FragmentWriter {
         return w.bytes
     }
 
-    /// A `moof` (sequence number `sequence`) followed by its `mdat` header, for `parts` whose
-    /// data follows the header in order.
-    /// - Throws: `.unsupported` when a sample's size, duration or composition offset does not fit
-    ///   its `trun` field.
     /// Where the first track fragment's decode time (`tfdt`'s 64-bit value) is in what
     /// `fragmentHeader` writes: after `moof`'s header, `mfhd` (16 bytes), `traf`'s header,
     /// `tfhd` (20 bytes) and `tfdt`'s header, version and flags.
     public static let firstDecodeTimeOffset = 8 + 16 + 8 + 20 + 12
 
+    /// A `moof` (sequence number `sequence`) followed by its `mdat` header, for `parts` whose
+    /// data follows the header in order.
+    /// - Throws: `.unsupported` when a sample's size, duration or composition offset does not fit
+    ///   its `trun` field.
     public static func fragmentHeader(sequence: UInt32, parts: [TrackPart]) throws -> [UInt8] {
         let dataSize = parts.reduce(0) { $0 + $1.dataSize }
         let mdatHeader = dataSize + 8 <= UInt64(widening: UInt32.max) ? 8 : 16

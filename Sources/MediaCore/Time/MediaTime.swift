@@ -284,7 +284,8 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         }
     }
 
-    static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
+    /// The greatest common divisor of `a` and `b`'s magnitudes; 1 when both are 0.
+    public static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
         var x = a.magnitude, y = b.magnitude
         while y != 0 { (x, y) = (y, x % y) }
         return x == 0 ? 1 : Int64(truncatingIfNeeded: x)

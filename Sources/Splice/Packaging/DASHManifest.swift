@@ -122,8 +122,7 @@ struct DASHManifest {
         let d = t.source.minFrameDuration
         guard d.isNumeric, d.value > 0 else { return nil }
         let (n, m) = (Int64(widening: d.timescale), d.value)
-        func gcd(_ a: Int64, _ b: Int64) -> Int64 { b == 0 ? a : gcd(b, a % b) }
-        let g = gcd(n, m)
+        let g = MediaTime.gcd(n, m)
         return m / g == 1 ? "\(n / g)" : "\(n / g)/\(m / g)"
     }
 }

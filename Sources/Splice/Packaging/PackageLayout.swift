@@ -13,6 +13,18 @@ struct PackageLayout {
     var segmentStarts: [Double]
     /// The movie's duration, in seconds.
     var duration: Double
+    /// Each text track's WebVTT segments for HLS, by key: rendered once, for the files, the
+    /// playlists and the variants' bit rates.
+    private var webVTT: [String: [WebVTTSegment]] = [:]
+
+    typealias WebVTTSegment = (start: Double, duration: Double, text: String)
+
+    init(tracks: [PackageTrack], singleFile: Bool, segmentStarts: [Double], duration: Double) {
+        (self.tracks, self.singleFile, self.segmentStarts, self.duration) = (tracks, singleFile, segmentStarts, duration)
+        for t in tracks where t.isLegible {
+            webVTT[t.key] = Self.webVTTSegments(t.document ?? SubtitleDocument(cues: []), starts: segmentStarts, duration: duration)
+        }
+    }
 
     var videos: [PackageTrack] { tracks.filter { $0.kind == .video && $0.media != nil } }
     var texts: [PackageTrack] { tracks.filter(\.isLegible) }
@@ -31,14 +43,16 @@ struct PackageLayout {
         group.first { $0.isEnabled } ?? group.first
     }
 
-    /// The WebVTT segments of a text track for HLS: each segment's cues (a cue that spans a
-    /// segment's start is in both), with `X-TIMESTAMP-MAP` mapping cue time 0 to media time 0.
-    func webVTTSegments(_ t: PackageTrack) -> [(start: Double, duration: Double, text: String)] {
-        let document = t.document ?? SubtitleDocument(cues: [])
+    /// The WebVTT segments of text track `t` for HLS.
+    func webVTTSegments(_ t: PackageTrack) -> [WebVTTSegment] { webVTT[t.key] ?? [] }
+
+    /// `document` as WebVTT segments starting at `starts`: each segment's cues (a cue that spans
+    /// a segment's start is in both), with `X-TIMESTAMP-MAP` mapping cue time 0 to media time 0.
+    static func webVTTSegments(_ document: SubtitleDocument, starts: [Double], duration: Double) -> [WebVTTSegment] {
         let lastCue = Double(document.cues.map(\.end).max() ?? 0) / 1000
         let end = max(duration, lastCue)
-        return segmentStarts.indices.map { k in
-            let start = segmentStarts[k], stop = k + 1 < segmentStarts.count ? segmentStarts[k + 1] : end
+        return starts.indices.map { k in
+            let start = starts[k], stop = k + 1 < starts.count ? starts[k + 1] : end
             var part = document
             part.cues = document.cues.filter { Double($0.end) / 1000 > start && Double($0.start) / 1000 < stop }
             var text = SubtitleFile.render(part, format: .webVTT)

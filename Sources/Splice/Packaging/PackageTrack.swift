@@ -24,7 +24,7 @@ struct PackageTrack {
     var document: SubtitleDocument?
     var media: PackageMedia?
 
-    var isLegible: Bool { kind == .subtitle || kind == .text || kind == .closedCaption }
+    var isLegible: Bool { kind.isLegible }
 
     /// The names of the files Splice writes for a track (`layout` single file: one).
     var mediaFile: String { key + ".mp4" }
@@ -42,8 +42,7 @@ struct PackageTrack {
             var mine: [String: String] = [:]
             defer { seen.merge(mine) { a, _ in a } }
             for t in asset.tracks {
-                let legible = t.mediaType == .subtitle || t.mediaType == .text || t.mediaType == .closedCaption
-                guard t.mediaType == .video || t.mediaType == .audio || legible else {
+                guard t.mediaType == .video || t.mediaType == .audio || t.mediaType.isLegible else {
                     notes.append("\(asset.url.lastPathComponent): track \(t.trackID) (\(t.mediaType)) is not packaged: "
                                  + "HLS and DASH carry video, sound and subtitles")
                     continue

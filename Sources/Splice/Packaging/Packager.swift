@@ -192,12 +192,11 @@ public final class Packager: @unchecked Sendable {   // mutable state is under `
             step(0)
         }
         try checkCancelled()
-        var layout = PackageLayout(tracks: tracks, singleFile: options.singleFile,
+        let layout = PackageLayout(tracks: tracks, singleFile: options.singleFile,
                                    segmentStarts: [0] + starts.map(\.seconds), duration: duration.seconds)
         var files = try layout.writeMedia(into: dir)
         if options.writesHLS { files += try HLSPlaylists(layout: layout).write(into: dir) }
         if options.writesDASH { files += try DASHManifest(layout: layout).write(into: dir) }
-        layout.tracks.removeAll()
         var segments: [String: Int] = [:]
         for t in tracks { segments[t.key] = t.media?.segments.count ?? t.document.map { _ in starts.count + 1 } }
         return Built(files: files.sorted(), segments: segments)

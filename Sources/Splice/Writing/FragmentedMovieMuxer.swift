@@ -327,8 +327,8 @@ final class FragmentedMovieMuxer: Muxer {
     }
 
     /// CMAF tracks have at most one edit, showing the media from an offset (the first frame's
-    /// composition time): a track cut into several segments, or starting after an empty edit,
-    /// is refused by name.
+    /// composition time): a track cut into several segments, or with an empty edit that is not
+    /// a leading delay (`moveDelays`), is refused by name.
     static func checkCMAFEdits(_ edits: [EditList?], _ states: [InputState]) throws {
         for (list, state) in zip(edits, states) {
             let entries = list?.entries ?? []
