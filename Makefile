@@ -102,7 +102,7 @@ PYDIR := $(CURDIR)/.build/python
 PYTEST := pytest==8.3.5
 MYPY := mypy==1.13.0
 DASK := dask[distributed]==2026.8.0
-MANIFESTS := m3u8==6.0.0 mpegdash==0.4.1
+MANIFESTS := m3u8==6.0.0 mpegdash==0.4.1 numpy==2.2.6
 WHEEL := dist/splice-$(SPLICE_VERSION)-py3-none-linux_x86_64.whl
 wheel: deps-build
 	$(MAKE) -s install PREFIX=$(PYDIR)/prefix >/dev/null

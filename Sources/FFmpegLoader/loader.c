@@ -200,6 +200,7 @@ STUB(UTIL, AVFrame *, av_frame_alloc, (void), ())
 VOID_STUB(UTIL, av_frame_free, (AVFrame **frame), (frame))
 VOID_STUB(UTIL, av_frame_unref, (AVFrame *frame), (frame))
 STUB(UTIL, AVFrameSideData *, av_frame_get_side_data, (const AVFrame *frame, enum AVFrameSideDataType type), (frame, type))
+VOID_STUB(UTIL, av_frame_remove_side_data, (AVFrame *frame, enum AVFrameSideDataType type), (frame, type))
 STUB(FORMAT, int, av_stream_add_side_data, (AVStream *st, enum AVPacketSideDataType type, uint8_t *data, size_t size),
      (st, type, data, size))
 STUB(FORMAT, uint8_t *, av_stream_get_side_data, (const AVStream *stream, enum AVPacketSideDataType type, size_t *size),

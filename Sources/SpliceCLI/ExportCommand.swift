@@ -7,7 +7,7 @@ enum ExportCommand: Command {
     static let abstract = "Re-encode a movie with an export preset (AVFoundation's), keeping its structure."
     static let usage = """
         splice export <input> -o <output> [--preset <name>] [--range <start>,<end>] [--cut exact|smart|keyframe] [--video-codec h264|hevc|av1|vp9]
-                      [--crf <n>] [--threads <n>] [--audio-codec aac|opus|flac|alac|mp3] [--audio-bitrate <rate>] [--faststart] \(FragmentOptions.usage) [--force]
+                      [--crf <n>] [--tone-map <operator>[:<p>]] [--threads <n>] [--audio-codec aac|opus|flac|alac|mp3] [--audio-bitrate <rate>] [--faststart] \(FragmentOptions.usage) [--force]
                       [--progress json] [--watermark <image> [--position <where>] [--margin <px>] [--opacity <0-1>]
                       [--watermark-width <px>|<percent>%]] [--tracks <list>] [--exclude-tracks <list>]
                       [--encoded-tracks <id>=<file>,…]
@@ -41,6 +41,11 @@ enum ExportCommand: Command {
             + "\(ParsedArguments.filesWithoutEditLists), which have no edit lists) or keyframe (the cut moved to sync samples)."))
           --video-codec <codec>   Encode video with h264, hevc, av1 or vp9 instead of the preset's.
           --crf <n>               The video quality (CRF) instead of the preset's.
+          --tone-map <op>[:<p>]   How HDR (PQ, HLG) becomes SDR where the output is SDR (H.264
+                                  presets, 8-bit encodes): mobius (default, knee 0.95: reference
+                                  white, 203 cd/m², at 97.5 % of SDR white, highlights rolled
+                                  off above it), hable, reinhard, clip, linear or gamma. HEVC
+                                  presets keep HDR (10-bit, PQ/HLG, HDR10 metadata).
           --threads <n>           Threads of the video encoder (and at most as many decoding): 1 for
                                   a task per core; default: the encoder's choice for the cores.
           --audio-codec <codec>   Encode audio with aac, opus, flac, alac or mp3.
@@ -67,7 +72,7 @@ enum ExportCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments, flags: FragmentOptions.flags.union(["--faststart", "--force", "--list-presets", "--json"]),
-                                       options: FragmentOptions.options.union(Set(["-o", "--preset", "--range", "--cut", "--video-codec", "--crf", "--threads", "--audio-codec", "--audio-bitrate", "--progress",
+                                       options: FragmentOptions.options.union(Set(["-o", "--preset", "--range", "--cut", "--video-codec", "--crf", "--tone-map", "--threads", "--audio-codec", "--audio-bitrate", "--progress",
                                                      "--encoded-tracks"]))
                                            .union(Set(WatermarkOptions.options)).union(ParsedArguments.trackOptions))
         if args.has("--list-presets") { return listPresets(json: args.has("--json")) }
@@ -85,6 +90,12 @@ enum ExportCommand: Command {
         session.videoCodec = try args.codec("--video-codec", VideoEncodingSettings.Codec.self)
         session.audioCodec = try args.codec("--audio-codec", AudioEncodingSettings.Codec.self)
         session.crf = try args.integer("--crf", in: 0...63)
+        if let text = args.options["--tone-map"] {
+            guard let mapping = ToneMapping(argument: text) else {
+                throw UsageError(message: "--tone-map takes <operator>[:<parameter>], the operator one of \(ToneMapping.Operator.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+            }
+            session.toneMapping = mapping
+        }
         session.threadCount = try args.integer("--threads", in: 1...256)
         session.audioBitRate = try args.bitRate("--audio-bitrate")
         if session.preset == .passthrough, session.videoCodec != nil || session.audioCodec != nil || session.crf != nil || session.audioBitRate != nil {

@@ -43,13 +43,19 @@ public final class Frame: DecodedStorage, @unchecked Sendable {   // confined: c
         return PCMBuffer(format: f, frameCount: Int(widening: pointer.pointee.nb_samples), storage: self)
     }
 
+    /// The picture's colour tags.
+    public var colorTags: PixelBuffer.Color {
+        let p = pointer.pointee
+        return PixelBuffer.Color(primaries: Int(widening: p.color_primaries.rawValue), transfer: Int(widening: p.color_trc.rawValue),
+                                 matrix: Int(widening: p.colorspace.rawValue),
+                                 isFullRange: p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil)
+    }
+
     /// The frame as a picture (nil for a pixel format Splice does not hand out).
     public var picture: PixelBuffer? {
         guard let format = PixelBuffer.PixelFormat(AVPixelFormat(rawValue: pointer.pointee.format)) else { return nil }
         let p = pointer.pointee
-        let color = PixelBuffer.Color(primaries: Int(widening: p.color_primaries.rawValue), transfer: Int(widening: p.color_trc.rawValue),
-                                      matrix: Int(widening: p.colorspace.rawValue),
-                                      isFullRange: p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil)
+        let color = colorTags
         let sar = p.sample_aspect_ratio.num > 0 && p.sample_aspect_ratio.den > 0
             ? (Int(widening: p.sample_aspect_ratio.num), Int(widening: p.sample_aspect_ratio.den)) : (1, 1)
         var picture = PixelBuffer(pixelFormat: format, width: Int(widening: p.width), height: Int(widening: p.height), color: color,

@@ -27,7 +27,7 @@ extension ExportPlan {
             if let b = box, let r = track.preferredTransform.rotationDegrees, r == 90 || r == 270 {
                 box = Dimensions(width: b.height, height: b.width)
             }
-            var (decoded, encoded) = videoSettings(tenBitSource: ExportPlan.bitDepth(of: track) > 8, box: box)
+            var (decoded, encoded) = videoSettings(tenBitSource: ExportPlan.bitDepth(of: track) > 8, hdrSource: ExportPlan.isHDR(track), box: box)
             decoded.frameRate = settings.videoFrameRate
             encoded.frameRate = settings.videoFrameRate
             return .encode(.video(decoded), .video(encoded))
@@ -87,7 +87,7 @@ extension ExportPlan {
     /// The composed video track's plan: the preset's box and codec, the composition's frame rate.
     func plan(forComposition composition: VideoComposition) -> TrackPlan {
         let (decoded, encoded) = videoSettings(tenBitSource: composedTracks.contains { ExportPlan.bitDepth(of: $0) > 8 },
-                                               box: (settings.preset.video ?? ExportPreset.highestQuality.video!).box)
+                                               hdrSource: composedTracks.contains(where: ExportPlan.isHDR), box: (settings.preset.video ?? ExportPreset.highestQuality.video!).box)
         var e = encoded
         e.frameRate = 1 / composition.frameDuration.seconds
         return .compose(composedTracks, composition, decoded, .video(e))
@@ -95,14 +95,17 @@ extension ExportPlan {
 
     /// The decoded and encoded settings of re-encoded video: the preset's (`highestQuality`'s
     /// under `passthrough`, which re-encodes only for a video composition) with the overrides.
-    private func videoSettings(tenBitSource: Bool, box: Dimensions?) -> (VideoOutputSettings, VideoEncodingSettings) {
+    /// HDR stays HDR where the preset keeps 10 bits (HEVC presets: an 8-bit PQ or HLG source
+    /// is encoded in 10 bits too); everywhere else it is tone-mapped to SDR BT.709.
+    private func videoSettings(tenBitSource: Bool, hdrSource: Bool, box: Dimensions?) -> (VideoOutputSettings, VideoEncodingSettings) {
         let type = fileType
         let recipe = settings.preset.video ?? ExportPreset.highestQuality.video!
         // The preset's codec, or the file's own where it cannot hold that one (WebM: VP9).
         let codec = settings.videoCodec ?? (type.flatMap { $0.canHold(recipe.codec.rawValue) ? nil : $0.defaultVideoCodec } ?? recipe.codec)
-        let tenBit = recipe.keepsTenBit && codec != .h264 && tenBitSource
+        let tenBit = recipe.keepsTenBit && codec != .h264 && (tenBitSource || hdrSource)
         let pixels: PixelBuffer.PixelFormat = tenBit ? .yuv420p10le : .yuv420p
         var decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
+        if hdrSource, !tenBit { decoded.toneMapping = settings.toneMapping }
         decoded.size = settings.videoSize
         decoded.decoderThreadCount = VideoOutputSettings.decoderThreadsBesideEncoder
         var encoding = VideoEncodingSettings(codec: codec, quality: .crf(settings.crf ?? recipe.crf), pixelFormat: pixels)
@@ -147,6 +150,11 @@ extension ExportPlan {
             }
             return track.mediaType == .audio ? nil : "the audio mix's parameters for track \(p.trackID) are ignored: it is a \(track.mediaType) track"
         }
+    }
+
+    /// Whether a track's pictures are HDR (PQ or HLG), by its codec configuration's colour.
+    static func isHDR(_ track: AssetTrack) -> Bool {
+        track.mediaType == .video && (track.formatDescriptions.first?.parameters.color.isHDR ?? false)
     }
 
     /// The bits per component of a track's pictures, from its codec configuration (8 when unknown).

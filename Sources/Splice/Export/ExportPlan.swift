@@ -24,6 +24,7 @@ struct ExportPlan {
         var syncsToDisk = false
         var videoCodec: VideoEncodingSettings.Codec?
         var crf: Int?
+        var toneMapping = ToneMapping.standard
         var threadCount: Int?
         var fragments = FragmentSettings()
         var audioCodec: AudioEncodingSettings.Codec?
@@ -104,7 +105,7 @@ struct ExportPlan {
             range = moved
             notes.append(note)
         }
-        notes += asset.notes + cutNotes(in: fileType) + audioMixNotes + soundOnlyNotes(in: fileType)
+        notes += asset.notes + cutNotes(in: fileType) + audioMixNotes + soundOnlyNotes(in: fileType) + hdrNotes
         if let composition = settings.videoComposition {
             if asset.tracks(withMediaType: .video).isEmpty {
                 guard composition.duration > .zero else {

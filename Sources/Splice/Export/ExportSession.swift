@@ -80,6 +80,11 @@ public final class ExportSession: Sendable {
     /// Overrides the preset's video codec (AVFoundation has no such setting; VP9 and AV1 are
     /// reachable only so); nil: the preset's.
     public var videoCodec: VideoEncodingSettings.Codec? { get { setting(\.videoCodec) } set { set(\.videoCodec, newValue) } }
+    /// How HDR video (PQ, HLG) becomes SDR where the output is SDR: H.264 presets, and any
+    /// 8-bit encode (HEVC presets keep HDR as 10-bit with the source's transfer and HDR10
+    /// metadata). Möbius with a knee at 0.95 and reference white at 203 cd/m² by default
+    /// (`ToneMapping.standard`, which says why).
+    public var toneMapping: ToneMapping { get { setting(\.toneMapping) } set { set(\.toneMapping, newValue) } }
     /// Overrides the preset's CRF (lower is better); nil: the preset's.
     public var crf: Int? { get { setting(\.crf) } set { set(\.crf, newValue) } }
     /// The threads each re-encoded video track's encoder runs (libavcodec's `threads`), and the

@@ -17,6 +17,9 @@ final class DecodingCursor: DecodedSampleCursor {
     private var decoder: Decoder?
     private var audio: AudioConverter?
     private var pictures: PictureConverter?
+    /// HDR to SDR, when the settings ask for it and the pictures are HDR (made at the first).
+    private var toneMapper: ToneMapper?
+    private var trackParameters: CodecParameters?
     private var ready: [SampleBuffer] = []
     private var drained = false
     /// Where the compressed samples fed so far stop being shown (an audio edit's end).
@@ -96,6 +99,7 @@ final class DecodingCursor: DecodedSampleCursor {
         var threads = 0
         if case .video(let v) = settings { threads = v.decoderThreadCount }
         let decoder = try Decoder(parameters: parameters, timescale: timescale, threads: threads)
+        trackParameters = parameters
         switch settings {
         case .audio(let a):
             audio = try AudioConverter(output: PCMBuffer.Format(
@@ -127,13 +131,28 @@ final class DecodingCursor: DecodedSampleCursor {
             guard let pcm = frame.pcm, pcm.frameCount > 0, let pts = decoded.presentationTime(timescale: timescale) else { return }
             try queueAudio(pcm, at: pts)
         } else if let pictures {
-            let frame = try pictures.convert(decoded)
+            let frame = try pictures.convert(try toneMapped(decoded))
             guard let picture = frame.picture, let pts = decoded.presentationTime(timescale: timescale) else { return }
             guard pts >= start, pts < end else { return }
             let duration = decoded.duration(timescale: timescale) ?? frameDuration
             let format = FormatDescription(parameters: CodecParameters(picture: picture), codec: FourCC(picture.pixelFormat.rawValue))
             ready.append(SampleBuffer(pixels: picture, presentationTimeStamp: pts, duration: duration, formatDescription: format))
         }
+    }
+
+    /// `decoded` as SDR when the settings ask for tone mapping and it is HDR (by its own tags,
+    /// else the track's), else `decoded`.
+    private func toneMapped(_ decoded: Frame) throws -> Frame {
+        guard case .video(let v) = settings, let mapping = v.toneMapping, let track = trackParameters else { return decoded }
+        let own = decoded.colorTags
+        guard own.isHDR || (own.transfer == 2 && track.color.isHDR) else { return decoded }
+        if toneMapper == nil {
+            let supported: Set<PixelBuffer.PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .yuv420p10le, .yuv422p10le, .yuv444p10le,
+                                                           .yuv420p12le, .yuv422p12le, .yuv444p12le, .gray]
+            toneMapper = try ToneMapper(mapping, pixelFormat: supported.contains(v.pixelFormat) ? v.pixelFormat : .yuv444p, color: track.color,
+                                        masteringDisplay: track.masteringDisplay, contentLightLevel: track.contentLightLevel)
+        }
+        return try toneMapper!.convert(decoded)
     }
 
     /// Queues the part of `pcm` (shown from `time`) inside the span, cut to the sample.

@@ -51,6 +51,11 @@ public struct VideoOutputSettings: Sendable, Hashable {
     /// A constant frame rate (frames per second): each picture is repeated, or left out, so that
     /// one comes out every 1/`frameRate` s, showing what is shown then. nil: the source's timing.
     public var frameRate: Double?
+    /// HDR to SDR: with a tone mapping, PQ and HLG pictures (by their own colour tags, else the
+    /// track's) come out as SDR BT.709 made as it says, without HDR10 metadata; SDR pictures are
+    /// untouched. nil (the default): pictures keep their colour. (AVFoundation tone-maps when
+    /// `AVVideoColorPropertiesKey` asks for BT.709; exports to SDR codecs set this.)
+    public var toneMapping: ToneMapping?
     /// The decoder's threads (0: libavcodec's choice). A smart cut decodes with one: its encoder
     /// keeps the cores busy, and each frame thread holds pictures of its own.
     var decoderThreadCount = 0
@@ -71,8 +76,10 @@ public struct VideoOutputSettings: Sendable, Hashable {
 
     /// Settings with these values; what is nil keeps the source's.
     public init(pixelFormat: PixelBuffer.PixelFormat = .yuv420p, maximumWidth: Int? = nil, maximumHeight: Int? = nil,
-                size: Dimensions? = nil, scalingMode: ScalingMode = .resizeAspect, frameRate: Double? = nil) {
+                size: Dimensions? = nil, scalingMode: ScalingMode = .resizeAspect, frameRate: Double? = nil,
+                toneMapping: ToneMapping? = nil) {
         self.size = size
+        self.toneMapping = toneMapping
         self.frameRate = frameRate
         self.scalingMode = scalingMode
         self.pixelFormat = pixelFormat

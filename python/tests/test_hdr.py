@@ -1,0 +1,203 @@
+"""HDR to SDR: an H.264 export of a PQ or HLG movie is tone-mapped. Grey patches at known
+luminances go through the export and through this test's own NumPy implementation of the chain
+(BT.2100 EOTFs, BT.2020 to BT.709 primaries, the Möbius operator on the largest component,
+BT.1886's inverse EOTF, the BT.709 matrix); ffmpeg's zscale + tonemap chain with the same
+operator is the smoke check of the whole picture."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import splice
+
+from conftest import ff
+
+W, H = 1920, 1080
+NITS = [0.1, 10, 100, 203, 1000]
+REFERENCE_WHITE = 203.0
+PEAK = 1000 / REFERENCE_WHITE   # the fixtures' MaxCLL (PQ), HLG's nominal peak
+
+
+def patch(i: int) -> tuple[int, int, int, int]:
+    """(x, y, width, height) of patch i in the source picture."""
+    return 100 + 360 * i, 800, 200, 200
+
+
+def pq_signal(nits: float) -> float:
+    """SMPTE ST 2084 inverse EOTF."""
+    m1, m2, c1, c2, c3 = 0.1593017578125, 78.84375, 0.8359375, 18.8515625, 18.6875
+    y = (nits / 10000) ** m1
+    return ((c1 + c2 * y) / (1 + c3 * y)) ** m2
+
+
+def hlg_signal(nits: float) -> float:
+    """BT.2100 HLG for a grey of ``nits`` on the 1,000 cd/m² reference display (inverse OOTF, OETF)."""
+    a, b, c = 0.17883277, 0.28466892, 0.55991073
+    scene = (nits / 1000) ** (1 / 1.2)
+    return math.sqrt(3 * scene) if scene <= 1 / 12 else a * math.log(12 * scene - b) + c
+
+
+def make_fixture(path: Path, transfer: str, ten_bit: bool = True) -> None:
+    """testsrc2 taken to BT.2020 PQ or HLG with its white at 203 cd/m² by zscale, grey patches at
+    NITS drawn in exact code values; x265 lossless (so the patches stay neutral) with HDR10
+    metadata for PQ, or an 8-bit x264 file merely tagged."""
+    signal = pq_signal if transfer == "smpte2084" else hlg_signal
+    codes = [round(64 + 876 * signal(n)) for n in NITS]
+    if not ten_bit:
+        codes = [round(c / 4) for c in codes]
+    luma, cb, cr = "lum(X,Y)", "cb(X,Y)", "cr(X,Y)"
+    neutral = 512 if ten_bit else 128
+    for i, code in enumerate(codes):
+        x, y, w, h = patch(i)
+        luma = f"if(between(X,{x},{x + w - 1})*between(Y,{y},{y + h - 1}),{code},{luma})"
+        inside = f"between(X,{x // 2},{(x + w) // 2 - 1})*between(Y,{y // 2},{(y + h) // 2 - 1})"
+        cb = f"if({inside},{neutral},{cb})"
+        cr = f"if({inside},{neutral},{cr})"
+    fmt = "yuv420p10le" if ten_bit else "yuv420p"
+    vf = (f"zscale=tin=bt709:pin=bt709:min=bt709:rin=full:t={transfer}:p=bt2020:m=bt2020nc:r=tv:npl=203,"
+          f"format={fmt},geq=lum='{luma}':cb='{cb}':cr='{cr}'")
+    source = ["-f", "lavfi", "-i", f"testsrc2=size={W}x{H}:rate=24:duration=0.5", "-vf", vf]
+    if ten_bit:
+        params = f"colorprim=bt2020:transfer={transfer}:colormatrix=bt2020nc:range=limited:lossless=1:log-level=error"
+        if transfer == "smpte2084":
+            params += ":master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400"
+        ff(*source, "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", params, "-pix_fmt", fmt, str(path))
+    else:
+        ff(*source, "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", "-color_primaries", "bt2020",
+           "-color_trc", transfer, "-colorspace", "bt2020nc", "-color_range", "tv", "-pix_fmt", fmt, str(path))
+
+
+def planes(path: Path, width: int, height: int, ten_bit: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The first frame's Y', Cb, Cr planes as decoded by ffmpeg."""
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-frames:v", "1", "-f", "rawvideo", "-"],
+                         check=True, capture_output=True).stdout
+    data = np.frombuffer(raw, dtype=np.uint16 if ten_bit else np.uint8).astype(np.float64)
+    y = data[:width * height].reshape(height, width)
+    c = width * height // 4
+    return y, data[width * height:width * height + c].reshape(height // 2, width // 2), data[width * height + c:].reshape(height // 2, width // 2)
+
+
+def patch_median(plane: np.ndarray, i: int, scale: float) -> float:
+    """The median of patch i's middle half in a plane ``scale`` times the source's size."""
+    x, y, w, h = (v * scale for v in patch(i))
+    return float(np.median(plane[int(y + h / 4):int(y + 3 * h / 4), int(x + w / 4):int(x + 3 * w / 4)]))
+
+
+def mobius(sig: np.ndarray, j: float, peak: float) -> np.ndarray:
+    a = -j * j * (peak - 1) / (j * j - 2 * j + peak)
+    b = (j * j - 2 * j * peak + peak) / max(peak - 1, 1e-6)
+    return np.where(sig <= j, sig, (b * b + 2 * b * j + j * j) / (b - a) * (sig + a) / (sig + b))
+
+
+def hable(sig: np.ndarray, peak: float) -> np.ndarray:
+    def curve(x):
+        a, b, c, d, e, f = 0.15, 0.50, 0.10, 0.20, 0.02, 0.30
+        return (x * (x * a + b * c) + d * e) / (x * (x * a + b) + d * f) - e / f
+    return curve(sig) / curve(peak)
+
+
+def expected_luma(y: float, cb: float, cr: float, transfer: str, operator: str, ten_bit: bool) -> float:
+    """The 8-bit BT.709 Y' the chain gives a source pixel of these BT.2020 Y'CbCr code values."""
+    scale = 4 if ten_bit else 1
+    yn, cbn, crn = (y / scale - 16) / 219, (cb / scale - 128) / 224, (cr / scale - 128) / 224
+    r = yn + 1.4746 * crn
+    b = yn + 1.8814 * cbn
+    g = (yn - 0.2627 * r - 0.0593 * b) / 0.6780
+    e = np.clip(np.array([r, g, b]), 0, 1)
+    if transfer == "smpte2084":
+        m1, m2, c1, c2, c3 = 0.1593017578125, 78.84375, 0.8359375, 18.8515625, 18.6875
+        p = e ** (1 / m2)
+        light = 10000 * (np.maximum(p - c1, 0) / (c2 - c3 * p)) ** (1 / m1)
+    else:
+        a, bb, c = 0.17883277, 0.28466892, 0.55991073
+        scene = np.where(e <= 0.5, e * e / 3, (np.exp((e - c) / a) + bb) / 12)
+        ys = 0.2627 * scene[0] + 0.6780 * scene[1] + 0.0593 * scene[2]
+        light = 1000 * ys ** 0.2 * scene
+    linear = light / REFERENCE_WHITE
+    to709 = np.array([[1.6605, -0.5876, -0.0728], [-0.1246, 1.1329, -0.0083], [-0.0182, -0.1006, 1.1187]])
+    rgb = to709 @ linear
+    sig = max(float(rgb.max()), 1e-6)
+    mapped = float(mobius(np.array(sig), 0.95, PEAK)) if operator == "mobius" else float(hable(np.array(sig), PEAK))
+    rgb = np.clip(rgb * mapped / sig, 0, 1)
+    gamma = rgb ** (1 / 2.4)
+    return 16 + 219 * float(0.2126 * gamma[0] + 0.7152 * gamma[1] + 0.0722 * gamma[2])
+
+
+def frame_ssims(path: Path, reference: Path) -> list[float]:
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-i", str(reference), "-lavfi", "[0:v][1:v]ssim=stats_file=-",
+                          "-f", "null", "-"], check=True, capture_output=True, text=True).stdout
+    return [float(v) for v in re.findall(r"All:([\d.]+)", out)]
+
+
+@pytest.fixture(scope="module")
+def hdr(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("hdr")
+    make_fixture(d / "pq.mp4", "smpte2084")
+    make_fixture(d / "hlg.mp4", "arib-std-b67")
+    make_fixture(d / "pq8.mp4", "smpte2084", ten_bit=False)
+    return d
+
+
+@pytest.mark.parametrize("name,transfer,ten_bit", [("pq", "smpte2084", True), ("hlg", "arib-std-b67", True),
+                                                   ("pq8", "smpte2084", False)])
+def test_h264_export_tone_maps_to_sdr(hdr, tmp_path, name, transfer, ten_bit):
+    src, out = hdr / f"{name}.mp4", tmp_path / "sdr.mp4"
+    splice.export(src, out, "1280x720")
+    stream = json.loads(subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_streams", "-show_frames",
+                                        "-read_intervals", "%+#1", "-of", "json", str(out)],
+                                       check=True, capture_output=True, text=True).stdout)
+    s = stream["streams"][0]
+    assert (s["codec_name"], s["width"], s["height"], s["pix_fmt"]) == ("h264", 1280, 720, "yuv420p")
+    assert (s["color_primaries"], s["color_transfer"], s["color_space"], s["color_range"]) == ("bt709", "bt709", "bt709", "tv")
+    side = [d["side_data_type"] for d in s.get("side_data_list", []) + stream["frames"][0].get("side_data_list", [])]
+    assert not [t for t in side if "Mastering" in t or "light level" in t], side
+
+    sy, scb, scr = planes(src, W, H, ten_bit)
+    oy, _, _ = planes(out, 1280, 720, False)
+    got = [patch_median(oy, i, 1280 / W) for i in range(len(NITS))]
+    want = [expected_luma(patch_median(sy, i, 1), patch_median(scb, i, 0.5), patch_median(scr, i, 0.5), transfer, "mobius", ten_bit)
+            for i in range(len(NITS))]
+    assert all(abs(g - w) <= 2 for g, w in zip(got, want)), (got, want)
+    assert all(a < b for a, b in zip(got, got[1:])), got
+    # reference white within 2 % of SDR white (code 235)
+    assert (got[NITS.index(203)] - 16) / 219 >= 0.98, got
+
+    reference = tmp_path / "ffmpeg.mp4"
+    ff("-i", str(src), "-vf", f"zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=bt709,tonemap=mobius:param=0.95:desat=0:peak={PEAK},"
+       "zscale=w=1280:h=720:t=bt709:m=bt709:r=tv,format=yuv420p", "-c:v", "libx264", "-crf", "18", str(reference))
+    ssims = frame_ssims(out, reference)
+    assert len(ssims) == 12 and min(ssims) >= 0.98, ssims
+
+
+def test_the_operator_is_chosen_and_hevc_keeps_hdr(hdr, tmp_path):
+    src = hdr / "pq.mp4"
+    out = tmp_path / "hable.mp4"
+    splice.export(src, out, "1280x720", tone_map="hable")
+    sy, scb, scr = planes(src, W, H, True)
+    oy, _, _ = planes(out, 1280, 720, False)
+    got = [patch_median(oy, i, 1280 / W) for i in range(len(NITS))]
+    want = [expected_luma(patch_median(sy, i, 1), patch_median(scb, i, 0.5), patch_median(scr, i, 0.5), "smpte2084", "hable", True)
+            for i in range(len(NITS))]
+    assert all(abs(g - w) <= 2 for g, w in zip(got, want)), (got, want)
+    assert got[NITS.index(203)] < 200   # Hable darkens reference white: why it is not the default
+
+    kept = tmp_path / "hevc.mp4"
+    splice.export(src, kept, "hevc1920x1080")
+    info = json.loads(subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_streams", "-show_frames",
+                                      "-read_intervals", "%+#1", "-of", "json", str(kept)],
+                                     check=True, capture_output=True, text=True).stdout)
+    s = info["streams"][0]
+    assert (s["pix_fmt"], s["color_transfer"], s["color_primaries"]) == ("yuv420p10le", "smpte2084", "bt2020")
+    frame_side = {d["side_data_type"]: d for d in info["frames"][0].get("side_data_list", [])}
+    assert frame_side["Content light level metadata"]["max_content"] == 1000
+    assert frame_side["Mastering display metadata"]["max_luminance"] == "10000000/10000"
+
+    with pytest.raises(splice.SpliceError, match="tone-map"):
+        splice.export(src, tmp_path / "bad.mp4", "1280x720", tone_map="sepia")
