@@ -19,6 +19,7 @@
 #include <libavutil/log.h>
 #include <libavutil/mem.h>
 #include <libavutil/mastering_display_metadata.h>
+#include <libavutil/dovi_meta.h>
 #include <libavutil/frame.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixfmt.h>

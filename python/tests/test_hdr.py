@@ -201,3 +201,170 @@ def test_the_operator_is_chosen_and_hevc_keeps_hdr(hdr, tmp_path):
 
     with pytest.raises(splice.SpliceError, match="tone-map"):
         splice.export(src, tmp_path / "bad.mp4", "1280x720", tone_map="sepia")
+
+
+# --- Dolby Vision, HDR10+, MV-HEVC ---------------------------------------------------------------
+
+from hdr_fixtures import (add_dolby_vision, add_hdr10plus_block_additions, add_hdr10plus_to_annexb, add_to_sample_entry,
+                          mv_hevc_boxes)
+from conftest import streamhash
+
+MASTERING = "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400"
+
+
+def hevc(path: Path, transfer: str, *, fmt: str = "mp4", metadata: bool = True) -> None:
+    """1 s of 320x240 10-bit HEVC (no B-frames), BT.2020 and ``transfer`` tagged in the stream
+    and the container."""
+    params = "log-level=error:bframes=0:colorprim=bt2020:colormatrix=bt2020nc:transfer=" + transfer
+    if metadata and transfer == "smpte2084":
+        params += ":" + MASTERING
+    ff("-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1", "-c:v", "libx265", "-preset", "ultrafast",
+       "-x265-params", params, "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020", "-color_trc", transfer,
+       "-colorspace", "bt2020nc", *(["-tag:v", "hvc1"] if fmt == "mp4" else []), "-f", fmt, str(path))
+
+
+def dovi_side_data(path: Path) -> dict:
+    info = json.loads(subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_streams", "-of", "json", str(path)],
+                                     check=True, capture_output=True, text=True).stdout)
+    side = [d for d in info["streams"][0].get("side_data_list", []) if d["side_data_type"] == "DOVI configuration record"]
+    return side[0] if side else {}
+
+
+def entry_box(path: Path, kind: bytes) -> bytes:
+    """The first ``kind`` box's bytes (header included) in the file."""
+    data = path.read_bytes()
+    at = data.find(kind)
+    assert at >= 4, f"no {kind!r} in {path}"
+    size = int.from_bytes(data[at - 4:at], "big")
+    return data[at - 4:at - 4 + size]
+
+
+def decodes_silently(path: Path) -> bool:
+    run = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-f", "null", "-"], capture_output=True, text=True)
+    return run.returncode == 0 and run.stderr == ""
+
+
+@pytest.mark.parametrize("profile,compatibility,transfer", [(8, 1, "smpte2084"), (8, 4, "arib-std-b67"), (5, 0, "smpte2084")])
+def test_dolby_vision_survives_mp4_mkv_mp4_and_export_follows_the_rules(tmp_path, caplog, profile, compatibility, transfer):
+    base, src = tmp_path / "base.mp4", tmp_path / f"dv{profile}{compatibility}.mp4"
+    hevc(base, transfer)
+    record = add_dolby_vision(base, src, profile, compatibility)
+    conf = dovi_side_data(src)
+    assert (conf["dv_profile"], conf["dv_bl_signal_compatibility_id"]) == (profile, compatibility)
+    assert decodes_silently(src)
+
+    mkv, back = tmp_path / "dv.mkv", tmp_path / "back.mp4"
+    splice.remux(src, mkv)
+    conf = dovi_side_data(mkv)
+    assert (conf["dv_profile"], conf["dv_bl_signal_compatibility_id"], conf["rpu_present_flag"], conf["bl_present_flag"]) == (profile, compatibility, 1, 1)
+    splice.remux(mkv, back)
+    assert entry_box(back, record[4:8]) == record   # byte for byte
+    assert streamhash(src) == streamhash(mkv) == streamhash(back)
+    expected = {(8, 1): "Dolby Vision 8.1 (HDR10-compatible); base layer HDR10", (8, 4): "Dolby Vision 8.4 (HLG-compatible); base layer HLG",
+                (5, 0): "Dolby Vision 5 (no compatible base layer)"}[(profile, compatibility)]
+    for path in (src, mkv, back):
+        dynamic = splice.inspect(path)["tracks"][0]["dynamicRange"]
+        assert dynamic["kind"] == "Dolby Vision" and dynamic["summary"].startswith(expected), dynamic
+        assert (dynamic["dolbyVision"]["profile"], dynamic["dolbyVision"]["compatibilityID"]) == (profile, compatibility)
+
+    hevc_out, h264_out = tmp_path / "hevc.mp4", tmp_path / "h264.mp4"
+    if compatibility == 0:
+        for preset, out in (("hevc1920x1080", hevc_out), ("640x480", h264_out)):
+            with pytest.raises(splice.SpliceError, match="Dolby Vision 5") as refused:
+                splice.export(src, out, preset)
+            assert refused.value.status == splice.Status.UNSUPPORTED and not out.exists()
+        cli = subprocess.run([str(splice_binary()), "export", str(src), "-o", str(hevc_out), "--preset", "hevc1920x1080"],
+                             capture_output=True, text=True)
+        assert cli.returncode == 65 and "Dolby Vision 5 (no compatible base layer)" in cli.stderr
+        return
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="splice"):
+        splice.export(src, hevc_out, "hevc1920x1080")
+    assert any("Dolby Vision RPU (dynamic metadata) is dropped" in r.getMessage() for r in caplog.records), caplog.text
+    s = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_streams", "-of", "json", str(hevc_out)],
+                                  check=True, capture_output=True, text=True).stdout)["streams"][0]
+    assert not dovi_side_data(hevc_out) and (s["color_transfer"], s["pix_fmt"]) == (transfer, "yuv420p10le")
+    splice.export(src, h264_out, "640x480")
+    s = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_streams", "-of", "json", str(h264_out)],
+                                  check=True, capture_output=True, text=True).stdout)["streams"][0]
+    assert (s["codec_name"], s["color_transfer"]) == ("h264", "bt709") and not dovi_side_data(h264_out)
+
+
+def splice_binary() -> Path:
+    """The splice command built with the library under test (make install's, else the debug build)."""
+    repo = Path(__file__).resolve().parents[2]
+    installed = repo / ".build" / "python" / "prefix" / "bin" / "splice"
+    return installed if installed.exists() else repo / ".build" / "debug" / "splice"
+
+
+def hdr10plus_frames(path: Path) -> int:
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_frames", "-of", "json", str(path)],
+                         check=True, capture_output=True, text=True).stdout
+    return sum(any(d["side_data_type"].startswith("HDR Dynamic Metadata SMPTE2094-40") for d in f.get("side_data_list", []))
+               for f in json.loads(out)["frames"])
+
+
+def test_hdr10plus_is_carried_between_mp4_and_matroska(tmp_path, caplog):
+    raw, tagged, src = tmp_path / "base.hevc", tmp_path / "plus.hevc", tmp_path / "plus.mp4"
+    hevc(raw, "smpte2084", fmt="hevc")
+    add_hdr10plus_to_annexb(raw, tagged)
+    ff("-r", "25", "-i", str(tagged), "-c", "copy", "-tag:v", "hvc1", "-color_primaries", "bt2020", "-color_trc", "smpte2084",
+       "-colorspace", "bt2020nc", str(src))
+    assert hdr10plus_frames(src) == 25 and decodes_silently(src)
+    assert splice.inspect(src)["tracks"][0]["dynamicRange"]["kind"] == "HDR10+"
+    # in the stream (T.35 SEI): a copy either way keeps every byte
+    mkv, back = tmp_path / "plus.mkv", tmp_path / "back.mp4"
+    splice.remux(src, mkv)
+    splice.remux(mkv, back)
+    assert hdr10plus_frames(mkv) == hdr10plus_frames(back) == 25
+    assert streamhash(src) == streamhash(mkv) == streamhash(back)
+
+    # in Matroska block additions (no SEI in the stream): moved into the stream as SEI, and said
+    plain_mkv, additions = tmp_path / "plain.mkv", tmp_path / "additions.mkv"
+    ff("-r", "25", "-i", str(raw), "-c", "copy", str(plain_mkv))
+    add_hdr10plus_block_additions(plain_mkv, additions)
+    assert hdr10plus_frames(additions) == 0 and decodes_silently(additions)   # FFmpeg 5.1 does not read them
+    assert splice.inspect(additions)["tracks"][0]["dynamicRange"]["kind"] == "HDR10+"
+    moved = tmp_path / "moved.mp4"
+    with caplog.at_level("WARNING", logger="splice"):
+        splice.remux(additions, moved)
+    assert any("HDR10+ of 25 frames moved from Matroska block additions" in r.getMessage() for r in caplog.records), caplog.text
+    assert hdr10plus_frames(moved) == 25 and decodes_silently(moved)
+    assert frames_md5(moved) == frames_md5(plain_mkv)
+
+
+def frames_md5(path: Path) -> list[str]:
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-f", "framemd5", "-"], check=True, capture_output=True, text=True).stdout
+    return [line.split(",")[-1].strip() for line in out.splitlines() if not line.startswith("#")]
+
+
+def test_mv_hevc_boxes_kept_by_a_remux_and_an_export_says_what_it_drops(tmp_path, caplog):
+    base, src = tmp_path / "base.mp4", tmp_path / "spatial.mp4"
+    hevc(base, "bt709")
+    boxes = mv_hevc_boxes()
+    add_to_sample_entry(base, src, boxes)
+    assert decodes_silently(src)
+    out = tmp_path / "copy.mp4"
+    splice.remux(src, out)
+    assert entry_box(out, b"lhvC") + entry_box(out, b"vexu") + entry_box(out, b"hfov") == boxes
+    assert streamhash(out) == streamhash(src)
+    with pytest.raises(splice.SpliceError, match="MV-HEVC"):
+        splice.remux(src, tmp_path / "copy.mkv")
+    with caplog.at_level("WARNING", logger="splice"):
+        splice.export(src, tmp_path / "flat.mp4", "hevc1920x1080")
+    assert any("only the base view" in r.getMessage() for r in caplog.records), caplog.text
+    assert b"lhvC" not in (tmp_path / "flat.mp4").read_bytes()
+
+
+def test_inspect_names_each_dynamic_range(hdr, tmp_path):
+    bare = tmp_path / "bare.mp4"
+    hevc(bare, "smpte2084", metadata=False)
+    kinds = {name: splice.inspect(path)["tracks"][0]["dynamicRange"] for name, path in
+             [("pq", hdr / "pq.mp4"), ("hlg", hdr / "hlg.mp4"), ("bare", bare)]}
+    assert kinds["pq"]["kind"] == "HDR10" and kinds["pq"]["masteringDisplay"] == {"maxLuminance": 1000, "minLuminance": 0.0001}
+    assert kinds["pq"]["contentLightLevel"] == {"maxCLL": 1000, "maxFALL": 400}
+    assert kinds["hlg"]["kind"] == "HLG" and kinds["hlg"]["transfer"] == "arib-std-b67"
+    assert kinds["bare"]["kind"] == "PQ" and kinds["bare"]["summary"] == "PQ without mastering metadata"
+    sdr = tmp_path / "sdr.mp4"
+    splice.export(hdr / "pq.mp4", sdr, "640x480")
+    assert splice.inspect(sdr)["tracks"][0]["dynamicRange"]["kind"] == "SDR"

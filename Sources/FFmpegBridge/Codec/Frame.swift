@@ -60,7 +60,10 @@ public final class Frame: DecodedStorage, @unchecked Sendable {   // confined: c
             ? (Int(widening: p.sample_aspect_ratio.num), Int(widening: p.sample_aspect_ratio.den)) : (1, 1)
         var picture = PixelBuffer(pixelFormat: format, width: Int(widening: p.width), height: Int(widening: p.height), color: color,
                                   sampleAspectRatio: sar, storage: self)
-        if p.side_data != nil { (picture.masteringDisplay, picture.contentLightLevel) = hdrMetadata }
+        if p.side_data != nil {
+            (picture.masteringDisplay, picture.contentLightLevel) = hdrMetadata
+            picture.hasHDR10Plus = av_frame_get_side_data(pointer, AV_FRAME_DATA_DYNAMIC_HDR_PLUS) != nil
+        }
         return picture
     }
 }

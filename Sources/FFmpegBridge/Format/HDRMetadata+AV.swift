@@ -50,6 +50,13 @@ extension CodecParameters {
         if let p = av_stream_get_side_data(st, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size), size >= MemoryLayout<AVContentLightMetadata>.size {
             contentLightLevel = ContentLightLevel(UnsafeRawPointer(p).loadUnaligned(as: AVContentLightMetadata.self))
         }
+        if let p = av_stream_get_side_data(st, AV_PKT_DATA_DOVI_CONF, &size), size >= MemoryLayout<AVDOVIDecoderConfigurationRecord>.size {
+            let d = UnsafeRawPointer(p).loadUnaligned(as: AVDOVIDecoderConfigurationRecord.self)
+            dolbyVision = DolbyVisionConfiguration(major: d.dv_version_major, minor: d.dv_version_minor, profile: Int(widening: d.dv_profile),
+                                                   level: Int(widening: d.dv_level), rpuPresent: d.rpu_present_flag != 0,
+                                                   enhancementLayerPresent: d.el_present_flag != 0, baseLayerPresent: d.bl_present_flag != 0,
+                                                   compatibilityID: Int(widening: d.dv_bl_signal_compatibility_id))
+        }
     }
 
     /// Gives stream `st` (being written) this HDR10 metadata, for the muxers that write it
@@ -63,6 +70,14 @@ extension CodecParameters {
         if let c = contentLightLevel {
             try add(AVContentLightMetadata(MaxCLL: UInt32(widening: c.maxContentLightLevel), MaxFALL: UInt32(widening: c.maxFrameAverageLightLevel)),
                     AV_PKT_DATA_CONTENT_LIGHT_LEVEL, to: st)
+        }
+        if let d = dolbyVision {
+            try add(AVDOVIDecoderConfigurationRecord(dv_version_major: UInt8(clamping: d.versionMajor), dv_version_minor: UInt8(clamping: d.versionMinor),
+                                                     dv_profile: UInt8(clamping: d.profile), dv_level: UInt8(clamping: d.level),
+                                                     rpu_present_flag: d.rpuPresent ? 1 : 0, el_present_flag: d.enhancementLayerPresent ? 1 : 0,
+                                                     bl_present_flag: d.baseLayerPresent ? 1 : 0,
+                                                     dv_bl_signal_compatibility_id: UInt8(clamping: d.compatibilityID)),
+                    AV_PKT_DATA_DOVI_CONF, to: st)
         }
     }
 

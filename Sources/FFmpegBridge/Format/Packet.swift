@@ -50,6 +50,16 @@ public final class Packet: @unchecked Sendable {   // confined: used by one thre
         return side(AV_PKT_DATA_WEBVTT_IDENTIFIER) + Data([0x0A]) + side(AV_PKT_DATA_WEBVTT_SETTINGS) + Data([0x0A]) + data
     }
 
+    /// The HDR10+ message (ITU-T T.35) of a Matroska block addition, if the packet has one.
+    /// libavformat hands block additions over as side data: the BlockAddID (8 bytes, big-endian),
+    /// then the BlockAdditional.
+    public var hdr10PlusBlockAddition: [UInt8]? {
+        var size = 0
+        guard let d = av_packet_get_side_data(pointer, AV_PKT_DATA_MATROSKA_BLOCKADDITIONAL, &size), size > 8 else { return nil }
+        let t35 = Array(UnsafeBufferPointer(start: d + 8, count: size - 8))
+        return HDR10Plus.isHDR10Plus(t35) ? t35 : nil
+    }
+
     /// The packet's bytes without a copy: the `Data` holds a reference to the packet's buffer
     /// (released with the `Data`), so the demuxer's read is the only copy on the way to a
     /// muxer. A packet without a reference-counted buffer is copied.

@@ -39,6 +39,10 @@ public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
     private var queues: [Int: Queue] = [:]
     /// WebVTT streams, whose packets are handed out as WebM blocks hold cues (`Packet.webVTTCue`).
     private let webVTTStreams: Set<Int>
+    /// HEVC streams (their NAL length sizes), into which HDR10+ block additions are moved as SEI.
+    private let hevcLengthSizes: [Int: Int]
+    /// Per stream: HDR10+ block additions moved into the stream, and those dropped (no HEVC to hold them).
+    private var hdr10Plus: [Int: (moved: Int, dropped: Int)] = [:]
     private var queuedBytes = 0
     private var ended = false
     private var failure: MediaError?
@@ -66,7 +70,17 @@ public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
         if let seconds { Self.seek(input, toKeyFrameBefore: seconds, video: input.streams.first { streams.contains($0.index) && $0.mediaType == .video }?.index) }
         for s in streams { queues[s] = Queue() }
         webVTTStreams = Set(input.streams.filter { streams.contains($0.index) && $0.codec.codecName == "webvtt" }.map(\.index))
+        var lengths: [Int: Int] = [:]
+        for s in input.streams where streams.contains(s.index) && s.codec.codecName == "hevc" {
+            let e = s.codec.extradata   // hvcC: lengthSizeMinusOne in byte 21's low bits
+            if e.count >= 23, e[0] == 1 { lengths[s.index] = Int(widening: e[21] & 3) + 1 }
+        }
+        hevcLengthSizes = lengths
     }
+
+    /// Per stream, the HDR10+ messages of Matroska block additions moved into the HEVC stream
+    /// as prefix SEI (at the start of their frames), and those dropped (other codecs).
+    public var hdr10PlusBlockAdditions: [Int: (moved: Int, dropped: Int)] { lock.withLock { hdr10Plus } }
 
     /// Seeks to `seconds`, or earlier until the first packet of `video` from there is a key
     /// frame. Demuxers that seek by timestamp search (MPEG-TS, MPEG-PS) land on any packet, whose
@@ -113,7 +127,15 @@ public final class PacketDemuxer: @unchecked Sendable {   // state under `lock`
                 let index = packet.streamIndex
                 guard queues[index] != nil else { continue }
                 if packet.isCorrupt { corruptPackets[index, default: 0] += 1 }
-                let data = webVTTStreams.contains(index) ? packet.webVTTCue : packet.payload
+                var data = webVTTStreams.contains(index) ? packet.webVTTCue : packet.payload
+                if let t35 = packet.hdr10PlusBlockAddition {
+                    if let n = hevcLengthSizes[index], let sei = HDR10Plus.hevcSEI(t35, lengthSize: n) {
+                        data = Data(sei) + data
+                        hdr10Plus[index, default: (0, 0)].moved += 1
+                    } else {
+                        hdr10Plus[index, default: (0, 0)].dropped += 1
+                    }
+                }
                 queues[index]!.append(Entry(data: data, presentationTime: packet.presentationTime, decodeTime: packet.decodeTime,
                                             duration: packet.duration, isKeyFrame: packet.isKeyFrame,
                                             skippedAtEnd: packet.skippedSamples?.end ?? 0))

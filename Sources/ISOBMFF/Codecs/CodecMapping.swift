@@ -67,6 +67,7 @@ public enum CodecMapping {
         }
         p.masteringDisplay = boxes.first { $0.type == "mdcv" }.flatMap { MasteringDisplay(mdcvPayload: $0.payload) }
         p.contentLightLevel = boxes.first { $0.type == "clli" }.flatMap { ContentLightLevel(clliPayload: $0.payload) }
+        p.dolbyVision = boxes.first { ["dvcC", "dvvC", "dvwC"].contains($0.type) }.flatMap { DolbyVisionConfiguration(record: $0.payload) }
         return p
     }
 

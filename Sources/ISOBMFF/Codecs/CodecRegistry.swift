@@ -153,7 +153,7 @@ public enum CodecRegistry {
         CodecEntry(["h264"], .video, types: ["avc1", "avc3"], configuration: AVCConfiguration.self, firstPacket: .withoutExtradata, encoder: "libx264",
                    write: nalVideo("avc1", "avcC", AVCConfiguration.record(fromAnnexB:)),
                    read: { c, p in p.codecName = "h264"; p.extradata = c.child("avcC") ?? []; return true }),
-        CodecEntry(["hevc"], .video, types: ["hvc1", "hev1"], configuration: HEVCConfiguration.self, firstPacket: .withoutExtradata, encoder: "libx265",
+        CodecEntry(["hevc"], .video, types: ["hvc1", "hev1", "dvh1", "dvhe"], configuration: HEVCConfiguration.self, firstPacket: .withoutExtradata, encoder: "libx265",
                    write: nalVideo("hvc1", "hvcC", HEVCConfiguration.record(fromAnnexB:)),
                    read: { c, p in p.codecName = "hevc"; p.extradata = c.child("hvcC") ?? []; return true }),
         CodecEntry(["av1"], .video, types: ["av01"], configuration: AV1Configuration.self, firstPacket: .withoutExtradata, encoder: "libsvtav1",

@@ -16,7 +16,7 @@ public enum CodecString {
         case "avc1", "avc2", "avc3", "avc4":
             guard let c = child("avcC"), c.count >= 4 else { return nil }
             return format.description + "." + hex(c[1]) + hex(c[2]) + hex(c[3])
-        case "hvc1", "hev1":
+        case "hvc1", "hev1", "dvh1", "dvhe":
             return child("hvcC").flatMap { hevc(format.description, $0) }
         case "av01":
             return child("av1C").flatMap(av1)

@@ -25,8 +25,11 @@ public enum SampleEntryBuilder {
     }
 
     /// A VisualSampleEntry of `type`, sized from `p`, with `children` (the configuration boxes).
+    /// HEVC Dolby Vision without a base layer other decoders show (profile 5) is `dvh1`, as
+    /// Dolby's ISO binding asks, so that those decoders do not show it wrongly.
     static func visual(_ type: FourCC, _ p: CodecParameters, _ children: [UInt8]) -> [UInt8] {
         var w = BoxWriter()
+        let type: FourCC = type == "hvc1" && p.dolbyVision.map({ $0.compatibleBaseLayer == nil }) == true ? "dvh1" : type
         w.box(type) { w in
             w.zeros(6); w.u16(1)                      // reserved, data_reference_index
             w.zeros(16)                               // pre_defined, reserved
@@ -42,6 +45,7 @@ public enum SampleEntryBuilder {
             // HDR10 static metadata (ISO/IEC 23001-8 boxes, as QuickTime and FFmpeg read them).
             if let c = p.contentLightLevel { w.box("clli") { $0.append(c.clliPayload) } }
             if let m = p.masteringDisplay { w.box("mdcv") { $0.append(m.mdcvPayload) } }
+            if let d = p.dolbyVision { w.box(d.boxType) { $0.append(d.record) } }
             if p.hasNonSquarePixels {
                 // pasp (§12.1.4): hSpacing, vSpacing.
                 w.box("pasp") { w in

@@ -42,6 +42,9 @@ public struct CodecParameters: Sendable, Hashable {
     public var masteringDisplay: MasteringDisplay?
     /// Video: the content light level of HDR10 static metadata (`clli`), when the stream carries it.
     public var contentLightLevel: ContentLightLevel?
+    /// Video: the Dolby Vision configuration (`dvcC`/`dvvC`/`dvwC`, Matroska's block addition
+    /// mapping), when the stream is Dolby Vision.
+    public var dolbyVision: DolbyVisionConfiguration?
     /// Video: frames a decoder holds back to reorder them (B-frames); 0 when none or unknown.
     public var reorderDelay = 0
     /// Video: the width : height of a pixel (`pasp`); 0:0 when unknown (square).

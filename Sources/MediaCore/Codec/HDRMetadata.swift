@@ -118,3 +118,67 @@ public struct ContentLightLevel: Sendable, Hashable {
         self.init(maxContentLightLevel: UInt16(widening: p[0]) << 8 | UInt16(widening: p[1]), maxFrameAverageLightLevel: UInt16(widening: p[2]) << 8 | UInt16(widening: p[3]))
     }
 }
+
+/// A Dolby Vision decoder configuration record (Dolby's "Dolby Vision Streams Within the ISO Base
+/// Media File Format", 3.2): the 24 bytes of the `dvcC` (profiles up to 7), `dvvC` (8 to 10) or
+/// `dvwC` (above) box, also Matroska's `BlockAdditionMapping` and FFmpeg's `DOVI_CONF` side data.
+/// Kept as the bytes read, so that a copy writes them unchanged.
+public struct DolbyVisionConfiguration: Sendable, Hashable {
+    /// The record, 24 bytes.
+    public let record: [UInt8]
+
+    /// Reads a record; nil when shorter than 24 bytes or of version 0.
+    public init?(record bytes: [UInt8]) {
+        guard bytes.count >= 24, bytes[0] >= 1 else { return nil }
+        record = Array(bytes.prefix(24))
+    }
+
+    /// A record of these fields (the reserved bits zero).
+    public init(major: UInt8 = 1, minor: UInt8 = 0, profile: Int, level: Int, rpuPresent: Bool = true, enhancementLayerPresent: Bool = false,
+                baseLayerPresent: Bool = true, compatibilityID: Int) {
+        var r = [UInt8](repeating: 0, count: 24)
+        (r[0], r[1]) = (max(1, major), minor)
+        let p = UInt8(clamping: profile) & 0x7F, l = UInt8(clamping: level) & 0x3F
+        r[2] = p << 1 | l >> 5
+        r[3] = (l & 0x1F) << 3 | (rpuPresent ? 4 : 0) | (enhancementLayerPresent ? 2 : 0) | (baseLayerPresent ? 1 : 0)
+        r[4] = (UInt8(clamping: compatibilityID) & 0x0F) << 4
+        record = r
+    }
+
+    /// `dv_version_major`.
+    public var versionMajor: Int { Int(widening: record[0]) }
+    /// `dv_version_minor`.
+    public var versionMinor: Int { Int(widening: record[1]) }
+    /// `dv_profile` (5: IPTPQc2, no compatible base layer; 7: dual layer; 8: with a compatible base layer; 10: AV1).
+    public var profile: Int { Int(widening: record[2] >> 1) }
+    /// `dv_level` (the picture size and rate class).
+    public var level: Int { Int(widening: (record[2] & 1) << 5 | record[3] >> 3) }
+    /// `rpu_present_flag`: the stream carries reference processing units (NAL type 62 in HEVC).
+    public var rpuPresent: Bool { record[3] & 4 != 0 }
+    /// `el_present_flag`: an enhancement layer.
+    public var enhancementLayerPresent: Bool { record[3] & 2 != 0 }
+    /// `bl_present_flag`: a base layer.
+    public var baseLayerPresent: Bool { record[3] & 1 != 0 }
+    /// `dv_bl_signal_compatibility_id`: what a decoder without Dolby Vision shows of the base
+    /// layer — 0 nothing right (profile 5), 1 HDR10, 2 SDR, 4 HLG, 6 Blu-ray HDR10.
+    public var compatibilityID: Int { Int(widening: record[4] >> 4) }
+
+    /// The box that holds the record in a sample entry: `dvcC`, `dvvC` or `dvwC`.
+    public var boxType: FourCC { profile <= 7 ? "dvcC" : profile <= 10 ? "dvvC" : "dvwC" }
+
+    /// The base layer a decoder without Dolby Vision shows, by `compatibilityID`; nil: none it shows right.
+    public var compatibleBaseLayer: String? {
+        switch compatibilityID {
+        case 1, 6: "HDR10"
+        case 2: "SDR"
+        case 4: "HLG"
+        default: nil
+        }
+    }
+
+    /// `Dolby Vision 8.4 (HLG-compatible)`, `Dolby Vision 5 (no compatible base layer)`.
+    public var summary: String {
+        let version = compatibilityID > 0 ? "\(profile).\(compatibilityID)" : "\(profile)"
+        return "Dolby Vision \(version) (" + (compatibleBaseLayer.map { "\($0)-compatible" } ?? "no compatible base layer") + ")"
+    }
+}

@@ -126,6 +126,9 @@ public struct PixelBuffer: Sendable {
     public var masteringDisplay: MasteringDisplay?
     /// The HDR10 content light level the picture came with, if any.
     public var contentLightLevel: ContentLightLevel?
+    /// Whether the picture came with HDR10+ dynamic metadata (SMPTE ST 2094-40: the stream's
+    /// ITU-T T.35 SEI, or Matroska's block addition, as the decoder found it).
+    public var hasHDR10Plus = false
 
     /// A picture of `width` × `height` pixels of `pixelFormat` whose planes are in `storage`.
     public init(pixelFormat: PixelFormat, width: Int, height: Int, color: Color = .unspecified,

@@ -69,6 +69,8 @@ public struct AssetReport: Encodable, Sendable {
         public var flags: [String]?
         /// How the track is encrypted (scheme, original format, key ID), when it is.
         public var encryption: TrackEncryption?
+        /// Video: SDR, HDR10, HDR10+, PQ, HLG or Dolby Vision, and its metadata.
+        public var dynamicRange: DynamicRange?
 
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -92,6 +94,7 @@ public struct AssetReport: Encodable, Sendable {
             try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
             try c.encodeIfPresent(channels, forKey: .channels)
             try c.encodeIfPresent(flags, forKey: .flags)
+            try c.encodeIfPresent(dynamicRange, forKey: .dynamicRange)
             if let e = encryption {
                 var n = c.nestedContainer(keyedBy: EncryptionKeys.self, forKey: .encryption)
                 try n.encode(e.scheme, forKey: .scheme)
@@ -103,7 +106,7 @@ public struct AssetReport: Encodable, Sendable {
         }
         enum CodingKeys: String, CodingKey {
             case id, mediaType, codec, codecName, language, extendedLanguage, enabled, alternateGroup, name, associations,
-                 edits, sampleCount, duration, timescale, minFrameDuration, width, height, sampleRate, channels, flags, encryption
+                 edits, sampleCount, duration, timescale, minFrameDuration, width, height, sampleRate, channels, flags, encryption, dynamicRange
         }
         enum EncryptionKeys: String, CodingKey { case scheme, originalFormat, keyID, samplesWithInformation, problem }
     }
@@ -166,7 +169,8 @@ public struct AssetReport: Encodable, Sendable {
                 flags: !asset.source.structure.hasTrackFlags ? nil : [(t.isDefault, "default"), (t.isForced, "forced"),
                     (t.hasMediaCharacteristic(.describesMusicAndSoundForAccessibility), "hearing-impaired"),
                     (t.hasMediaCharacteristic(.describesVideoForAccessibility), "visual-impaired")].filter(\.0).map(\.1),
-                encryption: t.encryption)
+                encryption: t.encryption,
+                dynamicRange: t.mediaType == .video ? DynamicRange(track: t, firstSample: AssetReport.firstSample(of: t, in: asset)) : nil)
         }
         salvage = asset.salvageNotes.isEmpty ? nil : asset.salvageNotes
         groups = asset.trackGroups.map {
@@ -218,6 +222,11 @@ public struct AssetReport: Encodable, Sendable {
                 let list = g.tracks.map(String.init).joined(separator: ", ")
                 out += "  group \(g.alternateGroup): tracks \(list); default \(g.defaultTrack.map { "track \($0)" } ?? "none (all disabled)")\n"
             }
+        }
+        let video = tracks.filter { $0.dynamicRange != nil }
+        if !video.isEmpty {
+            out += "Dynamic range:\n"
+            for t in video { out += "  track \(t.id): \(t.dynamicRange!.summary)\n" }
         }
         let encrypted = tracks.filter { $0.encryption != nil }
         if !encrypted.isEmpty {

@@ -36,6 +36,17 @@ final class DemuxSession: ReadSession, Sendable {
             let (n, largest) = cursor.repairs
             warnings += DemuxSession.timingWarnings(trackID: trackID, dropped: cursor.droppedPackets, repaired: n, largestRepair: largest)
         }
+        let hdr10Plus = demuxer.hdr10PlusBlockAdditions
+        for (trackID, cursor) in cursors.withLock({ $0 }) {
+            guard let (moved, dropped) = hdr10Plus[cursor.stream] else { continue }
+            if moved > 0 {
+                warnings.append("track \(trackID): HDR10+ of \(moved) frame\(moved == 1 ? "" : "s") moved from Matroska block additions into the HEVC stream "
+                                + "(prefix SEI, where players and MP4 carry it)")
+            }
+            if dropped > 0 {
+                warnings.append("track \(trackID): HDR10+ of \(dropped) frame\(dropped == 1 ? "" : "s") in Matroska block additions was dropped: only HEVC carries it here")
+            }
+        }
         let damaged = demuxer.corruptPacketCount
         if damaged > 0 { warnings.append("\(damaged) damaged packet\(damaged == 1 ? " was" : "s were") copied as read") }
         return warnings + FFmpegLog.summary(demuxer.takeMessages())
@@ -62,7 +73,7 @@ extension ReadSession {
 /// One stream's samples from a shared demuxer.
 final class DemuxedSampleCursor: SampleCursor, Sendable {
     private let timeline: Mutex<PacketTimeline>
-    private let stream: Int
+    let stream: Int
     private let demuxer: PacketDemuxer
 
     init(timeline: sending PacketTimeline, demuxer: PacketDemuxer) {

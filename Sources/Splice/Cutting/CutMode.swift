@@ -88,6 +88,10 @@ extension AssetTrack {
             case (.video, "h264"), (.video, "hevc"):
                 guard track.recordParameters != nil else { return "its \(track.codecName) has no configuration record" }
                 guard reencoding else { continue }
+                if let dv = format.parameters.dolbyVision { return "it is \(dv.summary): re-encoded frames would have no RPU" }
+                if let entry = format.sampleEntry, CodecMapping.extendedCoding(sampleEntry: [UInt8](entry), mediaType: .video) == .mvHEVC {
+                    return "it is MV-HEVC: re-encoded frames would have no second view"
+                }
                 if let reason = SmartVideoSource.profileProblem(track) { return reason }
                 if track.codecName == "h264", let record = track.nalConfiguration,
                    record.parameterSets.contains(where: { ($0.first ?? 0) & 0x1F == 7 && InBandParameterSets.codesFields(sps: $0) != false }) {

@@ -15,6 +15,7 @@ extension ExportPlan {
             error.trackID = refusal.trackID
             throw error
         }
+        try checkDolbyVision()
         try checkRange()
         try checkCutMode()
         try settings.trackSelection.check(against: asset)

@@ -105,7 +105,8 @@ extension ExportPlan {
         let tenBit = recipe.keepsTenBit && codec != .h264 && (tenBitSource || hdrSource)
         let pixels: PixelBuffer.PixelFormat = tenBit ? .yuv420p10le : .yuv420p
         var decoded = VideoOutputSettings(pixelFormat: pixels, maximumWidth: box?.width, maximumHeight: box?.height)
-        if hdrSource, !tenBit { decoded.toneMapping = settings.toneMapping }
+        // (set whatever the track's tags say: HDR said only in the stream's VUI is found in the pictures)
+        if !tenBit { decoded.toneMapping = settings.toneMapping }
         decoded.size = settings.videoSize
         decoded.decoderThreadCount = VideoOutputSettings.decoderThreadsBesideEncoder
         var encoding = VideoEncodingSettings(codec: codec, quality: .crf(settings.crf ?? recipe.crf), pixelFormat: pixels)
