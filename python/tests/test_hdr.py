@@ -291,10 +291,12 @@ def test_dolby_vision_survives_mp4_mkv_mp4_and_export_follows_the_rules(tmp_path
 
 
 def splice_binary() -> Path:
-    """The splice command built with the library under test (make install's, else the debug build)."""
+    """The splice command built with the library under test: the debug build's beside a library
+    named by SPLICE_LIBRARY, else make install's."""
+    import os
     repo = Path(__file__).resolve().parents[2]
     installed = repo / ".build" / "python" / "prefix" / "bin" / "splice"
-    return installed if installed.exists() else repo / ".build" / "debug" / "splice"
+    return installed if installed.exists() and "SPLICE_LIBRARY" not in os.environ else repo / ".build" / "debug" / "splice"
 
 
 def hdr10plus_frames(path: Path) -> int:
@@ -368,3 +370,20 @@ def test_inspect_names_each_dynamic_range(hdr, tmp_path):
     sdr = tmp_path / "sdr.mp4"
     splice.export(hdr / "pq.mp4", sdr, "640x480")
     assert splice.inspect(sdr)["tracks"][0]["dynamicRange"]["kind"] == "SDR"
+
+
+def test_a_watermark_over_hdr_is_as_bright_as_reference_white(hdr, tmp_path):
+    logo = tmp_path / "white.png"
+    ff("-f", "lavfi", "-i", "color=white:size=200x100", "-frames:v", "1", str(logo))
+    white_pq = 64 + 876 * pq_signal(REFERENCE_WHITE)
+    sdr, kept = tmp_path / "sdr.mp4", tmp_path / "hdr.mp4"
+    # SDR output: tone-mapped first, the logo drawn over SDR: SDR white, over a tone-mapped picture
+    splice.export(hdr / "pq.mp4", sdr, "1280x720", watermark=logo, position="top-left", margin=0)
+    y, _, _ = planes(sdr, 1280, 720, False)
+    assert abs(float(np.median(y[20:80, 20:180])) - 235) <= 2
+    assert abs(patch_median(y, NITS.index(203), 1280 / W) - 233) <= 2
+    # HDR output: the logo's sRGB white coded as PQ at 203 cd/m², like the 203 cd/m² patch
+    splice.export(hdr / "pq.mp4", kept, "hevc1920x1080", watermark=logo, position="top-left", margin=0)
+    y, _, _ = planes(kept, W, H, True)
+    assert abs(float(np.median(y[20:80, 20:180])) - white_pq) <= 3, (np.median(y[20:80, 20:180]), white_pq)
+    assert abs(patch_median(y, NITS.index(203), 1) - white_pq) <= 3

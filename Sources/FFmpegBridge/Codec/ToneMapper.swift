@@ -15,9 +15,7 @@ public final class ToneMapper: @unchecked Sendable {   // confined: used by one 
     private let fallback: PixelBuffer.Color
     private let trackMastering: MasteringDisplay?
     private let trackLight: ContentLightLevel?
-    private var graph: UnsafeMutablePointer<AVFilterGraph>?
-    private var source: UnsafeMutablePointer<AVFilterContext>?
-    private var sink: UnsafeMutablePointer<AVFilterContext>?
+    private var graph: VideoFilterGraph?
     private var input: (format: Int32, width: Int32, height: Int32)?
     /// The filter chain built for the first picture (for error messages and tests).
     public private(set) var chain = ""
@@ -38,23 +36,17 @@ public final class ToneMapper: @unchecked Sendable {   // confined: used by one 
         trackLight = contentLightLevel
     }
 
-    deinit { avfilter_graph_free(&graph) }
-
     /// `frame` tone-mapped, as a new frame with its properties (times, aspect).
     public func convert(_ frame: Frame) throws -> Frame {
         let f = frame.pointer.pointee
         let key = (f.format, f.width, f.height)
         if input.map({ $0 != key }) ?? true {
-            avfilter_graph_free(&graph)
-            try build(for: frame)
+            graph = nil
+            graph = try build(for: frame)
             input = key
         }
-        guard let source, let sink else { throw MediaError(.unsupported, "no tone-mapping filter graph") }
-        var r = av_buffersrc_add_frame_flags(source, frame.pointer, Int32(truncatingIfNeeded: AV_BUFFERSRC_FLAG_KEEP_REF))
-        if r < 0 { throw FFmpegError(code: r, operation: "tone-mapping a picture").mediaError }
-        let out = try Frame()
-        r = av_buffersink_get_frame(sink, out.pointer)
-        if r < 0 { throw FFmpegError(code: r, operation: "tone-mapping a picture (\(chain))").mediaError }
+        guard let graph else { throw MediaError(.unsupported, "no tone-mapping filter graph") }
+        let out = try graph.process(frame)
         av_frame_remove_side_data(out.pointer, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA)
         av_frame_remove_side_data(out.pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL)
         out.pointer.pointee.pts = f.best_effort_timestamp
@@ -78,8 +70,7 @@ public final class ToneMapper: @unchecked Sendable {   // confined: used by one 
 
     private static func format(_ v: Double) -> String { String(format: "%.6g", v) }
 
-    private func build(for frame: Frame) throws {
-        let f = frame.pointer.pointee
+    private func build(for frame: Frame) throws -> VideoFilterGraph {
         var color = frame.colorTags
         if !color.isHDR { color.transfer = fallback.transfer }
         if color.primaries == 2 { color.primaries = fallback.primaries }
@@ -90,7 +81,26 @@ public final class ToneMapper: @unchecked Sendable {   // confined: used by one 
         let masteringPeak = (mastering ?? trackMastering).map { Double($0.maxLuminance) / 10_000 }
         let peak = toneMapping.relativePeak(maxCLL: maxCLL, masteringPeak: masteringPeak)
         chain = ToneMapper.chain(toneMapping, from: color, peak: peak, to: pixelFormat)
+        return try VideoFilterGraph(chain, for: frame)
+    }
+}
 
+/// A chain of libavfilter video filters (`zscale=…,format=…`, no commas inside a filter's
+/// options) between a buffer source sized and formatted like the first frame and a sink: one
+/// frame in, one frame out.
+final class VideoFilterGraph {
+    let chain: String
+    private var graph: UnsafeMutablePointer<AVFilterGraph>?
+    private var source: UnsafeMutablePointer<AVFilterContext>?
+    private var sink: UnsafeMutablePointer<AVFilterContext>?
+
+    /// - Throws: when libavfilter cannot be loaded, has no filter of the chain, or refuses it.
+    init(_ chain: String, for frame: Frame) throws {
+        if let message = splice_ffmpeg_load_filters() {
+            throw MediaError(.unsupported, String(cString: message) + " (install Debian's libavfilter8)")
+        }
+        self.chain = chain
+        let f = frame.pointer.pointee
         guard let g = avfilter_graph_alloc() else { throw MediaError(.io, "out of memory (filter graph)") }
         graph = g
         let sar = f.sample_aspect_ratio.num > 0 && f.sample_aspect_ratio.den > 0 ? f.sample_aspect_ratio : AVRational(num: 1, den: 1)
@@ -110,6 +120,31 @@ public final class ToneMapper: @unchecked Sendable {   // confined: used by one 
         if r >= 0 { r = avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", nil, nil, g) }
         if r >= 0 { r = avfilter_link(last, 0, sink, 0) }
         if r >= 0 { r = avfilter_graph_config(g, nil) }
-        if r < 0 { throw FFmpegError(code: r, operation: "cannot set up tone mapping (\(chain))").mediaError }
+        if r < 0 { throw FFmpegError(code: r, operation: "cannot set up the filters \(chain)").mediaError }
+    }
+
+    deinit { avfilter_graph_free(&graph) }
+
+    /// The frame the chain makes of `frame`.
+    func process(_ frame: Frame) throws -> Frame {
+        guard let source, let sink else { throw MediaError(.unsupported, "no filter graph") }
+        var r = av_buffersrc_add_frame_flags(source, frame.pointer, Int32(truncatingIfNeeded: AV_BUFFERSRC_FLAG_KEEP_REF))
+        if r < 0 { throw FFmpegError(code: r, operation: "filtering a picture (\(chain))").mediaError }
+        let out = try Frame()
+        r = av_buffersink_get_frame(sink, out.pointer)
+        if r < 0 { throw FFmpegError(code: r, operation: "filtering a picture (\(chain))").mediaError }
+        return out
+    }
+}
+
+extension Frame {
+    /// An sRGB picture in RGBA (an overlay) coded for an HDR picture of `transfer` (16 PQ, 18
+    /// HLG) and BT.2020 primaries, its white at `referenceWhite` cd/m² (BT.2408's 203: graphics
+    /// white), alpha kept: what is drawn over HDR video looks as bright as it does over SDR.
+    func hdrCoded(transfer: Int, referenceWhite: Double = 203) throws -> Frame {
+        let name = transfer == 18 ? "arib-std-b67" : "smpte2084"
+        let chain = "zscale=transferin=iec61966-2-1:primariesin=bt709:rangein=full:transfer=\(name):primaries=2020:range=full:"
+            + "npl=\(String(format: "%g", referenceWhite)),format=rgba"
+        return try VideoFilterGraph(chain, for: self).process(self)
     }
 }

@@ -10,7 +10,9 @@ extension PictureCanvas {
 
     /// `image` as a YUVA layer of `width`×`height` in the canvas's matrix and range. Scaling is
     /// done on premultiplied RGBA (no dark fringes where transparent pixels are averaged in).
-    /// An opaque image becomes a layer in the canvas's own format (no alpha plane to make).
+    /// An opaque image becomes a layer in the canvas's own format (no alpha plane to make). Over
+    /// HDR (PQ, HLG) the image's sRGB is first taken to the canvas's transfer and BT.2020, its
+    /// white at 203 cd/m² (ITU-R BT.2408's graphics white).
     func prepare(_ image: StillImage, width: Int, height: Int, letterboxed: Bool) throws -> Frame {
         let opaque = try !image.hasAlpha()
         let out = try Frame.allocate(format: opaque ? pixelFormat.avFormat : alphaFormat, width: width, height: height)
@@ -29,9 +31,11 @@ extension PictureCanvas {
         // upright, RGB (or YUV in the canvas's own matrix), and no alpha to premultiply.
         var source = native
         let alpha = try image.hasAlpha()
-        if !image.orientation.isUpright || !convertsDirectly(native) || (alpha && resized) {
+        if !image.orientation.isUpright || !convertsDirectly(native) || (alpha && resized) || color.isHDR {
             source = try image.frame()
         }
+        // Over HDR, the (sRGB) image is coded in the canvas's transfer, its white at 203 cd/m².
+        if color.isHDR { source = try source.hdrCoded(transfer: color.transfer) }
         if alpha, resized {
             let rgba = source
             let premultiplied = try Frame.allocate(format: AV_PIX_FMT_RGBA, width: image.width, height: image.height)

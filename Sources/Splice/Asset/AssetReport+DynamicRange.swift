@@ -2,6 +2,7 @@ import Foundation
 import MediaCore
 import ISOBMFF
 
+/// What `inspect` says of a video track's dynamic range.
 extension AssetReport {
     /// A video track's dynamic range, as `inspect` shows it: from the sample description (`colr`,
     /// `mdcv`, `clli`, `dvcC`/`dvvC`, Matroska's colour and block addition mappings) and the

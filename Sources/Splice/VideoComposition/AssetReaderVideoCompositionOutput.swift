@@ -21,7 +21,7 @@ public final class AssetReaderVideoCompositionOutput: SampleBufferSource, Sendab
     public let videoTracks: [AssetTrack]
     /// The pictures handed out: `pixelFormat` (yuv420p10le renders in 10 bits; other formats are
     /// converted from yuv420p), and `size`/maximums to scale the render size; nil: yuv420p at the
-    /// render size.
+    /// render size. Its `toneMapping` makes HDR tracks SDR before they are drawn.
     public let videoSettings: VideoOutputSettings?
     /// The composition; nil: `VideoComposition(propertiesOf:)` of the tracks' asset. Set before reading.
     public var videoComposition: VideoComposition? {
@@ -51,6 +51,8 @@ public final class AssetReaderVideoCompositionOutput: SampleBufferSource, Sendab
         let format = AssetReaderVideoCompositionOutput.renderFormat(videoSettings)
         var decoded = VideoOutputSettings(pixelFormat: format)
         decoded.decoderThreadCount = videoSettings?.decoderThreadCount ?? 0
+        // (HDR tracks become SDR before they are drawn, and the overlays are drawn over SDR)
+        decoded.toneMapping = videoSettings?.toneMapping
         outputs = videoTracks.map { AssetReaderTrackOutput(track: $0, outputSettings: .video(decoded)) }
     }
 
