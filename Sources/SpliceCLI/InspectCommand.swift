@@ -11,7 +11,10 @@ enum InspectCommand: Command {
 
         Shows every track (type, codec, language, enabled flag, alternate group,
         name, track associations, sample count, duration, edit list), then the
-        alternate groups and their default tracks. Sample counts are the packets the
+        alternate groups and their default tracks, then each video track's dynamic
+        range: SDR, HDR10, HDR10+, PQ without mastering metadata, HLG, or Dolby
+        Vision's profile, compatibility and base layer, with the mastering display
+        and content light level. Sample counts are the packets the
         reader hands out: where a container does not state them (Matroska, TS), they
         are counted in one pass over the file. MP4, MOV, M4A, M4V and 3GP are
         read natively; other containers (MKV, WebM, TS, AVI, …) through libavformat.
@@ -25,7 +28,7 @@ enum InspectCommand: Command {
           --json                  Print JSON: {format, duration, tracks: [{id, mediaType,
                                   codec, language, extendedLanguage, enabled,
                                   alternateGroup, name, associations, edits,
-                                  sampleCount, …}], groups: [{alternateGroup, tracks,
+                                  sampleCount, dynamicRange, …}], groups: [{alternateGroup, tracks,
                                   defaultTrack}], salvage: [notes]}.
           --salvage               Read a damaged MP4/MOV for what it still holds: samples
                                   wholly in the file, tracks that can be read (warnings say

@@ -105,7 +105,7 @@ def export(src: PathLike, dst: PathLike, preset: str = "mediumQuality", *, progr
            cancel: Optional[CancelToken] = None, **overrides: Any) -> None:
     """Re-encode ``src`` into ``dst`` with one of AVFoundation's export presets, keeping its
     structure. ``overrides`` are ``splice export``'s options with underscores for dashes:
-    ``range=(2, 5)``, ``cut="smart"``, ``video_codec="hevc"``, ``crf=20``, ``threads=1``, ``audio_codec="opus"``,
+    ``range=(2, 5)``, ``cut="smart"``, ``video_codec="hevc"``, ``crf=20``, ``tone_map="hable"``, ``threads=1``, ``audio_codec="opus"``,
     ``audio_bitrate="96k"``, ``watermark=path``, ``position``, ``faststart=True``,
     ``tracks``, ``force=True``, ``sync=True``…"""
     options = {key: _value(value) for key, value in overrides.items()}
