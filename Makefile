@@ -95,14 +95,15 @@ test: deps-test
 
 ## The Python package (python/): `make wheel` builds dist/splice-$(SPLICE_VERSION)-py3-none-linux_x86_64.whl,
 ## which carries libsplice.so (stripped), so that `pip install` of it needs no Swift toolchain. python-test
-## checks the package's type hints (mypy --strict, the examples as users' code), and runs python/tests with pytest twice, each in a fresh virtual environment: the wheel installed (no
-## library of the toolchain's or the build's on any search path), then ./python installed after `make
-## install` into $(PYDIR)/prefix (the library found by pkg-config).
+## checks the package's type hints (mypy --strict, the examples as users' code), and runs python/tests with pytest in a fresh
+## virtual environment with the wheel installed (no library of the toolchain's or the build's on any search path), then the
+## jobs' and errors' tests again with ./python installed after `make install` into $(PYDIR)/prefix (the library found by
+## pkg-config: what that install changes is how the library is found, which those tests cover).
 PYDIR := $(CURDIR)/.build/python
 PYTEST := pytest==8.3.5
 MYPY := mypy==1.13.0
 DASK := dask[distributed]==2026.8.0
-MANIFESTS := m3u8==6.0.0 mpegdash==0.4.1 numpy==2.2.6
+TEST_WHEELS := m3u8==6.0.0 mpegdash==0.4.1 numpy==2.2.6
 WHEEL := dist/splice-$(SPLICE_VERSION)-py3-none-linux_x86_64.whl
 wheel: deps-build
 	$(MAKE) -s install PREFIX=$(PYDIR)/prefix >/dev/null
@@ -113,7 +114,7 @@ wheel: deps-build
 ## A virtual environment with the wheel, pytest, mypy and Dask installed ($(PYDIR)/venv), for the tests and python/examples.
 python-venv: wheel
 	rm -rf $(PYDIR)/venv && python3 -m venv $(PYDIR)/venv
-	$(PYDIR)/venv/bin/pip install -q --disable-pip-version-check $(PYTEST) $(MYPY) '$(DASK)' $(MANIFESTS) $(WHEEL)
+	$(PYDIR)/venv/bin/pip install -q --disable-pip-version-check $(PYTEST) $(MYPY) '$(DASK)' $(TEST_WHEELS) $(WHEEL)
 
 python-test: deps-test python-venv
 	cd python && $(PYDIR)/venv/bin/mypy --strict --cache-dir=/dev/null src/splice
@@ -121,9 +122,9 @@ python-test: deps-test python-venv
 	cd python && env -u LD_LIBRARY_PATH -u SPLICE_LIBRARY PKG_CONFIG_PATH=/nonexistent SPLICE_TEST_LIBRARY=package \
 		$(PYDIR)/venv/bin/python -m pytest -q -p no:cacheprovider tests
 	rm -rf $(PYDIR)/venv-source && python3 -m venv $(PYDIR)/venv-source
-	$(PYDIR)/venv-source/bin/pip install -q --disable-pip-version-check $(PYTEST) $(MANIFESTS) ./python
+	$(PYDIR)/venv-source/bin/pip install -q --disable-pip-version-check $(PYTEST) ./python
 	cd python && env -u LD_LIBRARY_PATH -u SPLICE_LIBRARY PKG_CONFIG_PATH=$(PYDIR)/prefix/lib/pkgconfig SPLICE_TEST_LIBRARY=pkg-config \
-		$(PYDIR)/venv-source/bin/python -m pytest -q -p no:cacheprovider tests
+		$(PYDIR)/venv-source/bin/python -m pytest -q -p no:cacheprovider tests/test_jobs.py tests/test_errors.py
 
 ## The player matrix: the cutting jobs' outputs (concat, trim, merge; a plain remux and an
 ## ffmpeg-made file as controls) played in ffmpeg, GStreamer, mpv, and headless Chromium and

@@ -1,7 +1,8 @@
 // The codec-configuration parsers that read bytes from other containers (extradata and first
 // packets: SPS/VPS/PPS, AV1 sequence headers, VP9 frame headers, AC-3/E-AC-3 and ADTS headers,
-// OpusHead, FLAC STREAMINFO) and the packet conversions, on arbitrary bytes. A sample entry that
-// is built must parse as one and map back to the same codec.
+// OpusHead, FLAC STREAMINFO), the packet conversions and the HEVC SEI scan (HDR10+, HDR10
+// metadata), on arbitrary bytes. A sample entry that is built must parse as one and map back to
+// the same codec; an HDR10+ SEI written of the bytes must be found again.
 import Foundation
 import FuzzSupport
 import ISOBMFF
@@ -34,6 +35,11 @@ func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     _ = PacketConversion.annexBToLengthPrefixed.apply(bytes)
     _ = PacketConversion.stripADTS.apply(bytes)
+    _ = HEVCSEIMetadata(sample: bytes, lengthSize: Int(bytes[0] % 4) + 1)
+    let t35 = [0xB5, 0x00, 0x3C, 0x00, 0x01, 0x04] + bytes.prefix(600)
+    if let sei = HDR10Plus.hevcSEI(t35, lengthSize: 4), !HEVCSEIMetadata(sample: sei, lengthSize: 4).hasHDR10Plus {
+        fatalError("an HDR10+ SEI written is not found again")
+    }
     for format in SubtitlePacketFormat.allCases { _ = SubtitlePacketReader(format: format, codecPrivate: []).cue(Data(bytes)) }
     return 0
 }
