@@ -57,3 +57,33 @@ private func report(_ label: String, _ rows: [(String, Measurement)]) {
               + pad(fmt(m.seconds / base), 9) + fmt(Double(m.maxRSSKiB) / 1024, 1))
     }
 }
+
+/// The HDR row: 5 s of 1080p HEVC PQ (HDR10 metadata, MaxCLL 1000) exported with the 1920x1080
+/// preset — tone-mapped to SDR BT.709 — against ffmpeg's zscale + tonemap chain with the same
+/// operator and parameters and the same x264 settings (`medium`, CRF 20). Runs alternate.
+func toneMappingRows(media: URL, binary: String, runs: Int) {
+    let source = media.appendingPathComponent("hdr10-1080p.mp4").path
+    if !FileManager.default.fileExists(atPath: source) {
+        shell("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=1920x1080:rate=30:duration=5 -vf "
+              + "zscale=tin=bt709:pin=bt709:min=bt709:rin=full:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le "
+              + "-c:v libx265 -preset ultrafast -x265-params log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:"
+              + "master-display='G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)':max-cll=1000,400 "
+              + "-color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc -tag:v hvc1 \(source)")
+    }
+    let out = media.appendingPathComponent("tone-mapped.mp4").path
+    let label = "tone map (5 s 1080p PQ)"
+    print("\n" + pad(label, 24) + pad("tool", 30) + pad("seconds", 9) + pad("CPU s", 9) + pad("×ffmpeg", 9) + "RSS MB")
+    let chain = "zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=bt709,tonemap=mobius:param=0.95:desat=0:peak=\(1000.0 / 203),"
+        + "zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+    var ff: [Measurement] = [], sp: [Measurement] = []
+    let export = [binary, "export", source, "-o", out, "--preset", "1920x1080"]
+    for _ in 0..<max(1, min(runs, 3)) {
+        unlink(out)
+        ff.append(measure(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", source, "-vf", chain, "-c:v", "libx264", "-preset", "medium",
+                           "-crf", "20", out]))
+        unlink(out)
+        sp.append(measure(export))
+    }
+    unlink(out)
+    report(label, [("ffmpeg zscale+tonemap, x264", middle(ff)), ("splice export 1920x1080", middle(sp))])
+}

@@ -4,6 +4,7 @@
 //   BENCH_ONLY=goals make bench      (the goals table only: Goals.swift, then fragmenting: Fragments.swift)
 //   BENCH_ONLY=fragments make bench  (fragmenting big.mp4 only)
 //   BENCH_ONLY=package make bench    (packaging big.mp4 for HLS and DASH only)
+//   BENCH_ONLY=hdr make bench        (tone mapping 1080p PQ to SDR only: Compositing.swift)
 //   SPLICE_BENCH_BASELINE=/other/build/splice make bench   (that build measured too, runs alternating)
 //   BENCH_ONLY=baseline SPLICE_BENCH_BASELINE=/other/build/splice make bench   (the two builds only: Baseline.swift)
 //
@@ -212,6 +213,10 @@ if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "fragments" {
     fragmentRows(media: media, binary: binary, rounds: max(9, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 9))
     exit(0)
 }
+if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "hdr" {
+    toneMappingRows(media: media, binary: binary, runs: max(3, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 3))
+    exit(0)
+}
 if ProcessInfo.processInfo.environment["BENCH_ONLY"] == "package" {
     makeGoalMedia(media)
     packageRows(media: media, binary: binary, rounds: max(5, Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 5))
@@ -316,3 +321,4 @@ baselineRow("concat 3 clips", baseConcatRuns, against: spConcat)
 smartCutRows(clips: concatClips, media: media, binary: binary, runs: runs)
 
 compositingRows(media: media, source: exportSource, binary: binary, runs: runs)
+toneMappingRows(media: media, binary: binary, runs: runs)

@@ -334,6 +334,17 @@ def test_hdr10plus_is_carried_between_mp4_and_matroska(tmp_path, caplog):
     assert hdr10plus_frames(moved) == 25 and decodes_silently(moved)
     assert frames_md5(moved) == frames_md5(plain_mkv)
 
+    # in another codec's block additions: dropped, and named
+    vp9, vp9_additions, vp9_out = tmp_path / "vp9.mkv", tmp_path / "vp9-additions.mkv", tmp_path / "vp9.mp4"
+    ff("-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1", "-c:v", "libvpx-vp9", "-deadline", "realtime",
+       "-cpu-used", "8", "-b:v", "300k", str(vp9))
+    add_hdr10plus_block_additions(vp9, vp9_additions)
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="splice"):
+        splice.remux(vp9_additions, vp9_out)
+    assert any("HDR10+ of 25 frames in Matroska block additions was dropped" in r.getMessage() for r in caplog.records), caplog.text
+    assert streamhash(vp9_out) == streamhash(vp9)
+
 
 def frames_md5(path: Path) -> list[str]:
     out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-f", "framemd5", "-"], check=True, capture_output=True, text=True).stdout
