@@ -17,8 +17,8 @@ public final class ToneMapper: @unchecked Sendable {   // confined: used by one 
     private let trackLight: ContentLightLevel?
     private var graph: VideoFilterGraph?
     private var input: (format: Int32, width: Int32, height: Int32)?
-    /// The filter chain built for the first picture (for error messages and tests).
-    public private(set) var chain = ""
+    /// The filter chain built for the first picture.
+    private(set) var chain = ""
 
     /// - Parameters:
     ///   - color: the track's colour, for pictures whose own tags are unspecified.

@@ -131,9 +131,9 @@ final class DecodingCursor: DecodedSampleCursor {
             guard let pcm = frame.pcm, pcm.frameCount > 0, let pts = decoded.presentationTime(timescale: timescale) else { return }
             try queueAudio(pcm, at: pts)
         } else if let pictures {
-            let frame = try pictures.convert(try toneMapped(decoded))
-            guard let picture = frame.picture, let pts = decoded.presentationTime(timescale: timescale) else { return }
-            guard pts >= start, pts < end else { return }
+            // (pictures outside the span, a GOP's lead-in, are neither tone-mapped nor converted)
+            guard let pts = decoded.presentationTime(timescale: timescale), pts >= start, pts < end else { return }
+            guard let picture = try pictures.convert(try toneMapped(decoded)).picture else { return }
             let duration = decoded.duration(timescale: timescale) ?? frameDuration
             let format = FormatDescription(parameters: CodecParameters(picture: picture), codec: FourCC(picture.pixelFormat.rawValue))
             ready.append(SampleBuffer(pixels: picture, presentationTimeStamp: pts, duration: duration, formatDescription: format))
