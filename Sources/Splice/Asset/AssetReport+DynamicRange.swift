@@ -91,7 +91,7 @@ extension AssetReport {
                                      9: "bt2020", 10: "smpte428", 11: "smpte431", 12: "smpte432", 22: "ebu3213"]
     }
 
-    /// The first sample's bytes of a video track (nil when it cannot be read), for its SEI.
+    /// The first sample's bytes of a video track (nil when it cannot be read or is encrypted), for its SEI.
     static func firstSample(of track: AssetTrack, in asset: Asset) -> [UInt8]? {
         guard track.encryption == nil, let reader = try? AssetReader(asset: asset) else { return nil }
         let output = AssetReaderTrackOutput(track: track, outputSettings: nil)

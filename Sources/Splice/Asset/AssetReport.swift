@@ -170,7 +170,9 @@ public struct AssetReport: Encodable, Sendable {
                     (t.hasMediaCharacteristic(.describesMusicAndSoundForAccessibility), "hearing-impaired"),
                     (t.hasMediaCharacteristic(.describesVideoForAccessibility), "visual-impaired")].filter(\.0).map(\.1),
                 encryption: t.encryption,
-                dynamicRange: t.mediaType == .video ? DynamicRange(track: t, firstSample: AssetReport.firstSample(of: t, in: asset)) : nil)
+                // (the first sample is read for its SEI, which only HEVC's is scanned for)
+                dynamicRange: t.mediaType != .video ? nil
+                    : DynamicRange(track: t, firstSample: t.codecName == "hevc" ? AssetReport.firstSample(of: t, in: asset) : nil))
         }
         salvage = asset.salvageNotes.isEmpty ? nil : asset.salvageNotes
         groups = asset.trackGroups.map {
