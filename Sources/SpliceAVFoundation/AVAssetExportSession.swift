@@ -23,93 +23,128 @@ public final class AVAssetExportSession: Sendable {
         case cancelled
     }
 
-    /// Splice's session.
-    public let session: ExportSession
+    /// Splice's session; nil when the asset could not be read (`error` says why once an export is asked for).
+    public let session: ExportSession?
+    /// Why the asset could not be read.
+    private let unreadable: Error?
+    /// The preset asked for.
+    private let preset: ExportPreset
     /// Whether an export was asked for (`status` says `.waiting` until it runs).
     private let started = Atomic(false)
 
-    /// An export of `asset` with the preset named `presetName` (`AVAssetExportPresetMediumQuality`);
-    /// nil when no preset has that name.
+    /// An export of `asset` (a file or a composition as it is now) with the preset named
+    /// `presetName` (`AVAssetExportPresetMediumQuality`); nil when no preset has that name. An
+    /// asset that cannot be read gives a session whose export fails with the reason, as
+    /// AVFoundation's does.
     public init?(asset: AVAsset, presetName: String) {
         guard let preset = ExportPreset(rawValue: presetName) else { return nil }
-        session = ExportSession(asset: asset, preset: preset)
+        self.asset = asset
+        self.preset = preset
+        do {
+            switch asset.backing {
+            case .composition(let composition): session = try ExportSession(asset: composition, preset: preset)
+            case .file: session = ExportSession(asset: try asset.spliceAsset(), preset: preset)
+            }
+            unreadable = nil
+        } catch {
+            session = nil
+            unreadable = error
+        }
     }
 
-    /// An export of a composition as it is now; nil when no preset has the name or a source
-    /// cannot be read.
-    public init?(asset composition: AVMutableComposition, presetName: String) {
-        guard let preset = ExportPreset(rawValue: presetName), let s = try? ExportSession(asset: composition, preset: preset) else { return nil }
-        session = s
-    }
-
-    /// The preset names that can export `asset`.
+    /// The preset names that can export `asset`; none when it cannot be read.
     public static func exportPresets(compatibleWith asset: AVAsset) -> [String] {
-        ExportSession.exportPresets(compatibleWith: asset).map(\.rawValue)
+        guard let readable = try? asset.spliceAsset() else { return [] }
+        return ExportSession.exportPresets(compatibleWith: readable).map(\.rawValue)
+    }
+
+    /// Whether `presetName` can export `asset` as `outputFileType` (nil: any type); `handler` is called with the answer.
+    public static func determineCompatibility(ofExportPreset presetName: String, with asset: AVAsset, outputFileType: AVFileType?,
+                                              completionHandler handler: @escaping @Sendable (Bool) -> Void) {
+        guard exportPresets(compatibleWith: asset).contains(presetName), let session = AVAssetExportSession(asset: asset, presetName: presetName) else {
+            return handler(false)
+        }
+        handler(outputFileType.map { session.supportedFileTypes.contains($0) } ?? true)
     }
 
     /// What is exported.
-    public var asset: AVAsset { session.asset }
+    public let asset: AVAsset
     /// The preset's name.
-    public var presetName: String { session.presetName }
+    public var presetName: String { preset.rawValue }
     /// Where the output goes; required.
-    public var outputURL: URL? { get { session.outputURL } set { session.outputURL = newValue } }
+    public var outputURL: URL? { get { session?.outputURL } set { session?.outputURL = newValue } }
     /// The container; nil: from `outputURL`'s extension.
-    public var outputFileType: AVFileType? { get { session.outputFileType } set { session.outputFileType = newValue } }
+    public var outputFileType: AVFileType? { get { session?.outputFileType } set { session?.outputFileType = newValue } }
     /// The file types the preset can write.
-    public var supportedFileTypes: [AVFileType] { session.supportedFileTypes }
+    public var supportedFileTypes: [AVFileType] { session?.supportedFileTypes ?? [] }
     /// The part of the asset exported (all of it by default).
-    public var timeRange: CMTimeRange { get { session.timeRange } set { session.timeRange = newValue } }
+    public var timeRange: CMTimeRange { get { session?.timeRange ?? .everything } set { session?.timeRange = newValue } }
     /// The movie header first, so that playback can start before the file is whole (MP4/MOV).
     public var shouldOptimizeForNetworkUse: Bool {
-        get { session.shouldOptimizeForNetworkUse }
-        set { session.shouldOptimizeForNetworkUse = newValue }
+        get { session?.shouldOptimizeForNetworkUse ?? false }
+        set { session?.shouldOptimizeForNetworkUse = newValue }
     }
     /// The output's metadata; nil: the asset's.
-    public var metadata: [AVMetadataItem]? { get { session.metadata } set { session.metadata = newValue } }
+    public var metadata: [AVMetadataItem]? { get { session?.metadata } set { session?.metadata = newValue } }
     /// How the video tracks are drawn into one (overlays, layers).
-    public var videoComposition: AVVideoComposition? { get { session.videoComposition } set { session.videoComposition = newValue } }
+    /// Copied when set, as the audio mix: reading it gives a copy.
+    public var videoComposition: AVVideoComposition? {
+        get { session?.videoComposition.map(AVMutableVideoComposition.init) }
+        set { session?.videoComposition = newValue?.videoComposition }
+    }
     /// The audio mix, copied when set (AVFoundation's `copy` property): changing the mix
     /// afterwards does not change the export; set it again. Reading it gives a copy too.
     public var audioMix: AVAudioMix? {
-        get { session.audioMix.map(AVAudioMix.init) }
-        set { session.audioMix = newValue?.mix }
+        get { session?.audioMix.map(AVAudioMix.init) }
+        set { session?.audioMix = newValue?.mix }
     }
     /// The output's size in bytes, estimated.
-    public var estimatedOutputFileLength: Int64 { session.estimatedOutputFileLength }
+    public var estimatedOutputFileLength: Int64 { session?.estimatedOutputFileLength ?? 0 }
 
     /// 0…1.
-    public var progress: Float { Float(session.progress) }
+    public var progress: Float { Float(session?.progress ?? 0) }
 
     /// Where the export stands.
     public var status: Status {
+        guard let session else { return started.load(ordering: .acquiring) ? .failed : .unknown }
         switch session.status {
-        case .unknown: started.load(ordering: .acquiring) ? .waiting : .unknown
-        case .exporting: .exporting
-        case .completed: .completed
-        case .failed: .failed
-        case .cancelled: .cancelled
+        case .unknown: return started.load(ordering: .acquiring) ? .waiting : .unknown
+        case .exporting: return .exporting
+        case .completed: return .completed
+        case .failed: return .failed
+        case .cancelled: return .cancelled
         }
     }
 
     /// Why the export failed.
-    public var error: Error? { session.error }
+    public var error: Error? {
+        guard let session else { return started.load(ordering: .acquiring) ? unreadable : nil }
+        return session.error
+    }
 
     /// Exports on a queue of its own; `handler` runs once it has ended (see `status`, `error`).
     public func exportAsynchronously(completionHandler handler: @escaping @Sendable () -> Void) {
-        prepare()
+        started.store(true, ordering: .releasing)
+        guard let session else { return DispatchQueue.global().async(execute: handler) }
         session.exportAsynchronously(completionHandler: handler)
     }
 
-    /// Exports; throws why it failed or that it was cancelled.
-    public func export() async throws {
-        prepare()
+    /// Exports; when it returns, `status` and `error` say how it ended (AVFoundation's
+    /// `export()`, which does not throw).
+    public func export() async {
+        started.store(true, ordering: .releasing)
+        try? await session?.export()
+    }
+
+    /// Exports to `url` as `fileType` (AVFoundation's `export(to:as:)`); throws why it failed or that it was cancelled.
+    public func export(to url: URL, as fileType: AVFileType) async throws {
+        outputURL = url
+        outputFileType = fileType
+        started.store(true, ordering: .releasing)
+        guard let session else { throw unreadable! }
         try await session.export()
     }
 
     /// Stops the export; nothing is written.
-    public func cancelExport() { session.cancelExport() }
-
-    private func prepare() {
-        started.store(true, ordering: .releasing)
-    }
+    public func cancelExport() { session?.cancelExport() }
 }

@@ -1,42 +1,30 @@
 // AVFoundation's Swift spellings over Splice, for code ported from Apple platforms with its
-// `import AVFoundation` changed to `import SpliceAVFoundation`. Splice's reference types take
-// AVFoundation's names as aliases; where AVFoundation's type is a class and Splice's a value
-// (the audio mix and its parameters) or its API differs in shape (the export session), the
-// class here wraps Splice's. What differs still is listed in docs/porting.md.
-import Foundation
+// `import AVFoundation` (and `import CoreMedia`) changed to `import SpliceAVFoundation`. Like
+// `import AVFoundation`, the module brings Foundation and Dispatch. Where AVFoundation's type is
+// a class with Apple's signatures (assets, tracks, compositions, the reader and writer, the
+// audio mix and video composition) the class here wraps Splice's, which it hands out for what
+// Splice adds; where the shapes agree, Splice's type takes AVFoundation's name as an alias.
+// What differs still is listed in docs/porting.md.
+@_exported import Dispatch
+@_exported import Foundation
 @_exported import Splice
 
-/// A movie: Splice's `Asset`.
-public typealias AVAsset = Asset
-/// An asset from a file. Unlike AVFoundation's, the initializer reads the file and throws: a
-/// port writes `try AVURLAsset(url: url)`.
-public typealias AVURLAsset = Asset
-/// A track of a movie: Splice's `AssetTrack`.
-public typealias AVAssetTrack = AssetTrack
 /// Tracks that are alternatives to each other: Splice's `TrackGroup`.
 public typealias AVAssetTrackGroup = TrackGroup
 /// One edit of a track: Splice's `TrackSegment`.
 public typealias AVAssetTrackSegment = TrackSegment
-/// A movie made of ranges of others: Splice's `MutableComposition`.
-public typealias AVMutableComposition = MutableComposition
-/// AVFoundation's immutable composition: Splice has the one class, `MutableComposition`.
-public typealias AVComposition = MutableComposition
 /// A track of a composition: Splice's `CompositionTrack`.
 public typealias AVMutableCompositionTrack = CompositionTrack
 /// AVFoundation's immutable composition track: Splice's `CompositionTrack`.
 public typealias AVCompositionTrack = CompositionTrack
 /// One segment of a composition track: Splice's `CompositionTrackSegment`.
 public typealias AVCompositionTrackSegment = CompositionTrackSegment
-/// Reads a movie's samples: Splice's `AssetReader`.
-public typealias AVAssetReader = AssetReader
 /// Hands out one track's samples: Splice's `AssetReaderTrackOutput`.
 public typealias AVAssetReaderTrackOutput = AssetReaderTrackOutput
 /// Hands out audio tracks mixed: Splice's `AssetReaderAudioMixOutput`.
 public typealias AVAssetReaderAudioMixOutput = AssetReaderAudioMixOutput
 /// Hands out composed pictures: Splice's `AssetReaderVideoCompositionOutput`.
 public typealias AVAssetReaderVideoCompositionOutput = AssetReaderVideoCompositionOutput
-/// Writes a movie from samples: Splice's `AssetWriter`.
-public typealias AVAssetWriter = AssetWriter
 /// One track of a movie being written: Splice's `AssetWriterInput`.
 public typealias AVAssetWriterInput = AssetWriterInput
 /// Inputs that are alternatives to each other: Splice's `AssetWriterInputGroup`.
@@ -50,18 +38,13 @@ public typealias AVMediaCharacteristic = MediaCharacteristic
 public typealias AVFileType = FileType
 /// A movie's metadata item: Splice's `MetadataItem`.
 public typealias AVMetadataItem = MetadataItem
-/// A video composition (a value: a port declares it with `var`).
-public typealias AVMutableVideoComposition = VideoComposition
-/// AVFoundation's immutable video composition: Splice's `VideoComposition` value.
-public typealias AVVideoComposition = VideoComposition
-/// Which tracks a video composition draws over a range: Splice's value.
-public typealias AVMutableVideoCompositionInstruction = VideoCompositionInstruction
-/// How one track is drawn (transform, opacity, crop): Splice's value.
-public typealias AVMutableVideoCompositionLayerInstruction = VideoCompositionLayerInstruction
 
-extension AssetTrack {
-    /// AVFoundation's `AVAssetTrack.AssociationType`.
-    public typealias AssociationType = TrackAssociationType
+extension MediaType {
+    /// AVFoundation's string for the kind: the handler type (`vide`, `soun`, `sbtl`, `text`, `clcp`, `tmcd`, `meta`).
+    public var rawValue: String { handlerType.description }
+
+    /// The kind whose AVFoundation string (handler type) is `rawValue`.
+    public init(rawValue: String) { self.init(handlerType: FourCC(rawValue)) }
 }
 
 // The export presets, by AVFoundation's constant names; the values are Splice's preset names.

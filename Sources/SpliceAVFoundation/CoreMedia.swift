@@ -75,3 +75,151 @@ extension MediaTime {
     /// CoreMedia's `CMTime.isNegativeInfinity`.
     public var isNegativeInfinity: Bool { self == .negativeInfinity }
 }
+
+// MARK: Format descriptions and sample buffers
+
+/// CoreMedia's format description: Splice's `FormatDescription` (a value).
+public typealias CMFormatDescription = FormatDescription
+/// A format description of pictures.
+public typealias CMVideoFormatDescription = FormatDescription
+/// A format description of sound.
+public typealias CMAudioFormatDescription = FormatDescription
+/// CoreMedia's sample buffer: Splice's `SampleBuffer` (a value).
+public typealias CMSampleBuffer = SampleBuffer
+/// Core Video's decoded picture: Splice's `PixelBuffer`.
+public typealias CVPixelBuffer = PixelBuffer
+/// Core Video's image buffer: Splice's `PixelBuffer`.
+public typealias CVImageBuffer = PixelBuffer
+/// A four-character code as a number.
+public typealias FourCharCode = UInt32
+/// A kind of media as a four-character code (`kCMMediaType_Video`, …).
+public typealias CMMediaType = FourCharCode
+/// A codec as a four-character code (`avc1`, `mp4a`, …).
+public typealias CMVideoCodecType = FourCharCode
+
+/// Pictures (`vide`).
+public let kCMMediaType_Video: CMMediaType = MediaType.video.handlerType.rawValue
+/// Sound (`soun`).
+public let kCMMediaType_Audio: CMMediaType = MediaType.audio.handlerType.rawValue
+/// Subtitles (`sbtl`).
+public let kCMMediaType_Subtitle: CMMediaType = MediaType.subtitle.handlerType.rawValue
+/// QuickTime text (`text`).
+public let kCMMediaType_Text: CMMediaType = MediaType.text.handlerType.rawValue
+/// Closed captions (`clcp`).
+public let kCMMediaType_ClosedCaption: CMMediaType = MediaType.closedCaption.handlerType.rawValue
+/// Timecode (`tmcd`).
+public let kCMMediaType_TimeCode: CMMediaType = MediaType.timecode.handlerType.rawValue
+/// Timed metadata (`meta`).
+public let kCMMediaType_Metadata: CMMediaType = MediaType.metadata.handlerType.rawValue
+/// H.264 (`avc1`).
+public let kCMVideoCodecType_H264: CMVideoCodecType = FourCC("avc1").rawValue
+/// HEVC (`hvc1`).
+public let kCMVideoCodecType_HEVC: CMVideoCodecType = FourCC("hvc1").rawValue
+
+/// A picture's size in pixels (CoreMedia's `CMVideoDimensions`).
+public struct CMVideoDimensions: Sendable, Hashable {
+    /// Pixels across.
+    public var width: Int32
+    /// Pixels down.
+    public var height: Int32
+    /// A size.
+    public init(width: Int32, height: Int32) { (self.width, self.height) = (width, height) }
+}
+
+/// Core Audio's description of a sound format (the fields Splice knows; the others 0).
+public struct AudioStreamBasicDescription: Sendable, Hashable {
+    /// Frames per second.
+    public var mSampleRate: Double = 0
+    /// The codec (`kAudioFormatMPEG4AAC`, …) as a four-character code.
+    public var mFormatID: AudioFormatID = 0
+    /// Codec-specific flags (0).
+    public var mFormatFlags: UInt32 = 0
+    /// Bytes per packet (0: varies).
+    public var mBytesPerPacket: UInt32 = 0
+    /// Frames per packet (0: varies or unknown).
+    public var mFramesPerPacket: UInt32 = 0
+    /// Bytes per frame (0: compressed).
+    public var mBytesPerFrame: UInt32 = 0
+    /// Channels.
+    public var mChannelsPerFrame: UInt32 = 0
+    /// Bits per sample (0: compressed).
+    public var mBitsPerChannel: UInt32 = 0
+    /// Unused.
+    public var mReserved: UInt32 = 0
+    /// A description with every field 0.
+    public init() {}
+}
+
+/// The kind of media a format describes.
+public func CMFormatDescriptionGetMediaType(_ desc: CMFormatDescription) -> CMMediaType { desc.mediaType.handlerType.rawValue }
+
+/// The codec a format describes: the sample entry's code (`avc1`, `hvc1`, `tx3g`, …), and for
+/// sound Core Audio's format ID where it has one (AAC: `kAudioFormatMPEG4AAC`, `aac `).
+public func CMFormatDescriptionGetMediaSubType(_ desc: CMFormatDescription) -> FourCharCode { audioFormatID(desc) ?? desc.codec.rawValue }
+
+/// Core Audio's format ID of a sound format, where it differs from the sample entry's code.
+private func audioFormatID(_ desc: CMFormatDescription) -> AudioFormatID? {
+    guard desc.mediaType == .audio else { return nil }
+    switch desc.codecName {
+    case "aac": return kAudioFormatMPEG4AAC
+    case "alac": return kAudioFormatAppleLossless
+    case "flac": return kAudioFormatFLAC
+    case "opus": return kAudioFormatOpus
+    case "mp3": return FourCC(".mp3").rawValue
+    case "ac3": return FourCC("ac-3").rawValue
+    case "eac3": return FourCC("ec-3").rawValue
+    case let name? where name.hasPrefix("pcm_"): return kAudioFormatLinearPCM
+    default: return nil
+    }
+}
+
+/// The stored pictures' size; 0×0 for a format without pictures.
+public func CMVideoFormatDescriptionGetDimensions(_ videoDesc: CMVideoFormatDescription) -> CMVideoDimensions {
+    let d = videoDesc.dimensions
+    return CMVideoDimensions(width: Int32(clamping: d?.width ?? 0), height: Int32(clamping: d?.height ?? 0))
+}
+
+/// The descriptions handed out, one per distinct format, kept for the process (as CoreMedia's
+/// live as long as their format description).
+private let streamDescriptions = Mutex<[FormatDescription: UnsafeMutablePointer<AudioStreamBasicDescription>]>([:])
+
+/// A sound format's rate, channels and codec; nil for a format without sound.
+public func CMAudioFormatDescriptionGetStreamBasicDescription(_ desc: CMAudioFormatDescription) -> UnsafePointer<AudioStreamBasicDescription>? {
+    guard desc.mediaType == .audio else { return nil }
+    return streamDescriptions.withLock { cache in
+        if let p = cache[desc] { return UnsafePointer(p) }
+        var asbd = AudioStreamBasicDescription()
+        asbd.mSampleRate = desc.sampleRate ?? 0
+        asbd.mChannelsPerFrame = UInt32(clamping: desc.channelCount ?? 0)
+        asbd.mFormatID = CMFormatDescriptionGetMediaSubType(desc)
+        let p = UnsafeMutablePointer<AudioStreamBasicDescription>.allocate(capacity: 1)
+        p.initialize(to: asbd)
+        cache[desc] = p
+        return UnsafePointer(p)
+    }
+}
+
+/// When the sample is shown.
+public func CMSampleBufferGetPresentationTimeStamp(_ sbuf: CMSampleBuffer) -> CMTime { sbuf.presentationTimeStamp }
+/// When the sample is shown after its edits (Splice's samples carry none of their own).
+public func CMSampleBufferGetOutputPresentationTimeStamp(_ sbuf: CMSampleBuffer) -> CMTime { sbuf.presentationTimeStamp }
+/// When the sample is decoded.
+public func CMSampleBufferGetDecodeTimeStamp(_ sbuf: CMSampleBuffer) -> CMTime { sbuf.decodeTimeStamp }
+/// How long the sample lasts.
+public func CMSampleBufferGetDuration(_ sbuf: CMSampleBuffer) -> CMTime { sbuf.duration }
+/// The sample's format.
+public func CMSampleBufferGetFormatDescription(_ sbuf: CMSampleBuffer) -> CMFormatDescription? { sbuf.formatDescription }
+/// The samples held: a decoded sound buffer's frames, else 1.
+public func CMSampleBufferGetNumSamples(_ sbuf: CMSampleBuffer) -> Int { sbuf.pcmBuffer?.frameCount ?? 1 }
+/// The bytes of the sample data.
+public func CMSampleBufferGetTotalSampleSize(_ sbuf: CMSampleBuffer) -> Int { sbuf.totalSampleSize }
+/// The decoded picture, for an output with video settings.
+public func CMSampleBufferGetImageBuffer(_ sbuf: CMSampleBuffer) -> CVImageBuffer? { sbuf.imageBuffer }
+/// Whether the sample buffer is usable: Splice's always are.
+public func CMSampleBufferIsValid(_ sbuf: CMSampleBuffer) -> Bool { true }
+/// Whether the sample's data is ready: Splice's always is.
+public func CMSampleBufferDataIsReady(_ sbuf: CMSampleBuffer) -> Bool { true }
+/// A picture's width.
+public func CVPixelBufferGetWidth(_ pixelBuffer: CVPixelBuffer) -> Int { pixelBuffer.width }
+/// A picture's height.
+public func CVPixelBufferGetHeight(_ pixelBuffer: CVPixelBuffer) -> Int { pixelBuffer.height }

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Code as written for AVFoundation in Swift, with `import AVFoundation` changed to
-/// `import SpliceAVFoundation` (and `try` before `AVURLAsset(url:)`): the background-music job
+/// `import SpliceAVFoundation` : the background-music job
 /// (seed 001), checked with ffprobe and the tones' levels.
 @Suite("Ported AVFoundation code")
 struct PortedSeedTests {
@@ -22,7 +22,7 @@ struct PortedSeedTests {
     /// `startTime`, exported as QuickTime with the medium preset.
     static func addMusic(video videoURL: URL, music fileURL: URL, volume: Float, startTime: Double, to outputFileURL: URL) throws -> AVAssetExportSession {
         let composition = AVMutableComposition()
-        let videoAsset = try AVURLAsset(url: videoURL)
+        let videoAsset = AVURLAsset(url: videoURL)
         let videoTimeRange = CMTimeRangeMake(start: kCMTimeZero, duration: videoAsset.duration)
         let videoTrack = composition.addMutableTrack(withMediaType: .video, preferredTrackID: kCMPersistentTrackID_Invalid)!
         let videoAssetTrack = videoAsset.tracks(withMediaType: .video).first!
@@ -32,7 +32,7 @@ struct PortedSeedTests {
         let originalAudioAssetTrack = videoAsset.tracks(withMediaType: .audio).first!
         try originalAudioTrack.insertTimeRange(videoTimeRange, of: originalAudioAssetTrack, at: kCMTimeZero)
 
-        let audioAsset = try AVURLAsset(url: fileURL)
+        let audioAsset = AVURLAsset(url: fileURL)
         let audioTimeRange = CMTimeRangeMake(start: kCMTimeZero, duration: CMTimeSubtract(videoAsset.duration, CMTimeMakeWithSeconds(startTime, preferredTimescale: 600)))
         let audioTrack = composition.addMutableTrack(withMediaType: .audio, preferredTrackID: kCMPersistentTrackID_Invalid)!
         let audioAssetTrack = audioAsset.tracks(withMediaType: .audio).first!
@@ -111,7 +111,7 @@ struct PortedSeedTests {
         #expect(CMTimeCompare(a, b) == 1 && CMTimeCompare(b, a) == -1 && CMTimeCompare(a, CMTime(value: 6, timescale: 4)) == 0)
         #expect(CMTimeRangeGetEnd(CMTimeRangeMake(start: b, duration: a)) == CMTime(seconds: 2, preferredTimescale: 600))
         #expect(kCMPersistentTrackID_Invalid == 0 && kCMTimeZero == .zero && !kCMTimeInvalid.isValid)
-        #expect(AVAssetExportSession(asset: MutableComposition(), presetName: "AVAssetExportPresetNoSuchThing") == nil)
+        #expect(AVAssetExportSession(asset: AVMutableComposition(), presetName: "AVAssetExportPresetNoSuchThing") == nil)
         #expect(kCMTimePositiveInfinity.isPositiveInfinity && !a.isIndefinite)
     }
 

@@ -10,7 +10,7 @@ guard arguments.count == 6, let volume = Float(arguments[3]), let startTime = Do
     fatalError("usage: background-music <video> <music> <volume> <start seconds> <output.mov>")
 }
 let composition = AVMutableComposition()
-let videoAsset = try AVURLAsset(url: URL(fileURLWithPath: arguments[1]))
+let videoAsset = AVURLAsset(url: URL(fileURLWithPath: arguments[1]))
 let videoTimeRange = CMTimeRangeMake(start: kCMTimeZero, duration: videoAsset.duration)
 let videoTrack = composition.addMutableTrack(withMediaType: .video, preferredTrackID: kCMPersistentTrackID_Invalid)!
 try videoTrack.insertTimeRange(videoTimeRange, of: videoAsset.tracks(withMediaType: .video).first!, at: kCMTimeZero)
@@ -18,7 +18,7 @@ let originalAudioTrack = composition.addMutableTrack(withMediaType: .audio, pref
 try originalAudioTrack.insertTimeRange(videoTimeRange, of: videoAsset.tracks(withMediaType: .audio).first!, at: kCMTimeZero)
 
 // The music from <start>, for as long as the video lasts after it.
-let audioAsset = try AVURLAsset(url: URL(fileURLWithPath: arguments[2]))
+let audioAsset = AVURLAsset(url: URL(fileURLWithPath: arguments[2]))
 let start = CMTimeMakeWithSeconds(startTime, preferredTimescale: 600)
 let audioTimeRange = CMTimeRangeMake(start: kCMTimeZero, duration: CMTimeMinimum(audioAsset.duration, CMTimeSubtract(videoAsset.duration, start)))
 let audioTrack = composition.addMutableTrack(withMediaType: .audio, preferredTrackID: kCMPersistentTrackID_Invalid)!

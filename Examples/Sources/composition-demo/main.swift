@@ -44,9 +44,9 @@ final class VideoAudioComposition: @unchecked Sendable {
         let audioTrack = composition.addMutableTrack(withMediaType: .audio, preferredTrackID: kCMPersistentTrackID_Invalid)!
         var videoTrack: AVMutableCompositionTrack?
 
-        let videoAsset = try AVURLAsset(url: videoUrl)
+        let videoAsset = AVURLAsset(url: videoUrl)
         let videoTimeRange = fitTimeRange(videoTimeRange, avUrlAsset: videoAsset)
-        let audioAsset = try AVURLAsset(url: audioUrl)
+        let audioAsset = AVURLAsset(url: audioUrl)
         var audioTimeRange = fitTimeRange(audioTimeRange, avUrlAsset: audioAsset)
 
         if compositionType == .videoAudioToVideo {
@@ -100,7 +100,7 @@ final class VideoAudioComposition: @unchecked Sendable {
         let audioTrack = composition.addMutableTrack(withMediaType: .audio, preferredTrackID: kCMPersistentTrackID_Invalid)!
         var atTime = kCMTimeZero
         for (i, url) in media.enumerated() {
-            let asset = try AVURLAsset(url: url)
+            let asset = AVURLAsset(url: url)
             let timeRange = fitTimeRange(timeRanges.isEmpty ? CMTimeRangeMake(start: kCMTimeZero, duration: kCMTimeZero) : timeRanges[i],
                                          avUrlAsset: asset)
             if let videoTrack, let videoAssetTrack = asset.tracks(withMediaType: .video).first {
@@ -132,9 +132,9 @@ final class VideoAudioComposition: @unchecked Sendable {
         exportSession.outputFileType = outputFileType
         exportSession.shouldOptimizeForNetworkUse = true
         if let watermark, hasPicture {
-            var videoComposition = try AVMutableVideoComposition(propertiesOf: composition)   // a value in Splice: `var`
+            let videoComposition = AVMutableVideoComposition(propertiesOf: composition)
             let image = try StillImage(contentsOf: watermark)
-            let size = CGSize(videoComposition.renderSize)
+            let size = videoComposition.renderSize
             let frame = CGRect(x: size.width - CGFloat(image.width) - 16, y: 16, width: CGFloat(image.width), height: CGFloat(image.height))
             videoComposition.overlays.append(VideoCompositionOverlay(image: image, frame: frame, opacity: 1))
             exportSession.videoComposition = videoComposition

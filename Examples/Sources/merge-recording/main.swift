@@ -11,13 +11,13 @@ if FileManager.default.fileExists(atPath: outputURL.path) { try FileManager.defa
 
 let startTime = kCMTimeZero
 let composition = AVMutableComposition()
-let videoAsset = try AVURLAsset(url: URL(fileURLWithPath: arguments[1]))
+let videoAsset = AVURLAsset(url: URL(fileURLWithPath: arguments[1]))
 let videoTimeRange = CMTimeRangeMake(start: kCMTimeZero, duration: videoAsset.duration)
 let videoTrack = composition.addMutableTrack(withMediaType: .video, preferredTrackID: kCMPersistentTrackID_Invalid)!
 let videoAssetTrack = videoAsset.tracks(withMediaType: .video).first!
 try videoTrack.insertTimeRange(videoTimeRange, of: videoAssetTrack, at: startTime)
 
-let audioAsset = try AVURLAsset(url: URL(fileURLWithPath: arguments[2]))
+let audioAsset = AVURLAsset(url: URL(fileURLWithPath: arguments[2]))
 let audioTimeRange = CMTimeRangeMake(start: kCMTimeZero, duration: audioAsset.duration)
 let audioTrack = composition.addMutableTrack(withMediaType: .audio, preferredTrackID: kCMPersistentTrackID_Invalid)!
 let audioAssetTrack = audioAsset.tracks(withMediaType: .audio).first!
@@ -27,5 +27,9 @@ let assetExport = AVAssetExportSession(asset: composition, presetName: AVAssetEx
 assetExport.outputFileType = .mp4
 assetExport.outputURL = outputURL
 assetExport.shouldOptimizeForNetworkUse = true
-try await assetExport.export()
+await assetExport.export()
+guard assetExport.status == .completed else {
+    FileHandle.standardError.write(Data("merge-recording: \(assetExport.error.map { "\($0)" } ?? "the export did not complete")\n".utf8))
+    exit(1)
+}
 print("exported \(outputURL.path): \(assetExport.status)")

@@ -18,7 +18,7 @@ let subtitlesURL = URL(fileURLWithPath: arguments[2])
 let outputURL = URL(fileURLWithPath: arguments[3])
 
 do {
-    let asset = try AVURLAsset(url: URL(fileURLWithPath: arguments[1]))
+    let asset = AVURLAsset(url: URL(fileURLWithPath: arguments[1]))
     let assetReader = try AVAssetReader(asset: asset)
     let assetWriter = try AVAssetWriter(outputURL: outputURL, fileType: .mp4)
     assetWriter.movieTimeScale = 1000
@@ -32,16 +32,16 @@ do {
         // Splice keeps edit lists, which AVFoundation's writer does not: the samples keep their
         // media times, and the input is given the track's edits.
         output.presentsMediaTimeline = true
-        try assetReader.add(output)
-        let input = AVAssetWriterInput(mediaType: track.mediaType, outputSettings: nil, sourceFormatHint: track.formatDescriptions.first)
+        assetReader.add(output)
+        let input = AVAssetWriterInput(mediaType: track.mediaType, outputSettings: nil, sourceFormatHint: track.formatDescriptions.first as? CMFormatDescription)
         input.languageCode = track.languageCode
         input.extendedLanguageTag = track.extendedLanguageTag
-        input.naturalSize = track.naturalSize
+        input.naturalSize = track.track.naturalSize   // (Splice's input takes whole pixels: Splice's track's)
         input.transform = track.preferredTransform
         input.name = track.name   // (Splice: the handler name)
         input.marksOutputTrackAsEnabled = track.isEnabled
         input.segments = track.segments.isEmpty ? nil : track.segments
-        if assetWriter.canAdd(input) { try assetWriter.add(input) }
+        if assetWriter.canAdd(input) { assetWriter.add(input) }
         inputsOutputs.append((input, output))
         inputsForTrackIDs[track.trackID] = input
     }
@@ -53,7 +53,7 @@ do {
     subtitlesInput.languageCode = language?.iso639 ?? "und"
     subtitlesInput.extendedLanguageTag = language?.bcp47
     subtitlesInput.mediaTimeScale = 1000
-    if assetWriter.canAdd(subtitlesInput) { try assetWriter.add(subtitlesInput) }
+    if assetWriter.canAdd(subtitlesInput) { assetWriter.add(subtitlesInput) }
     let newSubtitlesInputs = [subtitlesInput]
 
     // Preserve track groups from the original asset; the new subtitles join its legible group.
@@ -72,12 +72,12 @@ do {
             groupedSubtitles = true
         }
         let inputGroup = AVAssetWriterInputGroup(inputs: inputs, defaultInput: defaultInput, preferredAlternateGroup: trackGroup.alternateGroup)
-        if assetWriter.canAdd(inputGroup) { try assetWriter.add(inputGroup) }
+        if assetWriter.canAdd(inputGroup) { assetWriter.add(inputGroup) }
     }
     // If no legible group was found to add the new subtitles to, create a group for them.
     if !groupedSubtitles {
         let inputGroup = AVAssetWriterInputGroup(inputs: newSubtitlesInputs, defaultInput: nil)
-        if assetWriter.canAdd(inputGroup) { try assetWriter.add(inputGroup) }
+        if assetWriter.canAdd(inputGroup) { assetWriter.add(inputGroup) }
     }
 
     // Preserve track references from the original asset.

@@ -55,6 +55,9 @@ public enum CodecMapping {
         p.sampleRate = entry.sampleRate.flatMap { Int(exactly: $0.rounded(.down)) } ?? 0
         p.channelCount = entry.channelCount ?? 0
         guard CodecRegistry.read(SampleEntryContents(type: entry.type, bytes: bytes, children: boxes), into: &p) else { return nil }
+        // AC-3 and E-AC-3 entries say 2 channels whatever the stream holds (ETSI TS 102 366 F.3:
+        // the field is not used); `dac3`/`dec3` say how many.
+        if let dolby = CodecString.dolbyChannels(bytes) { p.channelCount = dolby.count }
         if let pasp = boxes.first(where: { $0.type == "pasp" })?.payload, pasp.count >= 8 {
             let h = pasp[0..<4].reduce(0) { $0 << 8 | Int(widening: $1) }, v = pasp[4..<8].reduce(0) { $0 << 8 | Int(widening: $1) }
             if h > 0, v > 0 { p.sampleAspectRatio = (h, v) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The error every layer of Splice reports: what kind of failure, where
 /// (file, box path or line), what is wrong, and the cause underneath.
 ///
@@ -58,4 +60,10 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         if e.file == nil { e.file = path }
         return e
     }
+}
+
+extension MediaError: LocalizedError {
+    /// The one-line message (`description`): what `localizedDescription` gives, as code written
+    /// for Apple platforms prints it.
+    public var errorDescription: String? { description }
 }

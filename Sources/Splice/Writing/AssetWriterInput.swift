@@ -56,6 +56,8 @@ public final class AssetWriterInput: Sendable {
         var timecodeTag: String? = nil
         var presentationLead: MediaTime = .zero
         var sourceTrackID: Int? = nil
+        var expectsMediaDataInRealTime = false
+        var performsMultiPassEncodingIfSupported = false
     }
 
     private let settings = Mutex(Settings())
@@ -116,6 +118,18 @@ public final class AssetWriterInput: Sendable {
     public var mediaCharacteristics: Set<MediaCharacteristic> {
         get { settings.withLock { $0.mediaCharacteristics } }
         set { settings.withLock { $0.mediaCharacteristics = newValue } }
+    }
+    /// Whether samples arrive as they are captured (AVFoundation's live-capture hint). Splice
+    /// writes files from files: it is kept for code written for AVFoundation and changes nothing.
+    public var expectsMediaDataInRealTime: Bool {
+        get { settings.withLock { $0.expectsMediaDataInRealTime } }
+        set { settings.withLock { $0.expectsMediaDataInRealTime = newValue } }
+    }
+    /// AVFoundation's request for two-pass encoding. Splice's encoders make one pass (at the
+    /// settings' CRF or bit rate): it is kept for code written for AVFoundation and changes nothing.
+    public var performsMultiPassEncodingIfSupported: Bool {
+        get { settings.withLock { $0.performsMultiPassEncodingIfSupported } }
+        set { settings.withLock { $0.performsMultiPassEncodingIfSupported = newValue } }
     }
     /// The edit list to write, in movie time; `nil` for none (or one derived from the session times).
     public var segments: [TrackSegment]? {
