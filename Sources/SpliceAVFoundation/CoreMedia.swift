@@ -223,3 +223,44 @@ public func CMSampleBufferDataIsReady(_ sbuf: CMSampleBuffer) -> Bool { true }
 public func CVPixelBufferGetWidth(_ pixelBuffer: CVPixelBuffer) -> Int { pixelBuffer.width }
 /// A picture's height.
 public func CVPixelBufferGetHeight(_ pixelBuffer: CVPixelBuffer) -> Int { pixelBuffer.height }
+
+/// A result code of CoreMedia's C functions (0: no error).
+public typealias OSStatus = Int32
+/// No error.
+public let kCMBlockBufferNoErr: OSStatus = 0
+/// A range outside the block buffer's bytes.
+public let kCMBlockBufferBadOffsetParameterErr: OSStatus = -12_703
+
+/// The bytes of a sample (CoreMedia's `CMBlockBuffer`): a sample's stored bytes, or its decoded
+/// sound as packed PCM.
+public final class CMBlockBuffer: Sendable {
+    /// The bytes.
+    public let data: Data
+    /// A block of `data`.
+    public init(data: Data) { self.data = data }
+}
+
+/// The sample's bytes (decoded sound: its PCM, interleaved or plane after plane); nil for a
+/// decoded picture (see `CMSampleBufferGetImageBuffer`) or a file that cannot be read.
+public func CMSampleBufferGetDataBuffer(_ sbuf: CMSampleBuffer) -> CMBlockBuffer? {
+    if sbuf.imageBuffer != nil { return nil }
+    return (try? sbuf.loadData()).map(CMBlockBuffer.init)
+}
+
+/// How many bytes the block holds.
+public func CMBlockBufferGetDataLength(_ theBuffer: CMBlockBuffer) -> Int { theBuffer.data.count }
+
+/// Copies `dataLength` bytes from `offsetToData` into `destination`; `kCMBlockBufferBadOffsetParameterErr`
+/// when the range is not within the block (nothing copied).
+public func CMBlockBufferCopyDataBytes(_ theSourceBuffer: CMBlockBuffer, atOffset offsetToData: Int, dataLength: Int,
+                                       destination: UnsafeMutableRawPointer) -> OSStatus {
+    let data = theSourceBuffer.data
+    guard offsetToData >= 0, dataLength >= 0, offsetToData <= data.count, dataLength <= data.count - offsetToData else {
+        return kCMBlockBufferBadOffsetParameterErr
+    }
+    data.withUnsafeBytes { bytes in
+        guard let base = bytes.baseAddress, dataLength > 0 else { return }
+        destination.copyMemory(from: base + offsetToData, byteCount: dataLength)
+    }
+    return kCMBlockBufferNoErr
+}
