@@ -28,15 +28,15 @@ public final class AVAssetReader: Sendable {
     public var error: Error? { reader.error }
     /// The span of the asset to read; set before `startReading()`.
     public var timeRange: CMTimeRange { get { reader.timeRange } set { reader.timeRange = newValue } }
-    /// The track outputs added (a mixing or composing output's among them).
+    /// The track outputs added (Splice's: a mixing or composing output reads through outputs of its own, among them).
     public var outputs: [AVAssetReaderTrackOutput] { reader.outputs }
 
     /// Whether `output` can be added: a track of this asset, not yet added, before reading starts.
     public func canAdd(_ output: AVAssetReaderTrackOutput) -> Bool { reader.canAdd(output) }
     /// Whether a mixing output can be added.
-    public func canAdd(_ output: AVAssetReaderAudioMixOutput) -> Bool { canRead(output.audioTracks) }
+    public func canAdd(_ output: AVAssetReaderAudioMixOutput) -> Bool { canRead(output.output.audioTracks) }
     /// Whether a composing output can be added.
-    public func canAdd(_ output: AVAssetReaderVideoCompositionOutput) -> Bool { canRead(output.videoTracks) }
+    public func canAdd(_ output: AVAssetReaderVideoCompositionOutput) -> Bool { canRead(output.output.videoTracks) }
 
     private func canRead(_ tracks: [AssetTrack]) -> Bool {
         reader.status == .unknown && tracks.allSatisfy { t in reader.asset.tracks.contains { $0 === t } }
@@ -45,9 +45,9 @@ public final class AVAssetReader: Sendable {
     /// Adds `output`; when it cannot be added, the reader fails (`startReading()` returns false, `error` says why).
     public func add(_ output: AVAssetReaderTrackOutput) { try? reader.add(output) }
     /// Adds a mixing output (see `add(_:)` of a track output).
-    public func add(_ output: AVAssetReaderAudioMixOutput) { try? reader.add(output) }
+    public func add(_ output: AVAssetReaderAudioMixOutput) { try? reader.add(output.output) }
     /// Adds a composing output (see `add(_:)` of a track output).
-    public func add(_ output: AVAssetReaderVideoCompositionOutput) { try? reader.add(output) }
+    public func add(_ output: AVAssetReaderVideoCompositionOutput) { try? reader.add(output.output) }
 
     /// Starts reading; false when the reader failed (see `error`).
     @discardableResult
@@ -66,15 +66,6 @@ extension AssetReaderTrackOutput {
 
     /// The kind of media of the track.
     public var mediaType: AVMediaType { track.mediaType }
-}
-
-extension AssetReaderAudioMixOutput {
-    /// An output of `audioTracks` mixed (`audioSettings` as for a track output's, or nil: 32-bit float).
-    public convenience init(audioTracks: [AVAssetTrack], audioSettings: [String: Any]?) {
-        var settings: AudioOutputSettings?
-        if let dictionary = audioSettings, case .audio(let audio) = OutputSettings(dictionary: dictionary, for: .audio) { settings = audio }
-        self.init(audioTracks: audioTracks.map(\.track), audioSettings: settings)
-    }
 }
 
 /// Writes a movie from samples (AVFoundation's `AVAssetWriter`); `writer` is Splice's.

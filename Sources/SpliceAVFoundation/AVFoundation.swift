@@ -21,10 +21,6 @@ public typealias AVCompositionTrack = CompositionTrack
 public typealias AVCompositionTrackSegment = CompositionTrackSegment
 /// Hands out one track's samples: Splice's `AssetReaderTrackOutput`.
 public typealias AVAssetReaderTrackOutput = AssetReaderTrackOutput
-/// Hands out audio tracks mixed: Splice's `AssetReaderAudioMixOutput`.
-public typealias AVAssetReaderAudioMixOutput = AssetReaderAudioMixOutput
-/// Hands out composed pictures: Splice's `AssetReaderVideoCompositionOutput`.
-public typealias AVAssetReaderVideoCompositionOutput = AssetReaderVideoCompositionOutput
 /// One track of a movie being written: Splice's `AssetWriterInput`.
 public typealias AVAssetWriterInput = AssetWriterInput
 /// Inputs that are alternatives to each other: Splice's `AssetWriterInputGroup`.

@@ -264,3 +264,76 @@ public func CMBlockBufferCopyDataBytes(_ theSourceBuffer: CMBlockBuffer, atOffse
     }
     return kCMBlockBufferNoErr
 }
+
+// MARK: More of CoreMedia's time functions
+
+/// `time × multiplier`, in `time`'s timescale, rounded to the nearest tick.
+public func CMTimeMultiplyByFloat64(_ time: CMTime, multiplier: Float64) -> CMTime {
+    guard time.isNumeric, multiplier.isFinite else { return .invalid }
+    return CMTime(seconds: time.seconds * multiplier, preferredTimescale: time.timescale)
+}
+
+/// `time × multiplier / divisor`, exact where the ticks allow (rounded to the nearest).
+public func CMTimeMultiplyByRatio(_ time: CMTime, multiplier: Int32, divisor: Int32) -> CMTime {
+    guard divisor != 0 else { return .invalid }
+    return time.multiplied(by: CMTime(value: Int64(multiplier), timescale: 1), dividedBy: CMTime(value: Int64(divisor), timescale: 1),
+                           timescale: time.timescale)
+}
+
+/// The time without its sign.
+public func CMTimeAbsoluteValue(_ time: CMTime) -> CMTime { time < .zero ? .zero - time : time }
+
+/// Whether `time` is a time (not invalid).
+public func CMTIME_IS_VALID(_ time: CMTime) -> Bool { time.isValid }
+/// Whether `time` is not a time.
+public func CMTIME_IS_INVALID(_ time: CMTime) -> Bool { !time.isValid }
+/// Whether `time` is a number of ticks (not invalid, not infinite).
+public func CMTIME_IS_NUMERIC(_ time: CMTime) -> Bool { time.isNumeric }
+/// Whether `time` is +∞.
+public func CMTIME_IS_POSITIVE_INFINITY(_ time: CMTime) -> Bool { time == .positiveInfinity }
+
+/// Whether `time` lies in `range` (`[start, end)`).
+public func CMTimeRangeContainsTime(_ range: CMTimeRange, time: CMTime) -> Bool { range.contains(time) }
+/// Whether `otherRange` lies wholly in `range`.
+public func CMTimeRangeContainsTimeRange(_ range: CMTimeRange, otherRange: CMTimeRange) -> Bool { range.containsTimeRange(otherRange) }
+/// The overlap of two ranges (empty at the later start when they do not meet).
+public func CMTimeRangeGetIntersection(_ range: CMTimeRange, otherRange: CMTimeRange) -> CMTimeRange { range.intersection(otherRange) }
+/// The smallest range holding both.
+public func CMTimeRangeGetUnion(_ range: CMTimeRange, otherRange: CMTimeRange) -> CMTimeRange { range.union(otherRange) }
+/// Whether two ranges are the same.
+public func CMTimeRangeEqual(_ range1: CMTimeRange, _ range2: CMTimeRange) -> Bool { range1 == range2 }
+/// Whether `range` is a range (its start and duration are numeric, the duration not negative).
+public func CMTIMERANGE_IS_VALID(_ range: CMTimeRange) -> Bool { range.isValid }
+/// Whether `range` lasts no time.
+public func CMTIMERANGE_IS_EMPTY(_ range: CMTimeRange) -> Bool { range.isEmpty }
+
+extension TimeRange {
+    /// CoreMedia's `containsTime(_:)`: whether `time` lies in `[start, end)`.
+    public func containsTime(_ time: CMTime) -> Bool { contains(time) }
+    /// Whether `range` lies wholly in this range.
+    public func containsTimeRange(_ range: CMTimeRange) -> Bool { range.start >= start && range.end <= end }
+    /// The smallest range holding both.
+    public func union(_ other: CMTimeRange) -> CMTimeRange { CMTimeRange(start: min(start, other.start), end: max(end, other.end)) }
+    /// Whether the start and duration are times and the duration is not negative.
+    public var isValid: Bool { start.isValid && duration.isValid && !(duration < .zero) }
+    /// CoreMedia's indefinite ranges: Splice has none.
+    public var isIndefinite: Bool { false }
+}
+
+/// How a segment maps its media onto the track's timeline (CoreMedia's `CMTimeMapping`).
+public struct CMTimeMapping: Sendable, Hashable {
+    /// The media shown (empty start invalid for an empty edit).
+    public var source: CMTimeRange
+    /// The span of the timeline.
+    public var target: CMTimeRange
+    /// A mapping.
+    public init(source: CMTimeRange, target: CMTimeRange) { (self.source, self.target) = (source, target) }
+}
+
+extension TrackSegment {
+    /// AVFoundation's `timeMapping`: the media shown (for an empty edit, an invalid start with
+    /// the target's duration, as AVFoundation gives) and the span of the timeline.
+    public var timeMapping: CMTimeMapping {
+        CMTimeMapping(source: source ?? CMTimeRange(start: .invalid, duration: target.duration), target: target)
+    }
+}
