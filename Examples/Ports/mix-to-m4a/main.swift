@@ -11,13 +11,18 @@ let outputURL = URL(fileURLWithPath: args[3])
 
 let composition = AVMutableComposition()
 let length = CMTimeMinimum(voice.duration, music.duration)
-for (asset, _) in [(voice, "voice"), (music, "music")] {
+for asset in [voice, music] {
     guard let source = asset.tracks(withMediaType: .audio).first,
           let track = composition.addMutableTrack(withMediaType: .audio, preferredTrackID: kCMPersistentTrackID_Invalid) else {
         print("no audio in \(asset.url.lastPathComponent)")
         exit(1)
     }
-    try track.insertTimeRange(CMTimeRange(start: .zero, duration: length), of: source, at: .zero)
+    do {
+        try track.insertTimeRange(CMTimeRange(start: .zero, duration: length), of: source, at: .zero)
+    } catch {
+        print("cannot insert \(asset.url.lastPathComponent): \(error.localizedDescription)")
+        exit(1)
+    }
 }
 
 let audioTracks = composition.tracks(withMediaType: .audio)
@@ -28,7 +33,16 @@ musicParameters.setVolume(0.75, at: .zero)
 let audioMix = AVMutableAudioMix()
 audioMix.inputParameters = [voiceParameters, musicParameters]
 
-let reader = try AVAssetReader(asset: composition)
+let reader: AVAssetReader
+let writer: AVAssetWriter
+do {
+    reader = try AVAssetReader(asset: composition)
+    try? FileManager.default.removeItem(at: outputURL)
+    writer = try AVAssetWriter(outputURL: outputURL, fileType: .m4a)
+} catch {
+    print("cannot start: \(error.localizedDescription)")
+    exit(1)
+}
 let mixOutput = AVAssetReaderAudioMixOutput(audioTracks: audioTracks, audioSettings: [
     AVFormatIDKey: kAudioFormatLinearPCM,
     AVLinearPCMIsFloatKey: true,
@@ -43,8 +57,6 @@ guard reader.canAdd(mixOutput) else {
 }
 reader.add(mixOutput)
 
-try? FileManager.default.removeItem(at: outputURL)
-let writer = try AVAssetWriter(outputURL: outputURL, fileType: .m4a)
 let input = AVAssetWriterInput(mediaType: .audio, outputSettings: [
     AVFormatIDKey: kAudioFormatMPEG4AAC,
     AVSampleRateKey: 48000,
