@@ -26,7 +26,7 @@ public enum AVKeyValueStatus: Int, Sendable {
 
 /// A movie (AVFoundation's `AVAsset`): a file (`AVURLAsset`, or `AVAsset(url:)`) or a composition
 /// (`AVMutableComposition`), read through Splice's `Asset` (`spliceAsset()`).
-open class AVAsset: @unchecked Sendable {
+public class AVAsset: @unchecked Sendable {   // unchecked: a non-final class; its state is `let`s and a Mutex, its subclasses (below) add `let`s only
     /// What the asset is made of.
     enum Backing {
         case file(URL)
@@ -234,7 +234,7 @@ extension AVAsyncProperty where Root == AVAsset, Value == CGAffineTransform {
 }
 
 /// An asset of a file (AVFoundation's `AVURLAsset`).
-open class AVURLAsset: AVAsset, @unchecked Sendable {
+public final class AVURLAsset: AVAsset, @unchecked Sendable {
     /// The file.
     public let url: URL
 
@@ -250,7 +250,7 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
 public let AVURLAssetPreferPreciseDurationAndTimingKey = "AVURLAssetPreferPreciseDurationAndTimingKey"
 
 /// A movie made of ranges of others (AVFoundation's `AVComposition`); `composition` is Splice's.
-open class AVComposition: AVAsset, @unchecked Sendable {
+public class AVComposition: AVAsset, @unchecked Sendable {
     /// Splice's composition.
     public let composition: MutableComposition
 
@@ -271,7 +271,7 @@ open class AVComposition: AVAsset, @unchecked Sendable {
 
 /// A composition one builds (AVFoundation's `AVMutableComposition`): tracks of ranges of other
 /// assets' tracks. It is an `AVAsset`: readers and export sessions take it.
-open class AVMutableComposition: AVComposition, @unchecked Sendable {
+public final class AVMutableComposition: AVComposition, @unchecked Sendable {
     /// An empty composition.
     public init() { super.init(MutableComposition()) }
 

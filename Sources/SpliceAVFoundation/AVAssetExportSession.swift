@@ -69,6 +69,20 @@ public final class AVAssetExportSession: Sendable {
 
     /// What is exported.
     public let asset: AVAsset
+
+    /// The file types this export can write, given to `handler`.
+    public func determineCompatibleFileTypes(completionHandler handler: @escaping @Sendable ([AVFileType]) -> Void) {
+        handler(supportedFileTypes)
+    }
+
+    /// Whether the export may read its sources more than once: kept for code written for
+    /// AVFoundation (which uses it for multi-pass encoding); Splice encodes in one pass, so it
+    /// changes nothing.
+    public var canPerformMultiplePassesOverSourceMediaData: Bool {
+        get { multiplePasses.load(ordering: .acquiring) }
+        set { multiplePasses.store(newValue, ordering: .releasing) }
+    }
+    private let multiplePasses = Atomic(false)
     /// The preset's name.
     public var presetName: String { preset.rawValue }
     /// Where the output goes; required.

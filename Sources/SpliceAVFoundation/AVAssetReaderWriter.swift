@@ -110,6 +110,33 @@ public final class AVAssetWriter: Sendable {
     }
     /// The movie's metadata.
     public var metadata: [AVMetadataItem] { get { writer.metadata } set { writer.metadata = newValue } }
+    /// Write a fragmented movie, a fragment at least this long each (`.invalid`: a plain movie).
+    public var movieFragmentInterval: CMTime {
+        get { writer.movieFragmentInterval }
+        set { writer.movieFragmentInterval = newValue }
+    }
+    /// `.mpeg4CMAFCompliant`: write CMAF; nil: no profile.
+    public var outputFileTypeProfile: AssetWriter.FileTypeProfile? {
+        get { writer.outputFileTypeProfile }
+        set { writer.outputFileTypeProfile = newValue }
+    }
+    /// The segment duration a profile's output aims at.
+    public var preferredOutputSegmentInterval: CMTime {
+        get { writer.preferredOutputSegmentInterval }
+        set { writer.preferredOutputSegmentInterval = newValue }
+    }
+    /// Where the fragments' decode times start.
+    public var initialSegmentStartTime: CMTime {
+        get { writer.initialSegmentStartTime }
+        set { writer.initialSegmentStartTime = newValue }
+    }
+    /// How long the movie is expected to last: kept for code written for AVFoundation (which
+    /// sizes its header by it); Splice's header is sized by what was written, so it changes nothing.
+    public var overallDurationHint: CMTime {
+        get { hint.withLock { $0 } }
+        set { hint.withLock { $0 = newValue } }
+    }
+    private let hint = Mutex(CMTime.invalid)
     /// Where temporary files go: Splice writes beside the output and renames it into place; set
     /// values change nothing.
     public var directoryForTemporaryFiles: URL? {

@@ -5,16 +5,20 @@ import Foundation
 @_exported import Splice
 
 /// A track of a movie (AVFoundation's `AVAssetTrack`); `track` is Splice's.
-public final class AVAssetTrack: @unchecked Sendable, CustomStringConvertible {
+public final class AVAssetTrack: Sendable, CustomStringConvertible {
     /// Splice's track.
     public let track: AssetTrack
-    /// The asset the track belongs to (not kept alive by it).
-    public private(set) weak var asset: AVAsset?
+    /// The asset, held weakly (the asset holds its tracks).
+    private struct Owner { weak var asset: AVAsset? }
+    private let owner: Mutex<Owner>
 
     init(_ track: AssetTrack, of asset: AVAsset) {
         self.track = track
-        self.asset = asset
+        owner = Mutex(Owner(asset: asset))
     }
+
+    /// The asset the track belongs to (not kept alive by it).
+    public var asset: AVAsset? { owner.withLock { $0.asset } }
 
     /// The track's ID.
     public var trackID: CMPersistentTrackID { track.trackID }
