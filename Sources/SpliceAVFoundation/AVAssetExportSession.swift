@@ -41,10 +41,7 @@ public final class AVAssetExportSession: Sendable {
         self.asset = asset
         self.preset = preset
         do {
-            switch asset.backing {
-            case .composition(let composition): session = try ExportSession(asset: composition, preset: preset)
-            case .file: session = ExportSession(asset: try asset.spliceAsset(), preset: preset)
-            }
+            session = ExportSession(asset: try asset.spliceAsset(), preset: preset)
             unreadable = nil
         } catch {
             session = nil

@@ -123,12 +123,7 @@ public class AVVideoComposition {
     /// rate, one instruction with each track's transform. For an asset without video (or one
     /// that cannot be read), a composition of no size, which an export refuses with the reason.
     public convenience init(propertiesOf asset: AVAsset) {
-        let made: VideoComposition?
-        switch asset.backing {
-        case .composition(let composition): made = try? VideoComposition(propertiesOf: composition)
-        case .file: made = (try? asset.spliceAsset()).flatMap { try? VideoComposition(propertiesOf: $0) }
-        }
-        if let made { self.init(made) } else { self.init() }
+        if let made = try? VideoComposition(propertiesOf: asset.spliceAsset()) { self.init(made) } else { self.init() }
     }
 
     /// Splice's composition.
